@@ -1,0 +1,86 @@
+/*
+ * tile_interp.h — compile Tile source and run its kernels on the host.
+ *
+ * This is the reference interpreter's public C API: it backs the examples'
+ * no-GPU mode, the tests' numerics and the Python binding's interpret=True.
+ * A kernel runs program by program over its grid, on host buffers; every
+ * buffer argument is registered with its size, and an access outside it
+ * stops the run with a located error naming the argument, the element and
+ * the program.
+ *
+ * Strings returned through `char **` out-parameters are malloc'd; free them
+ * with free(). Nothing here keeps global state: programs are independent
+ * and may be used from several threads (one run per program at a time).
+ */
+#ifndef TILE_INTERP_H
+#define TILE_INTERP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct TileProgram TileProgram;
+
+typedef struct TileCompileOptions {
+    const char *const *defines;      /* "NAME=VALUE", as tilec -D */
+    int ndefines;
+    const char *const *include_dirs; /* as tilec -I */
+    int ninclude_dirs;
+    const char *stdlib_dir;          /* NULL: $TILE_STDLIB or the installed
+                                        stdlib */
+} TileCompileOptions;
+
+/* Compiles a file (or, with tile_compile_source, text named `name` in
+ * diagnostics). Returns NULL on errors; *diagnostics, when non-NULL, gets
+ * the messages (warnings too, on success) or NULL when there were none. */
+TileProgram *tile_compile_file(const char *path, const TileCompileOptions *opt,
+                               char **diagnostics);
+TileProgram *tile_compile_source(const char *name, const char *src,
+                                 size_t len, const TileCompileOptions *opt,
+                                 char **diagnostics);
+void tile_program_free(TileProgram *p);
+
+typedef enum { TILE_ARG_BUFFER, TILE_ARG_INT, TILE_ARG_FLOAT } TileArgKind;
+
+typedef struct TileArg {
+    TileArgKind kind;
+    void *data;       /* TILE_ARG_BUFFER: start of the buffer */
+    size_t bytes;     /* TILE_ARG_BUFFER: its size */
+    int64_t i;        /* TILE_ARG_INT */
+    double f;         /* TILE_ARG_FLOAT */
+} TileArg;
+
+static inline TileArg tile_arg_buffer(void *data, size_t bytes) {
+    TileArg a = {TILE_ARG_BUFFER, data, bytes, 0, 0.0};
+    return a;
+}
+static inline TileArg tile_arg_int(int64_t v) {
+    TileArg a = {TILE_ARG_INT, 0, 0, v, 0.0};
+    return a;
+}
+static inline TileArg tile_arg_float(double v) {
+    TileArg a = {TILE_ARG_FLOAT, 0, 0, 0, v};
+    return a;
+}
+
+typedef struct TileRunOptions {
+    const char *config;  /* "BLOCK=1024,warps=4": run that configuration;
+                            NULL: the first configuration whose @require
+                            holds for these arguments */
+    unsigned grid[3];    /* all zero: evaluate the kernel's grid() */
+} TileRunOptions;
+
+/* Runs `kernel` over its grid. Returns 0, or -1 with *error (when non-NULL)
+ * set to a message such as
+ *   k.tile:7:5: error: out-of-bounds load of 'x': element 1024 of 1024,
+ *   program (1, 0, 0)  */
+int tile_interp_run(TileProgram *p, const char *kernel, const TileArg *args,
+                    int nargs, const TileRunOptions *opt, char **error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,264 @@
+/*
+ * ir.h — the typed tile IR that sema produces and every later stage reads.
+ *
+ * Values are SSA: each is defined once, by an op result or as a block
+ * argument, and carries a static Type (element kind + shape). Broadcasting
+ * is explicit (splat, broadcast, expand_dims), so every element-wise op sees
+ * operands of one shape. Control flow is structured, as in MLIR's scf
+ * dialect: `for`, `if` and `while` own regions (single blocks); values that
+ * change in a loop enter as block arguments and leave through `yield`, and
+ * the op's results are their final values. Analyses are therefore forward
+ * walks over nested blocks, with no CFG to build.
+ *
+ * One IrKernel is one kernel at one configuration: compile-time parameters
+ * are substituted, `fn` calls are inlined and static_range loops unrolled by
+ * sema. Element-wise ops are generic over the element type (`add` adds ints
+ * or floats; signedness comes from the type); the printer spells them
+ * `addi`/`addf` for the reader.
+ *
+ * Every op keeps its source Loc, which the interpreter uses in its runtime
+ * errors and the lowering in line info.
+ */
+#ifndef TILE_IR_H
+#define TILE_IR_H
+
+#include "../base/base.h"
+
+/* ---------------------------------------------------------------- types */
+
+typedef enum {
+    SK_VOID,
+    SK_BOOL,
+    SK_I8, SK_I16, SK_I32, SK_I64,
+    SK_U8, SK_U16, SK_U32, SK_U64,
+    SK_F16, SK_BF16, SK_F32, SK_F64,
+    SK_PTR,     /* pointer to global memory; Type.pointee says to what */
+    SK_COUNT
+} ScalarKind;
+
+#define IR_MAXRANK 4
+
+typedef struct Type {
+    uint8_t k;          /* ScalarKind of each element */
+    uint8_t pointee;    /* when k == SK_PTR */
+    uint8_t rank;       /* 0: scalar */
+    int32_t dim[IR_MAXRANK];
+} Type;
+
+Type ty_scalar(ScalarKind k);
+Type ty_ptr(ScalarKind pointee);
+Type ty_tile(Type elem, int rank, const int32_t *dims); /* elem's shape is
+                                                            replaced */
+Type ty_elem(Type t);                                   /* rank 0 copy */
+int ty_eq(Type a, Type b);
+int ty_same_shape(Type a, Type b);
+int64_t ty_numel(Type t);
+int ty_isint(ScalarKind k);      /* i*, u* (not bool) */
+int ty_isfloat(ScalarKind k);
+int ty_issigned(ScalarKind k);   /* i* */
+int ty_bits(ScalarKind k);       /* bool 1, ptr 64 */
+int ty_bytes(ScalarKind k);      /* storage size: bool 1, ptr 8 */
+const char *ty_kind_name(ScalarKind k);          /* "f32" */
+ScalarKind ty_kind_by_name(const char *name);    /* SK_VOID if unknown */
+/* "f32", "*f16", "i32[64, 32]", "*f32[1024]" into an arena string. */
+const char *ty_str(Arena *a, Type t);
+
+/* ------------------------------------------------------------------ ops */
+
+#define IR_OPS(X)                                                          \
+    /* name         mnemonic        */                                     \
+    X(CONST,        "const")        /* iattr[0] bits or fattr; scalar */   \
+    X(PROGRAM_ID,   "program_id")   /* iattr[0] axis */                    \
+    X(NUM_PROGRAMS, "num_programs") /* iattr[0] axis */                    \
+    X(ARANGE,       "arange")       /* iattr[0] lo, iattr[1] hi */         \
+    X(SPLAT,        "splat")        /* scalar -> tile */                   \
+    X(BROADCAST,    "broadcast")    /* size-1 dims stretch, same rank */   \
+    X(EXPAND_DIMS,  "expand_dims")  /* iattr[0] axis */                    \
+    X(RESHAPE,      "reshape")                                             \
+    X(PERMUTE,      "permute")      /* iattr[0..rank) the permutation */   \
+    X(CAST,         "cast")         /* element conversion */               \
+    X(ADD, "add") X(SUB, "sub") X(MUL, "mul") X(DIV, "div") X(REM, "rem")  \
+    X(AND, "and") X(OR, "or") X(XOR, "xor") X(SHL, "shl") X(SHR, "shr")    \
+    X(MIN, "min") X(MAX, "max")     /* floats: IEEE minNum/maxNum */       \
+    X(POW, "pow") X(UMULHI, "umulhi")                                      \
+    X(CMP,          "cmp")          /* iattr[0] CmpPred; result bool */    \
+    X(NEG, "neg") X(NOT, "not")     /* not: bitwise; logical on bool */    \
+    X(ABS, "abs") X(EXP, "exp") X(EXP2, "exp2") X(LOG, "log")              \
+    X(LOG2, "log2") X(SQRT, "sqrt") X(RSQRT, "rsqrt") X(SIN, "sin")        \
+    X(COS, "cos") X(TANH, "tanh") X(ERF, "erf") X(FLOOR, "floor")          \
+    X(CEIL, "ceil")                                                        \
+    X(FMA,          "fma")                                                 \
+    X(SELECT,       "select")       /* cond, a, b (where) */               \
+    X(PTRADD,       "ptradd")       /* ptr, int offset in elements */      \
+    X(LOAD,         "load")         /* ptr [, mask [, other]]; iattr[0]    \
+                                       LoadFlags, [1] cache, [2] evict */  \
+    X(STORE,        "store")        /* ptr, value [, mask] */              \
+    X(ATOMIC,       "atomic")       /* ptr, value [, mask]; iattr[0]       \
+                                       AtomicKind; result: old values */   \
+    X(ATOMIC_CAS,   "atomic_cas")   /* ptr, cmp, value */                  \
+    X(REDUCE,       "reduce")       /* iattr[0] ReduceKind, [1] axis */    \
+    X(SCAN,         "cumsum")       /* iattr[0] axis */                    \
+    X(DOT,          "dot")          /* a, b, acc; iattr[0] 1 = ieee */     \
+    X(FOR,          "for")          /* lo, hi, step, inits...; region 0    \
+                                       args (iv, carried...) */            \
+    X(IF,           "if")           /* cond; regions then, else */         \
+    X(WHILE,        "while")        /* inits...; region 0 "before" ends in \
+                                       condition, region 1 "after" ends in \
+                                       yield */                            \
+    X(YIELD,        "yield")                                               \
+    X(CONDITION,    "condition")    /* cond, values... */                  \
+    X(PRINT,        "device_print") /* sattr format; args */               \
+    X(ASSERT,       "device_assert")/* cond; sattr message */              \
+    X(BARRIER,      "debug_barrier")                                       \
+    X(MULTIPLE_OF,  "multiple_of")  /* identity; iattr[0] n */             \
+    X(MAX_CONTIG,   "max_contiguous") /* identity; iattr[0] n */
+
+typedef enum {
+#define X(n, s) IR_##n,
+    IR_OPS(X)
+#undef X
+    IR_NUM_OPS
+} IrOpcode;
+
+extern const char *const ir_op_name[IR_NUM_OPS];
+
+typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
+typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN } ReduceKind;
+typedef enum { ATOM_ADD, ATOM_MAX, ATOM_MIN, ATOM_XCHG } AtomicKind;
+enum { LOAD_MASK = 1, LOAD_OTHER = 2 };    /* LOAD iattr[0]; STORE/ATOMIC
+                                              use nargs to tell a mask */
+typedef enum { CACHE_DEFAULT, CACHE_CA, CACHE_CG, CACHE_CS, CACHE_CV } CacheMode;
+typedef enum { EVICT_NORMAL, EVICT_FIRST, EVICT_LAST } EvictMode;
+
+typedef struct IrOp IrOp;
+typedef struct IrBlock IrBlock;
+
+typedef struct IrValue {
+    Type ty;
+    int id;              /* dense per kernel, assigned at creation */
+    IrOp *def;           /* defining op, or NULL for a block argument */
+    IrBlock *block;      /* for block arguments: the owner */
+    int index;           /* result index or argument index */
+    const char *name;    /* source name where one exists (for printing and
+                            debugging), else NULL */
+} IrValue;
+
+struct IrOp {
+    uint16_t op;         /* IrOpcode */
+    Loc loc;
+    int nargs, nres, nregions;
+    IrValue **args;
+    IrValue **res;
+    IrBlock **regions;
+    int64_t iattr[IR_MAXRANK];
+    double fattr;
+    const char *sattr;
+    IrOp *prev, *next;
+    IrBlock *parent;
+};
+
+struct IrBlock {
+    int nargs;
+    IrValue **args;
+    IrOp *first, *last;
+    IrOp *parent;        /* the op owning this region; NULL for a body */
+};
+
+/* ---------------------------------------------- kernels and grid exprs */
+
+/* Expressions the runtime evaluates at each launch (grid, @require),
+ * over runtime scalar parameters with compile-time parameters already
+ * substituted. Integer semantics are those of the C int64_t; `cdiv` rounds
+ * up for positive operands. */
+typedef enum {
+    GX_CONST, GX_PARAM,
+    GX_ADD, GX_SUB, GX_MUL, GX_DIV, GX_MOD, GX_CDIV, GX_MIN, GX_MAX,
+    GX_SHL, GX_SHR, GX_AND, GX_OR, GX_XOR,
+    GX_EQ, GX_NE, GX_LT, GX_LE, GX_GT, GX_GE,
+    GX_LAND, GX_LOR, GX_LNOT, GX_NEG,
+    GX_SELECT,           /* a ? b : c  */
+} GxKind;
+
+typedef struct GExpr {
+    uint8_t kind;        /* GxKind */
+    int64_t value;       /* GX_CONST */
+    int param;           /* GX_PARAM: index into the runtime parameters */
+    struct GExpr *a, *b, *c;
+} GExpr;
+
+/* Evaluates e with args[i] the value of runtime parameter i (integers as
+ * int64, floats truncated). Returns 0, or -1 on division by zero. */
+int gx_eval(const GExpr *e, const int64_t *args, int64_t *out);
+
+typedef struct IrCparam {
+    const char *name;
+    int kind;            /* CP_INT, CP_BOOL, CP_TYPE */
+    int64_t value;       /* int/bool value, or the ScalarKind of a type */
+    ScalarKind ty;       /* the declared integer type (CP_INT) */
+} IrCparam;
+enum { CP_INT, CP_BOOL, CP_TYPE };
+
+typedef struct IrParam {
+    const char *name;
+    Type ty;             /* scalar or pointer, rank 0 */
+    Loc loc;
+    int nospecialize;
+    int stored;          /* pointer the kernel stores or atomically updates
+                            through (filled by sema) */
+} IrParam;
+
+typedef struct IrKernel {
+    const char *name;
+    Loc loc;
+    int nparams;
+    IrParam *params;
+    IrBlock *body;       /* args[i] is runtime parameter i */
+    int ncparams;
+    IrCparam *cparams;   /* this configuration's compile-time values */
+    int warps, stages;
+    int config_index;    /* position in the kernel's configuration list */
+    int ngrid;           /* 0: the caller passes a grid */
+    GExpr *grid[3];
+    int nrequire;
+    GExpr **require;     /* all must be non-zero for this config to run */
+    int ntune_key;
+    int *tune_key;       /* runtime parameter indices */
+    int nvalues;         /* ids are < nvalues */
+} IrKernel;
+
+typedef struct IrModule {
+    Arena *ar;
+    int nkernels;
+    IrKernel **kernels;  /* every kernel x configuration, in source order */
+} IrModule;
+
+/* -------------------------------------------------------------- building */
+
+typedef struct IrBuilder {
+    Arena *ar;
+    IrKernel *k;
+    IrBlock *blk;        /* ops are appended here */
+    Loc loc;             /* location given to new ops */
+} IrBuilder;
+
+IrKernel *ir_kernel(Arena *ar, const char *name, int nparams,
+                    const IrParam *params);
+IrBlock *ir_block(IrBuilder *b, int nargs, const Type *argty);
+/* Appends a new op to b->blk with nres results of the given types. */
+IrOp *ir_emit(IrBuilder *b, IrOpcode op, int nres, const Type *resty,
+              int nargs, IrValue *const *args);
+/* Shorthand for one result; the argument list ends with NULL. */
+IrValue *ir_op1(IrBuilder *b, IrOpcode op, Type t, ...);
+IrValue *ir_const_int(IrBuilder *b, Type t, int64_t v);  /* scalar t */
+IrValue *ir_const_float(IrBuilder *b, Type t, double v);
+void ir_add_regions(IrBuilder *b, IrOp *op, int n);
+
+/* ------------------------------------------------------------ printing */
+
+/* Prints the module in the textual form of DESIGN.md, deterministically
+ * (values renumbered in print order). */
+void ir_print_module(FILE *out, const IrModule *m);
+void ir_print_kernel(FILE *out, const IrKernel *k);
+void gx_print(FILE *out, const GExpr *e, const IrKernel *k);
+
+#endif
