@@ -1,0 +1,1 @@
+# driver: fragment of the top-level Makefile.am

@@ -1,0 +1,1 @@
+# examples: fragment of the top-level Makefile.am

@@ -1,0 +1,1 @@
+# interp: fragment of the top-level Makefile.am

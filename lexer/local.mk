@@ -1,0 +1,1 @@
+# lexer: fragment of the top-level Makefile.am

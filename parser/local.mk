@@ -1,0 +1,1 @@
+# parser: fragment of the top-level Makefile.am

@@ -1,0 +1,1 @@
+# stdlib: fragment of the top-level Makefile.am

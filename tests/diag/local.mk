@@ -1,0 +1,1 @@
+# tests/diag: fragment of the top-level Makefile.am

@@ -1,0 +1,1 @@
+# tests/fuzz: fragment of the top-level Makefile.am

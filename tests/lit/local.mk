@@ -1,0 +1,1 @@
+# tests/lit: fragment of the top-level Makefile.am

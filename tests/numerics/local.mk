@@ -1,0 +1,1 @@
+# tests/numerics: fragment of the top-level Makefile.am
