@@ -1,1 +1,10 @@
 # interp: fragment of the top-level Makefile.am
+# The reference interpreter of the tile IR (ip_*).
+noinst_LTLIBRARIES += interp/libinterp.la
+interp_libinterp_la_SOURCES = interp/interp.h interp/fp.c interp/memory.c \
+	interp/elementwise.c interp/tileops.c interp/run.c
+
+check_PROGRAMS += tests/unit/test_interp
+TESTS += tests/unit/test_interp
+tests_unit_test_interp_SOURCES = tests/unit/test_interp.c tests/unit/check.h
+tests_unit_test_interp_LDADD = interp/libinterp.la sema/libir.la base/libbase.la -lm
