@@ -39,6 +39,8 @@ static int exec_const(IpMachine *m, const IrOp *op) {
     IpSlot v = {0};
     if (ty_isfloat(k))
         v.f = ip_round(k, op->fattr);
+    else if (k == SK_BOOL)
+        v.i = op->iattr[0] != 0;
     else
         v.i = ip_wrap(k, (uint64_t)op->iattr[0]);
     fill(ip_val(m, op->res[0]), ty_numel(op->res[0]->ty), v);
