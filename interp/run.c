@@ -217,7 +217,7 @@ static void print_elem(FILE *out, ScalarKind k, IpSlot v, const IpMachine *m) {
 
 /* One line per element of each operand, as Triton prints:
  *   pid (0, 0, 0) idx (3) fmt value
- * with "(operand N) " before fmt when there are several operands. */
+ * with "(operand N) " after fmt when there are several operands. */
 static int exec_print(IpMachine *m, const IrOp *op) {
     FILE *out = m->print;
     const char *fmt = op->sattr ? op->sattr : "";
@@ -231,8 +231,9 @@ static int exec_print(IpMachine *m, const IrOp *op) {
             char idx[64];
             fprintf(out, "pid (%" PRIu32 ", %" PRIu32 ", %" PRIu32 ") idx %s ", m->pid[0],
                     m->pid[1], m->pid[2], ip_index_str(idx, sizeof idx, t, i));
+            size_t len = strlen(fmt);
+            fprintf(out, "%s%s", fmt, len && fmt[len - 1] != ' ' ? " " : "");
             if (op->nargs > 1) fprintf(out, "(operand %d) ", a);
-            fprintf(out, "%s%s", fmt, *fmt ? " " : "");
             print_elem(out, t.k, v[i], m);
             fputc('\n', out);
         }
