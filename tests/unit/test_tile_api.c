@@ -277,6 +277,10 @@ static void test_errors(TileProgram *ex) {
     CHECK(tile_interp_run(p, "copy", wrong, 3, NULL, &err) == -1);
     CHECK_STR(err, "kernel 'copy': argument 2 ('n') must be an integer, got a float");
     free(err);
+    wrong[2] = tile_arg_int(INT64_C(3000000000));
+    CHECK(tile_interp_run(p, "copy", wrong, 3, NULL, &err) == -1);
+    CHECK_STR(err, "kernel 'copy': argument 2 ('n') is 3000000000, which does not fit in i32");
+    free(err);
     CHECK(tile_interp_run(p, "vadd", wrong, 3, NULL, &err) == -1);
     CHECK_STR(err, "no kernel named 'vadd' (kernels: 'copy')");
     free(err);
