@@ -122,6 +122,16 @@ Layout *ly_linear(Arena *ar, int rank, const int32_t *shape,
  * the parameters). */
 Layout *ly_reshaped_family(Arena *ar, const Layout *l, const int32_t *shape);
 
+/* The layout of permute(x, perm) when x has layout l: result dimension i
+ * is l's dimension perm[i]. A blocked layout stays blocked (its
+ * parameters permuted); others become LY_LINEAR. */
+Layout *ly_permute(Arena *ar, const Layout *l, const int64_t *perm);
+
+/* The layout of reshape(x, shape) when x has layout l: a row-major
+ * reshape keeps every element's linear index, so the bases are unchanged
+ * and only the shape differs (LY_LINEAR unless the shape is l's). */
+Layout *ly_reshape(Arena *ar, const Layout *l, int rank, const int32_t *shape);
+
 /* The element coordinate held by hardware index x: the XOR of the basis
  * vectors of x's set bits, packed (ly_unpack gives the coordinates). */
 uint32_t ly_apply(const Layout *l, LyIndex x);
@@ -254,6 +264,14 @@ typedef struct LyResult {
 LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v);
 /* Runs ly_assign_kernel on every kernel of m. */
 void ly_assign_module(Arena *ar, IrModule *m, LyVariant v);
+
+/* Checks the pass's postcondition on k: every tile value has a layout,
+ * no scalar has one, every operand has the layout its op needs (memory
+ * ops: their pointer's; element-wise ops: their result's; expand_dims:
+ * the slice of its result's; reductions: results are slices of their
+ * operands; carried values: one layout). Returns the number of
+ * violations (0 after ly_assign_kernel). */
+int ly_verify_kernel(Arena *ar, const IrKernel *k);
 
 /* Elements per access for a load, store or atomic op after assignment:
  * the vector width of its pointer's layout along the fastest dimension,

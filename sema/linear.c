@@ -220,6 +220,42 @@ Layout *ly_reshaped_family(Arena *ar, const Layout *l, const int32_t *shape) {
     return NULL;
 }
 
+Layout *ly_permute(Arena *ar, const Layout *l, const int64_t *perm) {
+    int32_t shape[IR_MAXRANK];
+    int inv[IR_MAXRANK];
+    for (int i = 0; i < l->rank; i++) {
+        shape[i] = l->shape[perm[i]];
+        inv[perm[i]] = i;
+    }
+    if (l->kind == LY_BLOCKED) {
+        int32_t spt[IR_MAXRANK], tpw[IR_MAXRANK], wpc[IR_MAXRANK];
+        uint8_t order[IR_MAXRANK];
+        for (int i = 0; i < l->rank; i++) {
+            spt[i] = l->spt[perm[i]];
+            tpw[i] = l->tpw[perm[i]];
+            wpc[i] = l->wpc[perm[i]];
+            order[i] = (uint8_t)inv[l->order[i]];
+        }
+        return ly_blocked(ar, l->rank, shape, spt, tpw, wpc, order);
+    }
+    Layout *r = new_layout(ar, LY_LINEAR, l->rank, shape);
+    for (int in = 0; in < LY_NIN; in++)
+        for (int i = 0; i < l->nbits[in]; i++) {
+            int32_t c[IR_MAXRANK], pc[IR_MAXRANK];
+            ly_unpack(l->rank, l->shape, l->basis[in][i], c);
+            for (int d = 0; d < l->rank; d++) pc[d] = c[perm[d]];
+            push_basis(r, (LyIn)in, ly_pack(l->rank, shape, pc));
+        }
+    return r;
+}
+
+Layout *ly_reshape(Arena *ar, const Layout *l, int rank, const int32_t *shape) {
+    int same = rank == l->rank;
+    for (int d = 0; same && d < rank; d++) same = l->shape[d] == shape[d];
+    if (same) return (Layout *)l;
+    return ly_linear(ar, rank, shape, l->nbits, l->basis);
+}
+
 /* ---------------------------------------------------------------- queries */
 
 int ly_size(const Layout *l, LyIn d) { return 1 << l->nbits[d]; }

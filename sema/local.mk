@@ -15,9 +15,14 @@ tests_unit_test_sema_LDADD = sema/libsema.la parser/libparser.la base/libbase.la
 
 # Layouts (linear maps over F2), axis info and layout assignment: part of
 # both libraries, since the IR printer prints layouts.
-sema_layout_sources = sema/layout.h sema/linear.c
+sema_layout_sources = sema/layout.h sema/linear.c sema/axis.c sema/layout_assign.c
 
 check_PROGRAMS += tests/unit/test_layout
 TESTS += tests/unit/test_layout
 tests_unit_test_layout_SOURCES = tests/unit/test_layout.c tests/unit/check.h
 tests_unit_test_layout_LDADD = sema/libir.la base/libbase.la -lm
+
+check_PROGRAMS += tests/unit/test_layout_assign
+TESTS += tests/unit/test_layout_assign
+tests_unit_test_layout_assign_SOURCES = tests/unit/test_layout_assign.c tests/unit/check.h
+tests_unit_test_layout_assign_LDADD = sema/libsema.la parser/libparser.la base/libbase.la -lm
