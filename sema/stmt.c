@@ -191,10 +191,6 @@ static SmVal convert_to(SmCtx *c, SmVal v, Type to, int strict, int shape_too,
     return sm_val(sm_broadcast_to(c, x, want), v.loc);
 }
 
-SmVal sm_assign_convert(SmCtx *c, SmVal v, Type to, Loc loc, const char *what) {
-    return convert_to(c, v, to, 0, 1, what, "initialize", loc);
-}
-
 /* let x [: T] = e;  var x [: T] = e; */
 static void declare(SmCtx *c, const AstStmt *s) {
     SmVal v = sm_expr(c, s->value);
@@ -408,9 +404,7 @@ static void for_stmt(SmCtx *c, const AstStmt *s) {
     set_values(&vars, body->args + 1);
     sm_push_scope(c, 0);
     sm_declare(c, s->name, B_LOOP, s->nloc, sm_val(body->args[0], s->nloc));
-    c->loop_depth++;
     sm_block(c, s->body[0]);
-    c->loop_depth--;
     sm_pop_scope(c);
     yield(c, &vars, s->loc, IR_YIELD, NULL);
     c->b.blk = outer;
@@ -439,9 +433,7 @@ static void while_stmt(SmCtx *c, const AstStmt *s) {
     yield(c, &vars, s->cond->loc, IR_CONDITION, cv);
     enter_region(c, op, 1, vars.n, types);
     set_values(&vars, op->regions[1]->args);
-    c->loop_depth++;
     sm_block(c, s->body[0]);
-    c->loop_depth--;
     yield(c, &vars, s->loc, IR_YIELD, NULL);
     c->b.blk = outer;
     set_values(&vars, op->res);
