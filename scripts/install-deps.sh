@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Tile needs to build and test (run as root, or
-# with sudo available). Safe to run again.
+# with sudo available). Safe to run again: only missing packages are
+# fetched. The CUDA toolkit is optional and not installed here.
+#   build:   C compiler, autotools, flex, bison, LLVM 22 (NVPTX back end)
+#   tests:   lit and FileCheck (llvm-22-tools), python3
+#   fuzzing: clang-14 and its libFuzzer/sanitizer runtimes
 set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config flex bison
-      llvm-22-dev llvm-22-tools zlib1g-dev python3"
+      llvm-22-dev llvm-22-tools zlib1g-dev python3
+      clang-14 libclang-rt-14-dev"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 done
 if [ -n "$missing" ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+  echo "install-deps: installing$missing"
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq $missing
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
 fi

@@ -1,0 +1,347 @@
+/*
+ * tilec.c — the command-line compiler: options in, one .tile file through
+ * the stages, the requested form out.
+ *
+ * Options are described by one table (OPTIONS below): each entry names the
+ * option, its argument, its help line and the function that stores it, so
+ * adding an option is adding a row, and --help is printed from the same
+ * table. Option arguments may be joined or separate (`-o out`, `-oout`,
+ * `--emit=ast`, `--emit ast`).
+ *
+ * Exit status: 0 success, 1 errors in the input (or unreadable input /
+ * unwritable output), 2 usage errors. Output is produced in memory and
+ * written only when the run succeeded, atomically (write_file_atomic), so
+ * a failed run never leaves a partial file behind.
+ *
+ * Without --emit, tilec checks the file: parsing and semantic analysis
+ * (every configuration of every kernel). A file without any item is an
+ * error, "no items in file", except for --emit=tokens, which only scans.
+ */
+#include "config.h"
+
+#include "base/base.h"
+#include "parser/parser.h"
+#include "sema/sema.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef enum { EMIT_CHECK, EMIT_TOKENS, EMIT_AST, EMIT_IR } Emit;
+
+typedef struct Opts {
+    Arena *ar;
+    const char *input;
+    const char *output;          /* NULL: stdout */
+    Emit emit;
+    Vec(SmDefine) defines;       /* -D NAME=VALUE, in order */
+    Vec(const char *) include_dirs;
+    const char *arch;
+    int debug;                   /* -g */
+    int opt_level;               /* -O0..-O3 */
+    int color;                   /* -1: decide (terminal and no NO_COLOR) */
+    int error_limit;
+    int help, version;
+} Opts;
+
+/* Reports a usage error; the caller returns 2. */
+__attribute__((format(printf, 1, 2))) static int usage_error(const char *fmt,
+                                                             ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tilec: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputs("\ntilec: note: run 'tilec --help' for usage\n", stderr);
+    va_end(ap);
+    return 2;
+}
+
+static int is_ident(const char *s, size_t n) {
+    if (n == 0 || !(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) return 0;
+    return 1;
+}
+
+/* ------------------------------------------------- one function per option */
+
+static int set_output(Opts *o, const char *v) {
+    o->output = v;
+    return 0;
+}
+
+static int set_emit(Opts *o, const char *v) {
+    static const char *later[] = {"llvm", "ptx", "cubin", "bundle", "c"};
+    if (strcmp(v, "tokens") == 0) o->emit = EMIT_TOKENS;
+    else if (strcmp(v, "ast") == 0) o->emit = EMIT_AST;
+    else if (strcmp(v, "ir") == 0) o->emit = EMIT_IR;
+    else {
+        for (size_t i = 0; i < sizeof later / sizeof *later; i++)
+            if (strcmp(v, later[i]) == 0)
+                return usage_error("--emit=%s is not available yet", v);
+        return usage_error("unknown --emit kind '%s' (expected tokens, ast or ir)",
+                           v);
+    }
+    return 0;
+}
+
+static int set_define(Opts *o, const char *v) {
+    const char *eq = strchr(v, '=');
+    if (!eq || !is_ident(v, (size_t)(eq - v)))
+        return usage_error("invalid -D argument '%s' (expected NAME=VALUE)",
+                           v);
+    SmDefine d = {ar_strndup(o->ar, v, (size_t)(eq - v)), eq + 1};
+    vec_push(o->ar, &o->defines, d);
+    return 0;
+}
+
+static int set_include(Opts *o, const char *v) {
+    vec_push(o->ar, &o->include_dirs, v);
+    return 0;
+}
+
+static int set_arch(Opts *o, const char *v) {
+    static const char *archs[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+    for (size_t i = 0; i < sizeof archs / sizeof *archs; i++)
+        if (strcmp(v, archs[i]) == 0) {
+            o->arch = archs[i];
+            return 0;
+        }
+    return usage_error("unsupported --arch '%s' (expected sm_80, sm_86, "
+                       "sm_89, sm_90 or sm_90a)", v);
+}
+
+static int set_debug(Opts *o, const char *v) {
+    (void)v;
+    o->debug = 1;
+    return 0;
+}
+
+static int set_opt_level(Opts *o, const char *v) {
+    if (strlen(v) != 1 || v[0] < '0' || v[0] > '3')
+        return usage_error("invalid optimisation level '-O%s' (expected -O0 "
+                           "to -O3)", v);
+    o->opt_level = v[0] - '0';
+    return 0;
+}
+
+static int set_color(Opts *o, const char *v) {
+    (void)v;
+    o->color = 1;
+    return 0;
+}
+
+static int set_no_color(Opts *o, const char *v) {
+    (void)v;
+    o->color = 0;
+    return 0;
+}
+
+static int set_error_limit(Opts *o, const char *v) {
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 0 || n > 1000000 || errno)
+        return usage_error("invalid --error-limit '%s' (expected a number; 0 "
+                           "means no limit)", v);
+    o->error_limit = (int)n;
+    return 0;
+}
+
+static int set_help(Opts *o, const char *v) {
+    (void)v;
+    o->help = 1;
+    return 0;
+}
+
+static int set_version(Opts *o, const char *v) {
+    (void)v;
+    o->version = 1;
+    return 0;
+}
+
+/* -------------------------------------------------------- the option table */
+
+typedef struct OptSpec {
+    const char *name;            /* "-o", "--emit" */
+    const char *arg;             /* argument name for --help; NULL: a flag */
+    int (*set)(Opts *, const char *);
+    const char *help;
+} OptSpec;
+
+static const OptSpec OPTIONS[] = {
+    {"-o", "PATH", set_output, "write the output to PATH ('-': stdout, the "
+     "default)"},
+    {"--emit", "KIND", set_emit, "output form: tokens, ast or ir (llvm, ptx, "
+     "cubin, bundle and c are not available yet); without it, only check "
+     "the file"},
+    {"-D", "NAME=VALUE", set_define, "give compile-time parameter NAME a "
+     "value (repeatable)"},
+    {"-I", "DIR", set_include, "search DIR for imports (repeatable, in "
+     "order)"},
+    {"--arch", "SM", set_arch, "target GPU: sm_80, sm_86, sm_89, sm_90 "
+     "(default) or sm_90a"},
+    {"-g", NULL, set_debug, "keep debug checks (device_assert) and line info"},
+    {"-O", "LEVEL", set_opt_level, "optimisation level 0 to 3 (written -O0 "
+     ".. -O3; default -O3)"},
+    {"--color", NULL, set_color, "colour diagnostics"},
+    {"--no-color", NULL, set_no_color, "plain diagnostics (the default when "
+     "stderr is not a terminal or NO_COLOR is set)"},
+    {"--error-limit", "N", set_error_limit, "stop after N errors (default "
+     "20; 0: no limit)"},
+    {"--help", NULL, set_help, "print this help and exit"},
+    {"--version", NULL, set_version, "print the version and exit"},
+};
+#define NOPTIONS (sizeof OPTIONS / sizeof *OPTIONS)
+
+static void print_help(FILE *out) {
+    fputs("usage: tilec [options] FILE.tile\n\n"
+          "Compiles a Tile source file ('-' reads standard input).\n\n"
+          "options:\n", out);
+    for (size_t i = 0; i < NOPTIONS; i++) {
+        const OptSpec *s = &OPTIONS[i];
+        char lhs[64];
+        if (!s->arg) snprintf(lhs, sizeof lhs, "%s", s->name);
+        else if (s->name[1] == '-') snprintf(lhs, sizeof lhs, "%s=%s", s->name, s->arg);
+        else if (strcmp(s->name, "-O") == 0) snprintf(lhs, sizeof lhs, "-O%s", s->arg);
+        else snprintf(lhs, sizeof lhs, "%s %s", s->name, s->arg);
+        fprintf(out, "  %-18s %s\n", lhs, s->help);
+    }
+    fputs("\nexit status: 0 success, 1 errors in the input, 2 usage errors\n",
+          out);
+}
+
+/* Finds the table entry for argv[*i] and applies it, taking the argument
+ * joined (`-oX`, `--emit=X`) or from the next word. Returns 0 or 2. */
+static int parse_option(Opts *o, int argc, char **argv, int *i) {
+    const char *a = argv[*i];
+    for (size_t k = 0; k < NOPTIONS; k++) {
+        const OptSpec *s = &OPTIONS[k];
+        size_t n = strlen(s->name);
+        if (strncmp(a, s->name, n) != 0) continue;
+        const char *rest = a + n;
+        if (!s->arg) {
+            if (*rest) continue;
+            return s->set(o, NULL);
+        }
+        int is_long = s->name[1] == '-';
+        if (is_long && *rest == '=') return s->set(o, rest + 1);
+        if (is_long && *rest) continue;
+        if (!is_long && *rest) return s->set(o, rest);
+        if (strcmp(s->name, "-O") == 0)
+            return usage_error("'-O' needs a level (-O0 to -O3)");
+        if (*i + 1 >= argc)
+            return usage_error("option '%s' needs an argument (%s)", s->name,
+                               s->arg);
+        return s->set(o, argv[++*i]);
+    }
+    return usage_error("unknown option '%s'", a);
+}
+
+static int parse_args(Opts *o, int argc, char **argv) {
+    int only_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!only_files && strcmp(a, "--") == 0) {
+            only_files = 1;
+        } else if (!only_files && a[0] == '-' && a[1]) {
+            int rc = parse_option(o, argc, argv, &i);
+            if (rc) return rc;
+        } else if (o->input) {
+            return usage_error("more than one input file ('%s' and '%s')",
+                               o->input, a);
+        } else {
+            o->input = a;
+        }
+    }
+    if (!o->input && !o->help && !o->version)
+        return usage_error("no input file");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- stages */
+
+/* Runs the requested stages on `text`, printing into `out`. */
+static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
+                    const char *text, size_t len, FILE *out) {
+    if (o->emit == EMIT_TOKENS) {
+        ps_print_tokens(out, ar, dg, file, text, len);
+        return;
+    }
+    AstFile *ast = ps_parse(ar, dg, file, text, len);
+    if (dg_errors(dg)) return;
+    if (ast->nitems == 0) {
+        dg_error(dg, (Loc){file, 0, 0, 0, 0}, "no items in file");
+        return;
+    }
+    if (o->emit == EMIT_AST) {
+        ps_print_ast(out, ast);
+        return;
+    }
+    const char *stdlib = getenv("TILE_STDLIB");
+#ifdef TILE_STDLIB_DIR
+    if (!stdlib || !*stdlib) stdlib = TILE_STDLIB_DIR;
+#endif
+    SmOptions so = {o->defines.v, o->defines.n, o->include_dirs.v,
+                    o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
+                    o->debug};
+    IrModule *m = sm_compile(ar, dg, ast, &so);
+    if (m && o->emit == EMIT_IR) ir_print_module(out, m);
+}
+
+static int run(const Opts *o, Arena *ar) {
+    Diag *dg = dg_new(ar, stderr, o->color);
+    dg_set_limit(dg, o->error_limit);
+    const char *path = strcmp(o->input, "-") == 0 ? "<stdin>" : o->input;
+    struct stat st;
+    if (strcmp(o->input, "-") != 0 && stat(o->input, &st) == 0 &&
+        S_ISDIR(st.st_mode)) {
+        dg_plain(dg, DG_ERROR, "cannot open '%s': %s", path, strerror(EISDIR));
+        return 1;
+    }
+    size_t len;
+    char *text = read_file(ar, o->input, &len);
+    if (!text) {
+        dg_plain(dg, DG_ERROR, "cannot open '%s': %s", path, strerror(errno));
+        return 1;
+    }
+    uint32_t file = dg_add_file(dg, path, text, len);
+
+    char *buf = NULL;
+    size_t size = 0;
+    FILE *out = open_memstream(&buf, &size);
+    if (!out) {
+        dg_plain(dg, DG_ERROR, "out of memory");
+        return 1;
+    }
+    compile(o, ar, dg, file, text, len, out);
+    fclose(out);
+    int status = dg_errors(dg) ? 1 : 0;
+    const char *dest = o->output ? o->output : "-";
+    if (status == 0 && (size > 0 || o->output) &&
+        write_file_atomic(dest, buf, size) != 0) {
+        dg_plain(dg, DG_ERROR, "cannot write '%s': %s", dest, strerror(errno));
+        status = 1;
+    }
+    free(buf);
+    dg_free(dg);
+    return status;
+}
+
+int main(int argc, char **argv) {
+    Arena *ar = ar_new();
+    Opts o = {.ar = ar, .color = -1, .error_limit = 20, .arch = "sm_90",
+              .opt_level = 3};
+    int status = parse_args(&o, argc, argv);
+    if (status == 0 && o.help) {
+        print_help(stdout);
+    } else if (status == 0 && o.version) {
+        printf("tilec (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+    } else if (status == 0) {
+        status = run(&o, ar);
+    }
+    ar_free(ar);
+    return status;
+}

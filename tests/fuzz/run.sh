@@ -1,0 +1,39 @@
+#!/bin/sh
+# tests/fuzz/run.sh [SECONDS] — fuzz the frontend for SECONDS (default 60).
+#
+# Copies the source tree (tracked and untracked-but-not-ignored files, with
+# their times, so rebuilds are incremental) to build-fuzz/src (or
+# $FUZZ_BUILDDIR/src): a tree configured in place cannot also serve a VPATH
+# build. Configures that copy with clang-14 and
+# -fsanitize=fuzzer-no-link,address,undefined, builds tests/fuzz/fuzz_parse
+# linked with -fsanitize=fuzzer, and runs it from the seed corpus. New inputs go to build-fuzz/corpus (never into the
+# source tree); a crash leaves its input in build-fuzz/artifacts/ and makes
+# this script fail. Needs clang-14 and libclang-rt-14-dev.
+set -eu
+seconds=${1:-60}
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=${FUZZ_BUILDDIR:-$src/build-fuzz}
+cc=${FUZZ_CC:-clang-14}
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+
+command -v "$cc" >/dev/null || { echo "run.sh: $cc not found (Debian package: clang-14)" >&2; exit 2; }
+command -v git >/dev/null && git -C "$src" rev-parse --git-dir >/dev/null 2>&1 ||
+  { echo "run.sh: needs a git checkout of Tile" >&2; exit 2; }
+mkdir -p "$build/src"
+(cd "$src" && git ls-files -co --exclude-standard -z | tar -cf - --null -T -) |
+  tar -xf - -C "$build/src"
+if [ ! -f "$build/src/Makefile" ]; then
+  (cd "$build/src" && autoreconf -fi >/dev/null 2>&1 &&
+   ./configure -q --without-cuda CC="$cc" \
+      CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $san")
+fi
+make -C "$build/src" -s -j"$(nproc)" tests/fuzz/fuzz_parse FUZZ_LDFLAGS="-fsanitize=fuzzer"
+
+mkdir -p "$build/corpus" "$build/artifacts"
+echo "fuzzing the parser for $seconds s"
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+"$build/src/tests/fuzz/fuzz_parse" -max_total_time="$seconds" -timeout=10 \
+    -max_len=4096 -rss_limit_mb=2048 -print_final_stats=1 \
+    -dict="$src/tests/fuzz/tile.dict" -artifact_prefix="$build/artifacts/" \
+    "$build/corpus" "$src/tests/fuzz/corpus"
