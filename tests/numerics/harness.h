@@ -44,6 +44,8 @@ size_t dt_size(Dtype dt);
 /* Unit roundoff of a float type: the largest relative error of one
  * rounding to nearest (2^-24 for f32, 2^-11 for f16, 2^-8 for bf16). */
 double dt_unit(Dtype dt);
+/* Largest finite value of a float type (results beyond it must be inf). */
+double dt_max(Dtype dt);
 
 HBuf hb_new(Dtype dt, long n);             /* poisoned */
 void hb_free(HBuf *b);

@@ -66,8 +66,13 @@ static int parse_size(const char *s, long *dims) {
     }
 }
 
-static void copy_word(char *dst, size_t cap, const char *src) {
-    snprintf(dst, cap, "%s", src);
+/* Copies a value into a fixed field; 0, or -1 when it does not fit. */
+static int copy_word(char *dst, size_t cap, const char *src) {
+    size_t n = strlen(src);
+    if (n >= cap)
+        return -1;
+    memcpy(dst, src, n + 1);
+    return 0;
 }
 
 /* Reads the case file into c and the defines into h. Returns 0 or -1. */
@@ -95,12 +100,16 @@ static int parse_case(const char *path, Case *c, Harness *h) {
             fprintf(stderr, "%s:%d: error: expected 'keyword value'\n", path,
                     lineno);
             bad = 1;
-        } else if (!strcmp(key, "example")) {
-            copy_word(c->example, sizeof c->example, val);
-        } else if (!strcmp(key, "file")) {
-            copy_word(c->file, sizeof c->file, val);
-        } else if (!strcmp(key, "kernel")) {
-            copy_word(c->kernel, sizeof c->kernel, val);
+        } else if (!strcmp(key, "example") || !strcmp(key, "file") ||
+                   !strcmp(key, "kernel")) {
+            int err = key[0] == 'e' ? copy_word(c->example, sizeof c->example, val)
+                    : key[0] == 'f' ? copy_word(c->file, sizeof c->file, val)
+                                    : copy_word(c->kernel, sizeof c->kernel, val);
+            if (err) {
+                fprintf(stderr, "%s:%d: error: '%s' is too long\n", path,
+                        lineno, val);
+                bad = 1;
+            }
         } else if (!strcmp(key, "define") && h->ndefines < 16) {
             h->defines[h->ndefines++] = strdup(val);
             if (!strncmp(val, "T=", 2) && (int)dt_parse(val + 2) < 0) {
