@@ -212,6 +212,14 @@ static const char *kind_name(TileArgKind k) {
     return k == TILE_ARG_BUFFER ? "a buffer" : k == TILE_ARG_INT ? "an integer" : "a float";
 }
 
+/* Is v a value of integer kind k? (u64 takes any value's bits.) */
+static int fits(ScalarKind k, int64_t v) {
+    int bits = ty_bits(k);
+    if (bits == 64) return 1;
+    if (ty_issigned(k)) return v >= -((int64_t)1 << (bits - 1)) && v < (int64_t)1 << (bits - 1);
+    return v >= 0 && v < (int64_t)1 << bits;
+}
+
 /* Checks count and kinds against the signature of k (all configurations
  * share it) and fills r->scalars. */
 static int check_args(Run *r, const IrKernel *k) {
@@ -231,6 +239,10 @@ static int check_args(Run *r, const IrKernel *k) {
         if (got == TILE_ARG_BUFFER && !r->args[i].data && r->args[i].bytes)
             return fail(r, "kernel '%s': argument %d ('%s') is a NULL buffer of %zu bytes",
                         k->name, i, k->params[i].name, r->args[i].bytes);
+        if (got == TILE_ARG_INT && ty_isint(pk) && !fits(pk, r->args[i].i))
+            return fail(r, "kernel '%s': argument %d ('%s') is %" PRId64
+                        ", which does not fit in %s", k->name, i, k->params[i].name,
+                        r->args[i].i, ty_kind_name(pk));
         IpSlot f = {.f = r->args[i].f};
         r->scalars[i] = got == TILE_ARG_INT ? r->args[i].i
                       : got == TILE_ARG_FLOAT ? ip_convert(SK_F64, SK_I64, f).i : 0;

@@ -121,12 +121,12 @@ static void bind_args(IpMachine *m, const IpArg *args) {
 
 static int exec_block(IpMachine *m, const IrBlock *b, const IrOp **term);
 
-/* Copies n values src[i] -> dst[i]. */
+/* Copies n values src[i] -> dst[i]; dst are op results or the arguments
+ * of one block. */
 static void transfer(IpMachine *m, IrValue *const *src, IrValue *const *dst, int n) {
+    const IrBlock *into = n && !dst[0]->def ? dst[0]->block : NULL;
     int alias = 0;
-    for (int i = 0; i < n; i++)
-        if (!src[i]->def && n && !dst[0]->def && src[i]->block == dst[0]->block)
-            alias = 1;
+    for (int i = 0; i < n && into; i++) alias |= !src[i]->def && src[i]->block == into;
     IpSlot *st = m->stage;
     for (int i = 0; i < n; i++) {
         size_t sz = sizeof(IpSlot) * (size_t)ty_numel(dst[i]->ty);

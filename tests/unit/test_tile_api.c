@@ -277,6 +277,10 @@ static void test_errors(TileProgram *ex) {
     CHECK(tile_interp_run(p, "copy", wrong, 3, NULL, &err) == -1);
     CHECK_STR(err, "kernel 'copy': argument 2 ('n') must be an integer, got a float");
     free(err);
+    wrong[2] = tile_arg_int(INT64_C(3000000000));
+    CHECK(tile_interp_run(p, "copy", wrong, 3, NULL, &err) == -1);
+    CHECK_STR(err, "kernel 'copy': argument 2 ('n') is 3000000000, which does not fit in i32");
+    free(err);
     CHECK(tile_interp_run(p, "vadd", wrong, 3, NULL, &err) == -1);
     CHECK_STR(err, "no kernel named 'vadd' (kernels: 'copy')");
     free(err);
@@ -297,6 +301,60 @@ static void test_errors(TileProgram *ex) {
     free(diags);
 }
 
+/* Control flow, atomics, scans and reductions compiled from source. */
+static const char features_src[] =
+    "kernel k<B: i32 = 16>(out: *i32, f: *f32, n: i32)\n"
+    "    grid(1)\n"
+    "{\n"
+    "    let i = arange(0, B);\n"
+    "    var s = 0;\n"
+    "    var j = 0;\n"
+    "    while j < n { s += j; j += 1; }\n"
+    "    var t = zeros([B], i32);\n"
+    "    for q in range(0, 4) { t = t + i * q; }\n"
+    "    if n > 5 { s = s * 2; } else { s = -s; }\n"
+    "    let v = load(f + i);\n"
+    "    let rs = sum(reshape(i, [4, 4]), 1, keepdims=true);\n"
+    "    atomic_add(out + 20, 5);\n"
+    "    let old = atomic_add(out + 21 + i % 2, 1);\n"
+    "    store(out + i, where(i < 8, t, cumsum(i, 0)));\n"
+    "    store(out + 16, s);\n"
+    "    store(out + 17, argmax(v, 0));\n"
+    "    store(out + 18, sum(rs) / (n - 10));\n"
+    "    store(out + 19, max(old));\n"
+    "    device_assert(s < 1000, \"s too large\");\n"
+    "}\n";
+
+static void test_features(void) {
+    TileCompileOptions opt = {NULL, 0, NULL, 0, NULL, 1};
+    TileProgram *p = compile("features.tile", features_src, &opt);
+    if (!p) return;
+    int32_t out[24] = {0};
+    float f[16] = {1, 5, 2, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -1};
+    TileArg a[3] = {tile_arg_buffer(out, sizeof out), tile_arg_buffer(f, sizeof f),
+                    tile_arg_int(12)};
+    char *err = NULL;
+    CHECK(tile_interp_run(p, "k", a, 3, NULL, &err) == 0 && err == NULL);
+    int32_t want[23] = {0, 6, 12, 18, 24, 30, 36, 42, 36, 45, 55, 66, 78, 91, 105, 120,
+                        132, 1, 60, 7, 5, 8, 8};
+    CHECK(memcmp(out, want, sizeof want) == 0);
+    a[2] = tile_arg_int(3);   /* else branch; sum(rs) / -7 */
+    CHECK(tile_interp_run(p, "k", a, 3, NULL, &err) == 0 && out[16] == -3 && out[18] == -17);
+    a[2] = tile_arg_int(10);  /* division by zero */
+    CHECK(tile_interp_run(p, "k", a, 3, NULL, &err) == -1);
+    CHECK_STR(err, "features.tile:18:21: error: integer division by zero: index (), "
+                   "program (0, 0, 0)\n"
+                   "    store(out + 18, sum(rs) / (n - 10));\n"
+                   "                    ^~~~~~~~~~~~~~~~~~\n");
+    free(err);
+    a[2] = tile_arg_int(40);  /* s = 1560: the assertion fails */
+    CHECK(tile_interp_run(p, "k", a, 3, NULL, &err) == -1);
+    CHECK(starts_with(err, "features.tile:20:5: error: device assertion failed: s too large: "
+                           "index (), program (0, 0, 0)\n"));
+    free(err);
+    tile_program_free(p);
+}
+
 int main(void) {
     TileProgram *p = compile("examples.tile", examples, NULL);
     if (p) {
@@ -308,5 +366,6 @@ int main(void) {
         tile_program_free(p);
     }
     test_bias_gelu();
+    test_features();
     return check_done("test_tile_api");
 }
