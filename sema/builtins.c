@@ -65,7 +65,7 @@ static int want_type(SmCtx *c, const Builtin *b, const SmVal *v,
     if (v->kind == SV_POISON) return 0;
     if (v->kind != SV_TYPE) {
         dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a type such as "
-                 "'f32', got %s", arg, b->name, sm_describe(c, v));
+                 "'f32', got '%s'", arg, b->name, sm_describe(c, v));
         return 0;
     }
     *out = (ScalarKind)v->k;

@@ -537,6 +537,7 @@ void sm_compile_kernel(SmCtx *c, SmModule *m, const AstItem *k) {
     sm_push_scope(c, 1);
     int before = dg_errors(c->dg);
     read_attrs(c, &ks);
+    if (dg_errors(c->dg) > before) return;  /* sources would cascade */
     if (!value_sources(c, &ks) || dg_errors(c->dg) > before) return;
     int64_t total = 1;
     for (int a = 0; a < ks.axes.n; a++) total *= ks.axes.v[a].n;

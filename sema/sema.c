@@ -20,7 +20,8 @@ IrModule *sm_compile(Arena *ar, Diag *dg, const AstFile *main,
     c->ar = ar;
     c->dg = dg;
     c->opt = opt ? opt : &none;
-    c->scratch = ir_kernel(ar, "<const>", 0, NULL);
+    static const IrParam no_params[1];
+    c->scratch = ir_kernel(ar, "<const>", 0, no_params);
     c->b = (IrBuilder){ar, c->scratch, c->scratch->body, {0}};
     SmModule *m = sm_new_module(c, main);
     SmModVec stack = {0};
