@@ -13,9 +13,9 @@
  * written only when the run succeeded, atomically (write_file_atomic), so
  * a failed run never leaves a partial file behind.
  *
- * Without --emit, tilec checks the file: today that is parsing (semantic
- * checking is added with sema). A file without any item is an error,
- * "no items in file", except for --emit=tokens, which only scans.
+ * Without --emit, tilec checks the file: parsing and semantic analysis
+ * (every configuration of every kernel). A file without any item is an
+ * error, "no items in file", except for --emit=tokens, which only scans.
  */
 #include "config.h"
 
@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-typedef enum { EMIT_CHECK, EMIT_TOKENS, EMIT_AST } Emit;
+typedef enum { EMIT_CHECK, EMIT_TOKENS, EMIT_AST, EMIT_IR } Emit;
 
 typedef struct Opts {
     Arena *ar;
@@ -73,14 +73,15 @@ static int set_output(Opts *o, const char *v) {
 }
 
 static int set_emit(Opts *o, const char *v) {
-    static const char *later[] = {"ir", "llvm", "ptx", "cubin", "bundle", "c"};
+    static const char *later[] = {"llvm", "ptx", "cubin", "bundle", "c"};
     if (strcmp(v, "tokens") == 0) o->emit = EMIT_TOKENS;
     else if (strcmp(v, "ast") == 0) o->emit = EMIT_AST;
+    else if (strcmp(v, "ir") == 0) o->emit = EMIT_IR;
     else {
         for (size_t i = 0; i < sizeof later / sizeof *later; i++)
             if (strcmp(v, later[i]) == 0)
                 return usage_error("--emit=%s is not available yet", v);
-        return usage_error("unknown --emit kind '%s' (expected tokens or ast)",
+        return usage_error("unknown --emit kind '%s' (expected tokens, ast or ir)",
                            v);
     }
     return 0;
@@ -173,7 +174,7 @@ typedef struct OptSpec {
 static const OptSpec OPTIONS[] = {
     {"-o", "PATH", set_output, "write the output to PATH ('-': stdout, the "
      "default)"},
-    {"--emit", "KIND", set_emit, "output form: tokens or ast (ir, llvm, ptx, "
+    {"--emit", "KIND", set_emit, "output form: tokens, ast or ir (llvm, ptx, "
      "cubin, bundle and c are not available yet); without it, only check "
      "the file"},
     {"-D", "NAME=VALUE", set_define, "give compile-time parameter NAME a "
@@ -276,7 +277,19 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         dg_error(dg, (Loc){file, 0, 0, 0, 0}, "no items in file");
         return;
     }
-    if (o->emit == EMIT_AST) ps_print_ast(out, ast);
+    if (o->emit == EMIT_AST) {
+        ps_print_ast(out, ast);
+        return;
+    }
+    const char *stdlib = getenv("TILE_STDLIB");
+#ifdef TILE_STDLIB_DIR
+    if (!stdlib || !*stdlib) stdlib = TILE_STDLIB_DIR;
+#endif
+    SmOptions so = {o->defines.v, o->defines.n, o->include_dirs.v,
+                    o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
+                    o->debug};
+    IrModule *m = sm_compile(ar, dg, ast, &so);
+    if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 
 static int run(const Opts *o, Arena *ar) {

@@ -31,6 +31,7 @@ typedef struct TileCompileOptions {
     int ninclude_dirs;
     const char *stdlib_dir;          /* NULL: $TILE_STDLIB or the installed
                                         stdlib */
+    int debug;                       /* keep device_assert, as tilec -g */
 } TileCompileOptions;
 
 /* Compiles a file (or, with tile_compile_source, text named `name` in
@@ -42,6 +43,15 @@ TileProgram *tile_compile_source(const char *name, const char *src,
                                  size_t len, const TileCompileOptions *opt,
                                  char **diagnostics);
 void tile_program_free(TileProgram *p);
+
+/* The program's kernels: their number, and the name of kernel i (in
+ * source order; NULL when i is out of range). */
+int tile_kernel_count(const TileProgram *p);
+const char *tile_kernel_name(const TileProgram *p, int i);
+/* The configurations of `kernel`, one a line in the form the `config` run
+ * option takes ("BLOCK=1024,warps=4,stages=3\n..."), malloc'd; NULL when
+ * there is no such kernel. */
+char *tile_kernel_configs(const TileProgram *p, const char *kernel);
 
 typedef enum { TILE_ARG_BUFFER, TILE_ARG_INT, TILE_ARG_FLOAT } TileArgKind;
 
@@ -70,13 +80,19 @@ typedef struct TileRunOptions {
     const char *config;  /* "BLOCK=1024,warps=4": run that configuration;
                             NULL: the first configuration whose @require
                             holds for these arguments */
-    unsigned grid[3];    /* all zero: evaluate the kernel's grid() */
+    unsigned grid[3];    /* all zero: evaluate the kernel's grid();
+                            otherwise a 0 in y or z counts as 1 */
 } TileRunOptions;
 
 /* Runs `kernel` over its grid. Returns 0, or -1 with *error (when non-NULL)
  * set to a message such as
  *   k.tile:7:5: error: out-of-bounds load of 'x': element 1024 of 1024,
- *   program (1, 0, 0)  */
+ *   program (1, 0, 0)
+ * followed by the source line and a caret. Errors without a source
+ * position (arguments, configuration, grid) are one line, e.g.
+ *   kernel 'vadd': argument 2 ('y') must be a buffer, got an integer
+ * An integer may be passed for a float parameter. device_print writes to
+ * stdout. */
 int tile_interp_run(TileProgram *p, const char *kernel, const TileArg *args,
                     int nargs, const TileRunOptions *opt, char **error);
 

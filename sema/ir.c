@@ -121,7 +121,7 @@ IrKernel *ir_kernel(Arena *ar, const char *name, int nparams,
     k->name = name;
     k->nparams = nparams;
     k->params = ar_alloc(ar, sizeof(IrParam) * (size_t)(nparams + 1));
-    memcpy(k->params, params, sizeof(IrParam) * (size_t)nparams);
+    if (nparams) memcpy(k->params, params, sizeof(IrParam) * (size_t)nparams);
     k->warps = 4;
     k->stages = 3;
     IrBuilder b = {ar, k, NULL, {0}};

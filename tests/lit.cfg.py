@@ -22,5 +22,11 @@ llvm_bin = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
 config.environment["PATH"] = llvm_bin + os.pathsep + os.environ.get("PATH", "")
 config.environment["NO_COLOR"] = "1"
 config.environment["TILE_STDLIB"] = os.path.join(srcroot, "stdlib")
+# Tests of generated PTX may say `REQUIRES: ptxas` (configure found the
+# CUDA toolkit's ptxas; its path is the substitution %ptxas).
+ptxas = os.environ.get("PTXAS", "")
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
 # Inputs that share a directory with tests but are not tests themselves.
 config.excludes = ["Inputs"]

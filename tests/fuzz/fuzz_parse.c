@@ -6,7 +6,8 @@
  * hanging, leaking or touching memory they do not own. Each input gets a
  * fresh Arena and a Diag that collects its text instead of printing it, is
  * parsed, and the AST is printed (to exercise the printer on whatever error
- * recovery produced). Built with -fsanitize=fuzzer,address,undefined by
+ * recovery produced); then the token printer runs over the same bytes
+ * with a Diag of its own. Built with -fsanitize=fuzzer,address,undefined by
  * tests/fuzz/run.sh; tests/fuzz/replay.c runs the same function over the
  * seed corpus without libFuzzer, as an ordinary test.
  */
@@ -18,6 +19,23 @@
 #include "parser/parser.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Runs the token printer (tilec --emit=tokens) over the input. */
+static void fuzz_tokens(const char *text, size_t size) {
+    Arena *ar = ar_new();
+    Diag *dg = dg_new(ar, NULL, 0);
+    uint32_t file = dg_add_file(dg, "fuzz.tile", text, size);
+    char *printed = NULL;
+    size_t printed_len = 0;
+    FILE *out = open_memstream(&printed, &printed_len);
+    if (out) {
+        ps_print_tokens(out, ar, dg, file, text, size);
+        fclose(out);
+        free(printed);
+    }
+    dg_free(dg);
+    ar_free(ar);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *text = (const char *)data;
@@ -40,5 +58,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     (void)dg_text(dg);
     dg_free(dg);
     ar_free(ar);
+    fuzz_tokens(text, size);
     return 0;
 }

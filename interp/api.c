@@ -1,0 +1,394 @@
+/*
+ * api.c — the public C API of tile_interp.h: compile Tile source to a
+ * TileProgram, pick a kernel configuration, check arguments, run.
+ *
+ * A TileProgram owns the compilation's arena (the IR and the source texts)
+ * and the file table of its Diag, so that runtime errors long after the
+ * compilation still print the offending source line. Each run gets a Diag
+ * of its own (the same files, a fresh message buffer, a per-run arena), so
+ * runs share nothing mutable and a program may serve several threads.
+ *
+ * Configuration choice follows the language brief: an explicit `config`
+ * string "NAME=V,..." (any subset of the compile-time parameters and
+ * warps/stages) selects the configurations that agree with it; without
+ * one, every configuration is a candidate. The first candidate (in the
+ * @tune order sema keeps) whose @require expressions hold for these
+ * arguments runs. Failures name the kernel and list what exists.
+ *
+ * Errors that have no source position (arguments, configuration, grid)
+ * are returned as one line without a trailing newline; errors found while
+ * running carry the clang-style location, source line and caret.
+ */
+#include "tile_interp.h"
+
+#include "interp.h"
+#include "../parser/parser.h"
+#include "../sema/sema.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct TileProgram {
+    Arena *ar;
+    Diag *dg;            /* the compilation's; holds the file table */
+    IrModule *mod;
+};
+
+static char *dup_or_null(const char *s) {
+    return s && *s ? strdup(s) : NULL;
+}
+
+/* --------------------------------------------------------------- compile */
+
+static const char *stdlib_dir(const TileCompileOptions *opt) {
+    if (opt && opt->stdlib_dir) return opt->stdlib_dir;
+    const char *env = getenv("TILE_STDLIB");
+    if (env && *env) return env;
+#ifdef TILE_STDLIB_DIR
+    return TILE_STDLIB_DIR;
+#else
+    return NULL;
+#endif
+}
+
+/* Splits the "NAME=VALUE" defines; reports a malformed one. */
+static int split_defines(Arena *ar, Diag *dg, const TileCompileOptions *opt,
+                         SmOptions *so) {
+    int n = opt ? opt->ndefines : 0;
+    SmDefine *d = ar_alloc(ar, sizeof *d * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) {
+        const char *s = opt->defines[i], *eq = s ? strchr(s, '=') : NULL;
+        if (!eq || eq == s) {
+            dg_plain(dg, DG_ERROR, "invalid define '%s' (expected NAME=VALUE)",
+                     s ? s : "(null)");
+            return -1;
+        }
+        d[i] = (SmDefine){ar_strndup(ar, s, (size_t)(eq - s)), eq + 1};
+    }
+    so->defines = d;
+    so->ndefines = n;
+    return 0;
+}
+
+static TileProgram *compile(Arena *ar, Diag *dg, uint32_t file, const char *text,
+                            size_t len, const TileCompileOptions *opt,
+                            char **diagnostics) {
+    SmOptions so = {0};
+    IrModule *mod = NULL;
+    if (split_defines(ar, dg, opt, &so) == 0) {
+        so.include_dirs = opt ? opt->include_dirs : NULL;
+        so.ninclude_dirs = opt ? opt->ninclude_dirs : 0;
+        so.stdlib_dir = stdlib_dir(opt);
+        so.debug = opt ? opt->debug : 0;
+        AstFile *ast = ps_parse(ar, dg, file, text, len);
+        if (!dg_errors(dg)) mod = sm_compile(ar, dg, ast, &so);
+    }
+    if (diagnostics) *diagnostics = dup_or_null(dg_text(dg));
+    if (!mod || dg_errors(dg)) {
+        dg_free(dg);
+        ar_free(ar);
+        return NULL;
+    }
+    dg_free(dg);   /* the messages were copied; the file table stays */
+    TileProgram *p = calloc(1, sizeof *p);
+    if (!p) abort();
+    *p = (TileProgram){ar, dg, mod};
+    return p;
+}
+
+TileProgram *tile_compile_source(const char *name, const char *src, size_t len,
+                                 const TileCompileOptions *opt, char **diagnostics) {
+    Arena *ar = ar_new();
+    Diag *dg = dg_new(ar, NULL, 0);
+    char *text = ar_strndup(ar, src, len);
+    uint32_t file = dg_add_file(dg, ar_strdup(ar, name ? name : "<source>"), text, len);
+    return compile(ar, dg, file, text, len, opt, diagnostics);
+}
+
+TileProgram *tile_compile_file(const char *path, const TileCompileOptions *opt,
+                               char **diagnostics) {
+    Arena *ar = ar_new();
+    Diag *dg = dg_new(ar, NULL, 0);
+    size_t len = 0;
+    char *text = read_file(ar, path, &len);
+    if (!text) {
+        dg_plain(dg, DG_ERROR, "cannot open '%s': %s", path, strerror(errno));
+        if (diagnostics) *diagnostics = dup_or_null(dg_text(dg));
+        dg_free(dg);
+        ar_free(ar);
+        return NULL;
+    }
+    uint32_t file = dg_add_file(dg, ar_strdup(ar, path), text, len);
+    return compile(ar, dg, file, text, len, opt, diagnostics);
+}
+
+void tile_program_free(TileProgram *p) {
+    if (!p) return;
+    ar_free(p->ar);
+    free(p);
+}
+
+/* ---------------------------------------------------------------- queries */
+
+/* The i-th distinct kernel name (configurations of one kernel are
+ * consecutive in the module). */
+static const IrKernel *nth_kernel(const TileProgram *p, int n) {
+    for (int i = 0, seen = -1; i < p->mod->nkernels; i++) {
+        if (i == 0 || strcmp(p->mod->kernels[i]->name, p->mod->kernels[i - 1]->name))
+            seen++;
+        if (seen == n) return p->mod->kernels[i];
+    }
+    return NULL;
+}
+
+int tile_kernel_count(const TileProgram *p) {
+    int n = 0;
+    while (nth_kernel(p, n)) n++;
+    return n;
+}
+
+const char *tile_kernel_name(const TileProgram *p, int i) {
+    const IrKernel *k = i >= 0 ? nth_kernel(p, i) : NULL;
+    return k ? k->name : NULL;
+}
+
+static void config_str(Buf *b, const IrKernel *k) {
+    for (int i = 0; i < k->ncparams; i++) {
+        const IrCparam *c = &k->cparams[i];
+        buf_printf(b, "%s=", c->name);
+        if (c->kind == CP_TYPE)
+            buf_puts(b, ty_kind_name((ScalarKind)c->value));
+        else if (c->kind == CP_BOOL)
+            buf_puts(b, c->value ? "true" : "false");
+        else
+            buf_printf(b, "%" PRId64, c->value);
+        buf_putc(b, ',');
+    }
+    buf_printf(b, "warps=%d,stages=%d", k->warps, k->stages);
+}
+
+/* Appends every configuration of `name`, separated by `sep`. */
+static int list_configs(Buf *b, const TileProgram *p, const char *name, const char *sep) {
+    int n = 0;
+    for (int i = 0; i < p->mod->nkernels; i++)
+        if (strcmp(p->mod->kernels[i]->name, name) == 0) {
+            if (n++) buf_puts(b, sep);
+            config_str(b, p->mod->kernels[i]);
+        }
+    return n;
+}
+
+char *tile_kernel_configs(const TileProgram *p, const char *kernel) {
+    Buf b = {0};
+    if (!list_configs(&b, p, kernel, "\n")) return NULL;
+    buf_putc(&b, '\n');
+    return b.s;
+}
+
+/* ------------------------------------------------------------------- run */
+
+typedef struct Run {
+    const TileProgram *p;
+    const char *name;
+    const TileArg *args;
+    int nargs;
+    int64_t *scalars;    /* runtime parameters for GExprs */
+    Buf err;
+} Run;
+
+static int fail(Run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(Run *r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    buf_vprintf(&r->err, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static const char *kind_name(TileArgKind k) {
+    return k == TILE_ARG_BUFFER ? "a buffer" : k == TILE_ARG_INT ? "an integer" : "a float";
+}
+
+/* Is v a value of integer kind k? (u64 takes any value's bits.) */
+static int fits(ScalarKind k, int64_t v) {
+    int bits = ty_bits(k);
+    if (bits == 64) return 1;
+    if (ty_issigned(k)) return v >= -((int64_t)1 << (bits - 1)) && v < (int64_t)1 << (bits - 1);
+    return v >= 0 && v < (int64_t)1 << bits;
+}
+
+/* Checks count and kinds against the signature of k (all configurations
+ * share it) and fills r->scalars. */
+static int check_args(Run *r, const IrKernel *k) {
+    if (r->nargs != k->nparams)
+        return fail(r, "kernel '%s' takes %d argument%s, got %d", k->name, k->nparams,
+                    k->nparams == 1 ? "" : "s", r->nargs);
+    r->scalars = calloc((size_t)k->nparams + 1, sizeof(int64_t));
+    if (!r->scalars) abort();
+    for (int i = 0; i < k->nparams; i++) {
+        ScalarKind pk = k->params[i].ty.k;
+        TileArgKind want = pk == SK_PTR ? TILE_ARG_BUFFER
+                         : ty_isfloat(pk) ? TILE_ARG_FLOAT : TILE_ARG_INT;
+        TileArgKind got = r->args[i].kind;
+        if (got != want && !(want == TILE_ARG_FLOAT && got == TILE_ARG_INT))
+            return fail(r, "kernel '%s': argument %d ('%s') must be %s, got %s", k->name,
+                        i, k->params[i].name, kind_name(want), kind_name(got));
+        if (got == TILE_ARG_BUFFER && !r->args[i].data && r->args[i].bytes)
+            return fail(r, "kernel '%s': argument %d ('%s') is a NULL buffer of %zu bytes",
+                        k->name, i, k->params[i].name, r->args[i].bytes);
+        if (got == TILE_ARG_INT && ty_isint(pk) && !fits(pk, r->args[i].i))
+            return fail(r, "kernel '%s': argument %d ('%s') is %" PRId64
+                        ", which does not fit in %s", k->name, i, k->params[i].name,
+                        r->args[i].i, ty_kind_name(pk));
+        IpSlot f = {.f = r->args[i].f};
+        r->scalars[i] = got == TILE_ARG_INT ? r->args[i].i
+                      : got == TILE_ARG_FLOAT ? ip_convert(SK_F64, SK_I64, f).i : 0;
+    }
+    return 0;
+}
+
+/* Does configuration k agree with NAME=VALUE? -1: k has no such name. */
+static int config_matches(const IrKernel *k, const char *name, const char *value) {
+    char *end;
+    if (!strcmp(name, "warps") || !strcmp(name, "stages")) {
+        long v = strtol(value, &end, 0);
+        return !*end && v == (!strcmp(name, "warps") ? k->warps : k->stages);
+    }
+    for (int i = 0; i < k->ncparams; i++) {
+        const IrCparam *c = &k->cparams[i];
+        if (strcmp(c->name, name)) continue;
+        if (c->kind == CP_TYPE) return ty_kind_by_name(value) == (ScalarKind)c->value;
+        if (c->kind == CP_BOOL && (!strcmp(value, "true") || !strcmp(value, "false")))
+            return (value[0] == 't') == (c->value != 0);
+        long long v = strtoll(value, &end, 0);
+        return *value && !*end && v == c->value;
+    }
+    return -1;
+}
+
+/* Does k agree with every NAME=VALUE of the config string? */
+static int config_selects(Run *r, const IrKernel *k, const char *config) {
+    char *s = strdup(config), *save = NULL;
+    if (!s) abort();
+    int ok = 1;
+    for (char *item = strtok_r(s, ",", &save); item && ok; item = strtok_r(NULL, ",", &save)) {
+        while (*item == ' ') item++;
+        char *eq = strchr(item, '=');
+        if (!eq) {
+            ok = fail(r, "kernel '%s': invalid configuration '%s' (expected NAME=VALUE,...)",
+                      k->name, config);
+            break;
+        }
+        *eq = 0;
+        char *v = eq + 1, *e = v + strlen(v);
+        for (char *t = eq; t > item && t[-1] == ' ';) *--t = 0;
+        while (*v == ' ') v++;
+        while (e > v && e[-1] == ' ') *--e = 0;
+        int m = config_matches(k, item, v);
+        if (m < 0) ok = fail(r, "kernel '%s' has no compile-time parameter '%s'", k->name, item);
+        else ok = m;
+    }
+    free(s);
+    return ok;
+}
+
+static int requires_hold(Run *r, const IrKernel *k) {
+    for (int i = 0; i < k->nrequire; i++) {
+        int64_t v;
+        if (gx_eval(k->require[i], r->scalars, &v) || !v) return 0;
+    }
+    return 1;
+}
+
+/* Picks the configuration to run, or reports why there is none. */
+static const IrKernel *choose(Run *r, const char *config) {
+    const IrModule *m = r->p->mod;
+    int named = 0, selected = 0;
+    for (int i = 0; i < m->nkernels; i++) {
+        const IrKernel *k = m->kernels[i];
+        if (strcmp(k->name, r->name)) continue;
+        if (!named++ && check_args(r, k)) return NULL;
+        if (config) {
+            int s = config_selects(r, k, config);
+            if (s < 0) return NULL;
+            if (!s) continue;
+        }
+        selected++;
+        if (requires_hold(r, k)) return k;
+    }
+    if (!named) {
+        fail(r, "no kernel named '%s'", r->name);
+        for (int i = 0, n = tile_kernel_count(r->p); i < n; i++)
+            buf_printf(&r->err, "%s'%s'", i ? ", " : " (kernels: ", tile_kernel_name(r->p, i));
+        if (tile_kernel_count(r->p)) buf_putc(&r->err, ')');
+        return NULL;
+    }
+    if (config && !selected)
+        fail(r, "kernel '%s' has no configuration '%s'; available: ", r->name, config);
+    else
+        fail(r, "no configuration of kernel '%s'%s%s%s satisfies its @require for these "
+             "arguments; available: ", r->name, config ? " matching '" : "",
+             config ? config : "", config ? "'" : "");
+    list_configs(&r->err, r->p, r->name, "; ");
+    return NULL;
+}
+
+/* The launch grid: the caller's, or the kernel's grid() evaluated. */
+static int grid_of(Run *r, const IrKernel *k, const TileRunOptions *opt, uint32_t g[3]) {
+    if (opt && (opt->grid[0] || opt->grid[1] || opt->grid[2])) {
+        g[0] = opt->grid[0];
+        g[1] = opt->grid[1] ? opt->grid[1] : 1;
+        g[2] = opt->grid[2] ? opt->grid[2] : 1;
+        return 0;
+    }
+    if (!k->ngrid)
+        return fail(r, "kernel '%s' has no grid(): pass one in TileRunOptions.grid", k->name);
+    for (int d = 0; d < 3; d++) {
+        int64_t v = 1;
+        if (d < k->ngrid && gx_eval(k->grid[d], r->scalars, &v))
+            return fail(r, "kernel '%s': grid() divides by zero for these arguments", k->name);
+        if (v < 0 || v > UINT32_MAX)
+            return fail(r, "kernel '%s': grid() dimension %d is %" PRId64
+                        " for these arguments", k->name, d, v);
+        g[d] = (uint32_t)v;
+    }
+    return 0;
+}
+
+/* Runs k with a Diag of its own over the program's files. */
+static int execute(Run *r, const IrKernel *k, const uint32_t grid[3]) {
+    Arena *ar = ar_new();
+    Diag *dg = dg_new(ar, NULL, 0);
+    size_t len;
+    const char *text;
+    for (uint32_t f = 0; (text = dg_file_text(r->p->dg, f, &len)) != NULL; f++)
+        dg_add_file(dg, dg_file_path(r->p->dg, f), text, len);
+    IpArg *args = calloc((size_t)k->nparams + 1, sizeof *args);
+    if (!args) abort();
+    for (int i = 0; i < k->nparams; i++) {
+        const TileArg *a = &r->args[i];
+        args[i] = (IpArg){a->data, a->bytes, a->i,
+                          a->kind == TILE_ARG_INT ? (double)a->i : a->f};
+    }
+    int rc = ip_run(k, args, grid, dg, NULL);
+    if (rc) buf_puts(&r->err, dg_text(dg));
+    free(args);
+    dg_free(dg);
+    ar_free(ar);
+    return rc;
+}
+
+int tile_interp_run(TileProgram *p, const char *kernel, const TileArg *args, int nargs,
+                    const TileRunOptions *opt, char **error) {
+    Run r = {p, kernel ? kernel : "", args, nargs, NULL, {0}};
+    const IrKernel *k = choose(&r, opt ? opt->config : NULL);
+    uint32_t grid[3];
+    int rc = !k || grid_of(&r, k, opt, grid) ? -1 : execute(&r, k, grid);
+    if (error) *error = rc ? dup_or_null(r.err.s ? r.err.s : "error") : NULL;
+    buf_free(&r.err);
+    free(r.scalars);
+    return rc;
+}

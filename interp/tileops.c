@@ -1,0 +1,315 @@
+/*
+ * tileops.c — ops that create tiles, move elements between positions, or
+ * combine many elements into one: constants, program ids, arange, splat,
+ * broadcast, reshape, permute, reductions, cumsum and dot.
+ *
+ * Tiles are row-major, so reshape and expand_dims only copy; broadcast and
+ * permute are one strided gather (a source stride per result axis, 0 for
+ * a stretched axis).
+ *
+ * Reductions and cumsum walk the reduced axis in index order, which fixes
+ * the rounding of float sums (the GPU's tree order may differ in the last
+ * bits; the numerics tests compare with a tolerance). Accumulators: integer
+ * sums wrap at the result's width; f32 in float; f16/bf16 accumulate in
+ * float and round to the type once at the end (for cumsum, once per output
+ * element); f64 in double. max/min follow maxNum/minNum like the
+ * element-wise ops, so NaNs are ignored unless every element is NaN.
+ * argmax/argmin return the lowest index among equal values; a NaN counts
+ * as the extreme, so the index of the first NaN wins (as in Triton).
+ *
+ * dot accumulates each output element over k in index order, starting
+ * from acc (or zero), in f32 for float inputs: f16/bf16 products are exact
+ * in f32, f32 inputs are first rounded to tf32 (ties away from zero) unless
+ * the op is marked ieee, in which case each step is an f32 fma; f64 inputs
+ * accumulate in double with fma; i8 (any integer) inputs accumulate with
+ * wrapping at the result's width.
+ */
+#include "interp.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void fill(IpSlot *r, int64_t n, IpSlot v) {
+    for (int64_t i = 0; i < n; i++) r[i] = v;
+}
+
+static int exec_const(IpMachine *m, const IrOp *op) {
+    ScalarKind k = op->res[0]->ty.k;
+    IpSlot v = {0};
+    if (ty_isfloat(k))
+        v.f = ip_round(k, op->fattr);
+    else if (k == SK_BOOL)
+        v.i = op->iattr[0] != 0;
+    else
+        v.i = ip_wrap(k, (uint64_t)op->iattr[0]);
+    fill(ip_val(m, op->res[0]), ty_numel(op->res[0]->ty), v);
+    return 0;
+}
+
+/* Row-major strides of t. */
+static void strides(Type t, int64_t *st) {
+    int64_t s = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= t.dim[d];
+    }
+}
+
+/* dst[i] = src[offset of i], walking the result's index space with a
+ * source stride per result axis. */
+static void gather(IpSlot *dst, const IpSlot *src, Type rt, const int64_t *sst) {
+    int64_t idx[IR_MAXRANK] = {0}, off = 0, n = ty_numel(rt);
+    for (int64_t i = 0; i < n; i++) {
+        dst[i] = src[off];
+        for (int d = rt.rank - 1; d >= 0; d--) {
+            off += sst[d];
+            if (++idx[d] < rt.dim[d]) break;
+            off -= sst[d] * rt.dim[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* Shapes align from the right; size-1 (or missing) source axes stretch. */
+static void exec_broadcast(IpMachine *m, const IrOp *op) {
+    Type st = op->args[0]->ty, rt = op->res[0]->ty;
+    int64_t sstr[IR_MAXRANK], rstr[IR_MAXRANK];
+    strides(st, sstr);
+    for (int d = 0; d < rt.rank; d++) {
+        int sd = d - (rt.rank - st.rank);
+        rstr[d] = sd < 0 || st.dim[sd] == 1 ? 0 : sstr[sd];
+    }
+    gather(ip_val(m, op->res[0]), ip_val(m, op->args[0]), rt, rstr);
+}
+
+/* Result axis d is source axis perm[d]. */
+static void exec_permute(IpMachine *m, const IrOp *op) {
+    Type st = op->args[0]->ty, rt = op->res[0]->ty;
+    int64_t sstr[IR_MAXRANK], rstr[IR_MAXRANK];
+    strides(st, sstr);
+    for (int d = 0; d < rt.rank; d++) rstr[d] = sstr[op->iattr[d]];
+    gather(ip_val(m, op->res[0]), ip_val(m, op->args[0]), rt, rstr);
+}
+
+/* ------------------------------------------------------------ reductions */
+
+/* The reduced axis as (outer, len, inner): element j of output (o, i) is
+ * source element (o * len + j) * inner + i. A scalar result reduces all. */
+static void split_axis(Type in, Type res, int64_t axis, int64_t *outer,
+                       int64_t *len, int64_t *inner) {
+    *outer = *len = *inner = 1;
+    if (res.rank == 0 && !(in.rank == 1 && axis == 0)) {
+        *len = ty_numel(in);
+        return;
+    }
+    if (axis < 0) axis += in.rank;
+    for (int d = 0; d < in.rank; d++)
+        *(d < axis ? outer : d == axis ? len : inner) *= in.dim[d];
+}
+
+static int better(ReduceKind rk, ScalarKind k, IpSlot x, IpSlot best) {
+    int want_max = rk == RED_MAX || rk == RED_ARGMAX;
+    if (ty_isfloat(k)) return want_max ? x.f > best.f : x.f < best.f;
+    if (ty_issigned(k)) return want_max ? x.i > best.i : x.i < best.i;
+    return want_max ? x.u > best.u : x.u < best.u;
+}
+
+/* Reduces n elements src[0], src[s], ... of kind k to one of kind rk. */
+static IpSlot reduce_line(ReduceKind red, ScalarKind k, ScalarKind rk,
+                          const IpSlot *src, int64_t n, int64_t s) {
+    IpSlot r = {0};
+    if (red == RED_SUM) {
+        if (!ty_isfloat(k)) {
+            uint64_t acc = 0;
+            for (int64_t j = 0; j < n; j++) acc += src[j * s].u;
+            r.i = (int64_t)acc;
+            return ip_convert(ty_isfloat(rk) ? k : SK_U64, rk, r);
+        }
+        if (k == SK_F64) {
+            for (int64_t j = 0; j < n; j++) r.f += src[j * s].f;
+            return ip_convert(k, rk, r);
+        }
+        float acc = 0;
+        for (int64_t j = 0; j < n; j++) acc += (float)src[j * s].f;
+        r.f = acc;
+        return ip_convert(SK_F32, rk, r);
+    }
+    int64_t bi = 0;
+    IpSlot best = src[0];
+    for (int64_t j = 1; j < n; j++) {
+        IpSlot x = src[j * s];
+        if (ty_isfloat(k) && (isnan(x.f) || isnan(best.f))) {
+            int arg = red == RED_ARGMAX || red == RED_ARGMIN;
+            /* arg*: the first NaN wins; max/min: NaN loses */
+            if (arg ? isnan(x.f) && !isnan(best.f) : isnan(best.f)) best = x, bi = j;
+            continue;
+        }
+        if (better(red, k, x, best)) best = x, bi = j;
+    }
+    if (red == RED_ARGMAX || red == RED_ARGMIN) {
+        r.i = ip_wrap(rk, (uint64_t)bi);
+        return r;
+    }
+    return rk == k ? best : ip_convert(k, rk, best);
+}
+
+static void exec_reduce(IpMachine *m, const IrOp *op) {
+    Type in = op->args[0]->ty, rt = op->res[0]->ty;
+    int64_t outer, len, inner;
+    split_axis(in, rt, op->iattr[1], &outer, &len, &inner);
+    const IpSlot *src = ip_val(m, op->args[0]);
+    IpSlot *r = ip_val(m, op->res[0]);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++)
+            r[o * inner + i] = reduce_line((ReduceKind)op->iattr[0], in.k, rt.k,
+                                           src + o * len * inner + i, len, inner);
+}
+
+/* Inclusive prefix sums along the axis. */
+static void exec_scan(IpMachine *m, const IrOp *op) {
+    Type t = op->res[0]->ty;
+    ScalarKind k = t.k;
+    int64_t outer, len, inner;
+    split_axis(t, t, op->iattr[0], &outer, &len, &inner);
+    const IpSlot *src = ip_val(m, op->args[0]);
+    IpSlot *r = ip_val(m, op->res[0]);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            int64_t base = o * len * inner + i;
+            uint64_t iacc = 0;
+            double dacc = 0;
+            float facc = 0;
+            for (int64_t j = 0; j < len; j++) {
+                int64_t at = base + j * inner;
+                if (!ty_isfloat(k))
+                    r[at].i = ip_wrap(k, iacc += src[at].u);
+                else if (k == SK_F64)
+                    r[at].f = dacc += src[at].f;
+                else
+                    r[at].f = ip_round(k, facc += (float)src[at].f);
+            }
+        }
+}
+
+/* ------------------------------------------------------------------- dot */
+
+typedef struct DotShape {
+    int64_t batch, M, N, K;
+} DotShape;
+
+static void dot_int(const DotShape *s, const IpSlot *a, const IpSlot *b,
+                    const IpSlot *acc, IpSlot *r, ScalarKind rk) {
+    for (int64_t z = 0; z < s->batch; z++)
+        for (int64_t i = 0; i < s->M; i++)
+            for (int64_t j = 0; j < s->N; j++) {
+                int64_t at = (z * s->M + i) * s->N + j;
+                uint64_t sum = acc ? acc[at].u : 0;
+                for (int64_t k = 0; k < s->K; k++)
+                    sum += a[(z * s->M + i) * s->K + k].u * b[(z * s->K + k) * s->N + j].u;
+                r[at].i = ip_wrap(rk, sum);
+            }
+}
+
+static void dot_f64(const DotShape *s, const IpSlot *a, const IpSlot *b,
+                    const IpSlot *acc, IpSlot *r) {
+    for (int64_t z = 0; z < s->batch; z++)
+        for (int64_t i = 0; i < s->M; i++)
+            for (int64_t j = 0; j < s->N; j++) {
+                int64_t at = (z * s->M + i) * s->N + j;
+                double sum = acc ? acc[at].f : 0;
+                for (int64_t k = 0; k < s->K; k++)
+                    sum = fma(a[(z * s->M + i) * s->K + k].f, b[(z * s->K + k) * s->N + j].f, sum);
+                r[at].f = sum;
+            }
+}
+
+/* Operand n elements of kind k as the f32 values the tensor core sees. */
+static float *dot_operand(const IpSlot *v, int64_t n, ScalarKind k, int ieee) {
+    float *f = malloc(sizeof(float) * (size_t)(n ? n : 1));
+    if (!f) abort();
+    for (int64_t i = 0; i < n; i++) {
+        f[i] = (float)v[i].f;
+        if (k == SK_F32 && !ieee) f[i] = ip_tf32_round(f[i]);
+    }
+    return f;
+}
+
+/* f32 accumulation, row by row so the inner loop runs over contiguous j;
+ * each output element still sums k in order. */
+static void dot_f32(const DotShape *s, const float *a, const float *b,
+                    const IpSlot *acc, IpSlot *r, ScalarKind rk, int fused) {
+    float *row = malloc(sizeof(float) * (size_t)(s->N ? s->N : 1));
+    if (!row) abort();
+    for (int64_t z = 0; z < s->batch; z++)
+        for (int64_t i = 0; i < s->M; i++) {
+            int64_t at = (z * s->M + i) * s->N;
+            for (int64_t j = 0; j < s->N; j++) row[j] = acc ? (float)acc[at + j].f : 0;
+            for (int64_t k = 0; k < s->K; k++) {
+                float x = a[(z * s->M + i) * s->K + k];
+                const float *bk = b + (z * s->K + k) * s->N;
+                if (fused)
+                    for (int64_t j = 0; j < s->N; j++) row[j] = fmaf(x, bk[j], row[j]);
+                else   /* the product is exact: no fma needed */
+                    for (int64_t j = 0; j < s->N; j++) row[j] += x * bk[j];
+            }
+            for (int64_t j = 0; j < s->N; j++) r[at + j].f = ip_round(rk, row[j]);
+        }
+    free(row);
+}
+
+static void exec_dot(IpMachine *m, const IrOp *op) {
+    Type ta = op->args[0]->ty, tb = op->args[1]->ty, tr = op->res[0]->ty;
+    DotShape s = {tr.rank == 3 ? tr.dim[0] : 1, tr.dim[tr.rank - 2],
+                  tr.dim[tr.rank - 1], ta.dim[ta.rank - 1]};
+    const IpSlot *a = ip_val(m, op->args[0]), *b = ip_val(m, op->args[1]);
+    const IpSlot *acc = op->nargs > 2 ? ip_val(m, op->args[2]) : NULL;
+    IpSlot *r = ip_val(m, op->res[0]);
+    int ieee = op->iattr[0] == 1;
+    if (!ty_isfloat(ta.k)) {
+        dot_int(&s, a, b, acc, r, tr.k);
+    } else if (ta.k == SK_F64 || tr.k == SK_F64) {
+        dot_f64(&s, a, b, acc, r);
+    } else {
+        float *fa = dot_operand(a, ty_numel(ta), ta.k, ieee);
+        float *fb = dot_operand(b, ty_numel(tb), tb.k, ieee);
+        int fused = ieee && (ta.k == SK_F32 || tb.k == SK_F32);
+        dot_f32(&s, fa, fb, acc, r, tr.k, fused);
+        free(fa);
+        free(fb);
+    }
+}
+
+/* ------------------------------------------------------------------ ops */
+
+int ip_exec_tile(IpMachine *m, const IrOp *op) {
+    const IrValue *res = op->nres ? op->res[0] : NULL;
+    IpSlot *r = res ? ip_val(m, res) : NULL;
+    int64_t n = res ? ty_numel(res->ty) : 0;
+    switch (op->op) {
+    case IR_CONST: return exec_const(m, op);
+    case IR_PROGRAM_ID:
+    case IR_NUM_PROGRAMS: {
+        uint32_t v = (op->op == IR_PROGRAM_ID ? m->pid : m->npid)[op->iattr[0] % 3];
+        fill(r, n, (IpSlot){.i = ip_wrap(res->ty.k, v)});
+        return 0;
+    }
+    case IR_ARANGE:
+        for (int64_t i = 0; i < n; i++)
+            r[i].i = ip_wrap(res->ty.k, (uint64_t)(op->iattr[0] + i));
+        return 0;
+    case IR_SPLAT: fill(r, n, ip_val(m, op->args[0])[0]); return 0;
+    case IR_BROADCAST: exec_broadcast(m, op); return 0;
+    case IR_PERMUTE: exec_permute(m, op); return 0;
+    case IR_EXPAND_DIMS: case IR_RESHAPE:
+    case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
+        memcpy(r, ip_val(m, op->args[0]), sizeof(IpSlot) * (size_t)n);
+        return 0;
+    case IR_REDUCE: exec_reduce(m, op); return 0;
+    case IR_SCAN: exec_scan(m, op); return 0;
+    case IR_DOT: exec_dot(m, op); return 0;
+    default:
+        return ip_fail(m, op, "internal error: '%s' is not a tile op",
+                       ir_op_name[op->op]);
+    }
+}

@@ -1,0 +1,1104 @@
+/*
+ * builtins.c — the builtin functions, one table row each.
+ *
+ * A row names the builtin, spells its parameters ("p, mask?, other?" —
+ * `?` optional, `...` a variadic tail) and points at a handler. Argument
+ * binding is shared: positional arguments fill parameters in order, named
+ * ones by name; unknown, repeated, missing and surplus arguments are
+ * reported here, once, for every builtin alike. An absent optional argument
+ * (or an explicit `None`) arrives as SV_NONE. Handlers then check kinds,
+ * shapes and element types with a small set of helpers (want_*), each of
+ * which names the builtin and the argument in its message, and finally emit
+ * IR.
+ *
+ * Transcendental math on f16/bf16 runs in f32 (cast, op, cast back), so
+ * those IR ops only ever see f32 or f64 — the same contract libdevice has.
+ */
+#include "sm.h"
+
+#include <string.h>
+
+typedef struct Builtin Builtin;
+typedef SmVal (*Handler)(SmCtx *c, const Builtin *b, const AstExpr *call,
+                         SmVal *a);
+
+struct Builtin {
+    const char *name;
+    const char *params;
+    Handler fn;
+    int op;      /* IrOpcode, ReduceKind or AtomicKind, per handler */
+    int pure;    /* no effect: an unused result is worth a warning */
+};
+
+#define MAXP 8
+
+/* ------------------------------------------------------------- helpers */
+
+static int absent(const SmVal *v) { return v->kind == SV_NONE; }
+
+static int want_value(SmCtx *c, const Builtin *b, const SmVal *v,
+                      const char *arg) {
+    (void)b;
+    (void)arg;
+    return v->kind != SV_POISON && sm_check_value(c, v);
+}
+
+/* A runtime or constant value whose element type passes `ok`. */
+static int want_kind(SmCtx *c, const Builtin *b, const SmVal *v,
+                     const char *arg, int (*ok)(ScalarKind), const char *desc) {
+    if (!want_value(c, b, v, arg)) return 0;
+    if (ok(sm_type_of(v).k)) return 1;
+    dg_error(c->dg, v->loc, "argument '%s' of '%s' must be %s, got '%s'", arg,
+             b->name, desc, sm_describe(c, v));
+    return 0;
+}
+
+static int is_float(ScalarKind k) { return ty_isfloat(k); }
+static int is_int(ScalarKind k) { return ty_isint(k); }
+static int is_bool(ScalarKind k) { return k == SK_BOOL; }
+static int is_ptr(ScalarKind k) { return k == SK_PTR; }
+static int is_numeric(ScalarKind k) { return ty_isint(k) || ty_isfloat(k); }
+static int is_numeric_or_bool(ScalarKind k) { return k != SK_PTR && k != SK_VOID; }
+
+static int want_type(SmCtx *c, const Builtin *b, const SmVal *v,
+                     const char *arg, ScalarKind *out) {
+    if (v->kind == SV_POISON) return 0;
+    if (v->kind != SV_TYPE) {
+        dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a type such as "
+                 "'f32', got %s", arg, b->name, sm_describe(c, v));
+        return 0;
+    }
+    *out = (ScalarKind)v->k;
+    return 1;
+}
+
+static int want_int(SmCtx *c, const Builtin *b, const SmVal *v,
+                    const char *arg, int64_t *out) {
+    const char *what = ar_printf(c->ar, "argument '%s' of '%s'", arg, b->name);
+    return sm_const_int_arg(c, v, what, out);
+}
+
+static int want_string(SmCtx *c, const Builtin *b, const SmVal *v,
+                       const char *arg, const char *const *choices,
+                       int *out) {
+    if (v->kind == SV_POISON) return 0;
+    if (v->kind == SV_STR)
+        for (int i = 0; choices[i]; i++)
+            if (choices[i][0] && strcmp(v->s, choices[i]) == 0) {
+                *out = i;
+                return 1;
+            }
+    Buf list = {0};
+    for (int i = 0, n = 0; choices[i]; i++)
+        if (choices[i][0]) buf_printf(&list, "%s\"%s\"", n++ ? ", " : "", choices[i]);
+    dg_error(c->dg, v->loc, "argument '%s' of '%s' must be one of %s", arg,
+             b->name, list.s);
+    buf_free(&list);
+    return 0;
+}
+
+/* A shape: [d0, d1, ...] of compile-time powers of two (or one integer). */
+static int want_shape(SmCtx *c, const Builtin *b, const SmVal *v,
+                      const char *arg, Type *out) {
+    if (v->kind == SV_POISON) return 0;
+    int n = v->kind == SV_LIST ? v->n : 1;
+    const SmVal *items = v->kind == SV_LIST ? v->items : v;
+    if (v->kind != SV_LIST && v->kind != SV_CONST) {
+        dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a shape such as "
+                 "[64, 32], got %s", arg, b->name, sm_describe(c, v));
+        return 0;
+    }
+    int32_t dims[IR_MAXRANK] = {0};
+    if (n > IR_MAXRANK) return sm_check_shape(c, v->loc, n, dims);
+    for (int i = 0; i < n; i++) {
+        int64_t d;
+        if (!want_int(c, b, &items[i], arg, &d)) return 0;
+        if (d != (int32_t)d || !is_pow2(d)) {
+            dg_error(c->dg, items[i].loc, "tile dimension %lld is not a power of "
+                     "two", (long long)d);
+            return 0;
+        }
+        dims[i] = (int32_t)d;
+    }
+    if (!sm_check_shape(c, v->loc, n, dims)) return 0;
+    *out = ty_tile(ty_scalar(SK_VOID), n, dims);
+    return 1;
+}
+
+static int want_axis(SmCtx *c, const Builtin *b, const SmVal *v, int rank,
+                     int *out) {
+    int64_t ax;
+    if (!want_int(c, b, v, "axis", &ax)) return 0;
+    if (ax < -rank || ax >= rank) {
+        if (rank == 0)
+            dg_error(c->dg, v->loc, "'%s' has no axis %lld to work on: its "
+                     "argument is a scalar", b->name, (long long)ax);
+        else
+            dg_error(c->dg, v->loc, "axis %lld is out of range for a rank-%d "
+                     "tile in '%s'", (long long)ax, rank, b->name);
+        return 0;
+    }
+    *out = (int)(ax < 0 ? ax + rank : ax);
+    return 1;
+}
+
+static int want_bool_const(SmCtx *c, const Builtin *b, const SmVal *v,
+                           const char *arg, int *out) {
+    if (v->kind == SV_POISON) return 0;
+    if (v->kind != SV_CONST || v->k != SK_BOOL) {
+        dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a compile-time "
+                 "bool, got %s", arg, b->name, v->kind == SV_VAL
+                     ? "a runtime value" : ar_printf(c->ar, "'%s'", sm_describe(c, v)));
+        return 0;
+    }
+    *out = (int)v->i;
+    return 1;
+}
+
+/* The common kind of n operands (literals adapt), or SK_VOID after an
+ * error about a literal that does not fit. */
+static ScalarKind promote_n(SmCtx *c, SmVal *v, int n) {
+    SmVal acc = v[0];
+    for (int i = 1; i < n; i++) {
+        ScalarKind k = sm_promote_weak(&acc, &v[i]);
+        int weak = acc.kind == SV_CONST && acc.weak && v[i].kind == SV_CONST &&
+                   v[i].weak;
+        acc = ty_isfloat(k) ? sm_const_float(k, 0, weak, acc.loc)
+                            : sm_const_int(k, 0, weak, acc.loc);
+        if (!weak) acc.weak = 0, acc.k = (uint8_t)k;
+    }
+    ScalarKind k = sm_type_of(&acc).k;
+    for (int i = 0; i < n; i++)
+        if (!sm_const_fits(&v[i], k)) {
+            dg_error(c->dg, v[i].loc, "integer literal %lld does not fit in '%s'",
+                     (long long)v[i].i, ty_kind_name(k));
+            return SK_VOID;
+        }
+    return k;
+}
+
+/* Converts v[0..n) to kind k and broadcasts them to one shape. */
+static int unify(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *v,
+                 int n, ScalarKind k, IrValue **out) {
+    Type shape = ty_scalar(k);
+    for (int i = 0; i < n; i++)
+        if (!sm_broadcast_shape(shape, sm_type_of(&v[i]), &shape)) {
+            Buf l = {0};
+            for (int j = 0; j < n; j++)
+                buf_printf(&l, "%s'%s'", j ? ", " : "", sm_describe(c, &v[j]));
+            dg_error(c->dg, call->loc, "incompatible shapes in '%s': %s",
+                     b->name, l.s);
+            buf_free(&l);
+            return 0;
+        }
+    c->b.loc = call->loc;
+    for (int i = 0; i < n; i++)
+        out[i] = sm_broadcast_to(c, sm_convert(c, &v[i], k), shape);
+    return 1;
+}
+
+static Type shape_kind(Type shape, ScalarKind k) { return sm_with_kind(shape, k); }
+
+/* Runs op in f32 for f16/bf16 operands (cast, op, cast back). */
+static IrValue *in_f32(SmCtx *c, IrOpcode op, IrValue **x, int n) {
+    ScalarKind k = x[0]->ty.k;
+    int up = k == SK_F16 || k == SK_BF16;
+    IrValue *a[3] = {0};
+    for (int i = 0; i < n; i++) a[i] = up ? sm_cast(c, x[i], SK_F32) : x[i];
+    IrValue *r = sm_emit1(c, op, a[0]->ty, a[0], a[1], a[2]);
+    return up ? sm_cast(c, r, k) : r;
+}
+
+/* Marks the kernel parameters a stored-through pointer derives from. */
+static void mark_stored(SmCtx *c, IrValue *p, char *seen) {
+    if (p->id >= c->b.k->nvalues || seen[p->id]) return;
+    seen[p->id] = 1;
+    if (!p->def) {
+        IrBlock *blk = p->block;
+        if (blk == c->b.k->body) {
+            c->b.k->params[p->index].stored = 1;
+            return;
+        }
+        IrOp *own = blk->parent;
+        if (!own) return;
+        int carried = own->op == IR_FOR ? p->index - 1 : p->index;
+        int first = own->op == IR_FOR ? 3 : 0;
+        if (carried >= 0 && first + carried < own->nargs)
+            mark_stored(c, own->args[first + carried], seen);
+        if (blk->last && carried >= 0 && blk->last->nargs > carried)
+            mark_stored(c, blk->last->args[carried + (blk->last->op == IR_CONDITION)], seen);
+        return;
+    }
+    IrOp *op = p->def;
+    switch (op->op) {
+    case IR_PTRADD: case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS:
+    case IR_RESHAPE: case IR_PERMUTE: case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
+        mark_stored(c, op->args[0], seen);
+        return;
+    case IR_SELECT:
+        mark_stored(c, op->args[1], seen);
+        mark_stored(c, op->args[2], seen);
+        return;
+    case IR_FOR: case IR_IF: case IR_WHILE:
+        if (op->op == IR_FOR && 3 + p->index < op->nargs)
+            mark_stored(c, op->args[3 + p->index], seen);
+        if (op->op == IR_WHILE && p->index < op->nargs)
+            mark_stored(c, op->args[p->index], seen);
+        for (int r = 0; r < op->nregions; r++) {
+            IrOp *last = op->regions[r]->last;
+            int off = last && last->op == IR_CONDITION;
+            if (last && off + p->index < last->nargs)
+                mark_stored(c, last->args[off + p->index], seen);
+        }
+        return;
+    default: return;
+    }
+}
+
+static void stored_through(SmCtx *c, IrValue *p) {
+    char *seen = ar_alloc(c->ar, (size_t)c->b.k->nvalues + 1);
+    mark_stored(c, p, seen);
+}
+
+/* --------------------------------------------------------- program ids */
+
+/* program_id(axis), num_programs(axis) */
+static SmVal bi_program(SmCtx *c, const Builtin *b, const AstExpr *call,
+                        SmVal *a) {
+    int64_t ax;
+    if (!want_int(c, b, &a[0], "axis", &ax)) return sm_poison();
+    if (ax < 0 || ax > 2) {
+        dg_error(c->dg, a[0].loc, "axis of '%s' must be 0, 1 or 2, got %lld",
+                 b->name, (long long)ax);
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    IrValue *v = sm_emit1(c, (IrOpcode)b->op, ty_scalar(SK_I32), NULL, NULL, NULL);
+    v->def->iattr[0] = ax;
+    return sm_val(v, call->loc);
+}
+
+/* ------------------------------------------------------------ creation */
+
+/* arange(lo, hi) */
+static SmVal bi_arange(SmCtx *c, const Builtin *b, const AstExpr *call,
+                       SmVal *a) {
+    int64_t lo, hi;
+    int ok = want_int(c, b, &a[0], "lo", &lo);
+    ok &= want_int(c, b, &a[1], "hi", &hi);
+    if (!ok) return sm_poison();
+    if (lo < INT32_MIN || hi > INT32_MAX || hi <= lo || !is_pow2(hi - lo)) {
+        dg_error(c->dg, call->loc, "'arange(%lld, %lld)' must have a positive "
+                 "power-of-two number of elements, not %lld", (long long)lo,
+                 (long long)hi, (long long)(hi - lo));
+        return sm_poison();
+    }
+    int32_t n = (int32_t)(hi - lo);
+    if (!sm_check_shape(c, call->loc, 1, &n)) return sm_poison();
+    c->b.loc = call->loc;
+    IrValue *v = sm_emit1(c, IR_ARANGE, ty_tile(ty_scalar(SK_I32), 1, &n),
+                          NULL, NULL, NULL);
+    v->def->iattr[0] = lo;
+    v->def->iattr[1] = hi;
+    return sm_val(v, call->loc);
+}
+
+static SmVal filled(SmCtx *c, Loc loc, Type t, const SmVal *value) {
+    c->b.loc = loc;
+    IrValue *s = sm_materialize(c, value, (ScalarKind)t.k);
+    return sm_val(t.rank ? sm_emit1(c, IR_SPLAT, t, s, NULL, NULL) : s, loc);
+}
+
+/* zeros(shape, dtype), full(shape, value, dtype) */
+static SmVal bi_full(SmCtx *c, const Builtin *b, const AstExpr *call,
+                     SmVal *a) {
+    int zeros = b->op == 0;
+    Type shape;
+    ScalarKind k;
+    SmVal *value = zeros ? NULL : &a[1];
+    int ok = want_shape(c, b, &a[0], "shape", &shape);
+    ok &= want_type(c, b, &a[zeros ? 1 : 2], "dtype", &k);
+    if (value && want_value(c, b, value, "value") &&
+        (sm_type_of(value).rank || sm_type_of(value).k == SK_PTR)) {
+        dg_error(c->dg, value->loc, "argument 'value' of 'full' must be a "
+                 "scalar, got '%s'", sm_describe(c, value));
+        ok = 0;
+    }
+    if (!ok || (value && !sm_is_value(value))) return sm_poison();
+    SmVal zero = sm_const_int(SK_I32, 0, 1, call->loc);
+    return filled(c, call->loc, shape_kind(shape, k), value ? value : &zero);
+}
+
+/* zeros_like(x) */
+static SmVal bi_zeros_like(SmCtx *c, const Builtin *b, const AstExpr *call,
+                           SmVal *a) {
+    if (!want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a numeric tile"))
+        return sm_poison();
+    SmVal zero = sm_const_int(SK_I32, 0, 1, call->loc);
+    Type t = sm_type_of(&a[0]);
+    if (a[0].kind == SV_CONST && a[0].weak) t.k = a[0].k;
+    return filled(c, call->loc, t, &zero);
+}
+
+/* -------------------------------------------------------------- memory */
+
+/* Converts v to the pointee type and the shape of pointer tile pt. */
+static IrValue *fit_to_ptr(SmCtx *c, const Builtin *b, const AstExpr *call,
+                           SmVal *v, Type pt, const char *arg, int is_mask) {
+    if (!want_value(c, b, v, arg)) return NULL;
+    Type vt = sm_type_of(v), shape;
+    ScalarKind k = is_mask ? SK_BOOL : (ScalarKind)pt.pointee;
+    if (is_mask && vt.k != SK_BOOL) {
+        dg_error(c->dg, v->loc, "'%s' of '%s' must be bool, got '%s'", arg,
+                 b->name, sm_describe(c, v));
+        return NULL;
+    }
+    if (!is_mask && !sm_implicit_ok(v, k)) {
+        if (vt.k == SK_PTR || k == SK_BOOL)
+            dg_error(c->dg, v->loc, "'%s' of '%s' must be '%s', got '%s'", arg,
+                     b->name, ty_kind_name(k), sm_describe(c, v));
+        else if (sm_const_fits(v, k))
+            dg_error(c->dg, v->loc, "'%s' of '%s' would narrow '%s' to '%s'; "
+                     "convert it explicitly with 'as %s'", arg, b->name,
+                     sm_describe(c, v), ty_kind_name(k), ty_kind_name(k));
+        else
+            dg_error(c->dg, v->loc, "integer literal %lld does not fit in '%s'",
+                     (long long)v->i, ty_kind_name(k));
+        return NULL;
+    }
+    Type pshape = sm_with_kind(pt, SK_VOID);
+    if (!sm_broadcast_shape(pshape, vt, &shape) || !ty_same_shape(shape, pt)) {
+        dg_error(c->dg, v->loc, "'%s' of '%s' has shape '%s', which does not "
+                 "broadcast to the pointer shape '%s'", arg, b->name,
+                 sm_describe(c, v), ty_str(c->ar, pt));
+        return NULL;
+    }
+    (void)call;
+    c->b.loc = v->loc;
+    return sm_broadcast_to(c, sm_convert(c, v, k), pt);
+}
+
+static int want_pointer(SmCtx *c, const Builtin *b, const SmVal *p) {
+    return want_kind(c, b, p, "p", is_ptr, "a pointer or a tile of pointers");
+}
+
+/* load(p, mask=, other=, cache=, evict=) */
+static SmVal bi_load(SmCtx *c, const Builtin *b, const AstExpr *call,
+                     SmVal *a) {
+    static const char *const caches[] = {"", "ca", "cg", "cs", "cv", NULL};
+    static const char *const evicts[] = {"normal", "first", "last", NULL};
+    if (!want_pointer(c, b, &a[0])) return sm_poison();
+    Type pt = sm_type_of(&a[0]);
+    IrValue *args[3] = {a[0].kind == SV_VAL ? a[0].v : NULL};
+    int n = 1, flags = 0, cache = 0, evict = 0, ok = 1;
+    if (!absent(&a[1])) {
+        args[n] = fit_to_ptr(c, b, call, &a[1], pt, "mask", 1);
+        ok &= args[n++] != NULL;
+        flags |= LOAD_MASK;
+    }
+    if (!absent(&a[2])) {
+        if (absent(&a[1])) {
+            dg_error(c->dg, a[2].loc, "'other' of 'load' needs a 'mask'");
+            return sm_poison();
+        }
+        args[n] = fit_to_ptr(c, b, call, &a[2], pt, "other", 0);
+        ok &= args[n++] != NULL;
+        flags |= LOAD_OTHER;
+    }
+    if (!absent(&a[3])) ok &= want_string(c, b, &a[3], "cache", caches, &cache);
+    if (!absent(&a[4])) ok &= want_string(c, b, &a[4], "evict", evicts, &evict);
+    if (!ok) return sm_poison();
+    c->b.loc = call->loc;
+    Type rt = shape_kind(pt, (ScalarKind)pt.pointee);
+    IrOp *op = ir_emit(&c->b, IR_LOAD, 1, &rt, n, args);
+    op->iattr[0] = flags;
+    op->iattr[1] = cache;
+    op->iattr[2] = evict;
+    return sm_val(op->res[0], call->loc);
+}
+
+/* store(p, value, mask=) and atomic_*(p, value, mask=) */
+static SmVal bi_store(SmCtx *c, const Builtin *b, const AstExpr *call,
+                      SmVal *a) {
+    int atomic = b->op >= 0;
+    if (!want_pointer(c, b, &a[0])) return sm_poison();
+    Type pt = sm_type_of(&a[0]);
+    ScalarKind pk = (ScalarKind)pt.pointee;
+    if (atomic && (pk == SK_BOOL || (b->op != ATOM_XCHG && ty_bits(pk) < 32))) {
+        dg_error(c->dg, a[0].loc, "'%s' does not support '%s' memory", b->name,
+                 ty_kind_name(pk));
+        return sm_poison();
+    }
+    IrValue *args[3] = {a[0].v, fit_to_ptr(c, b, call, &a[1], pt, "value", 0)};
+    int n = 2;
+    if (!absent(&a[2])) {
+        args[2] = fit_to_ptr(c, b, call, &a[2], pt, "mask", 1);
+        if (!args[2]) return sm_poison();
+        n = 3;
+    }
+    if (!args[1]) return sm_poison();
+    c->b.loc = call->loc;
+    stored_through(c, a[0].v);
+    if (!atomic) {
+        ir_emit(&c->b, IR_STORE, 0, NULL, n, args);
+        return sm_void(b->name, call->loc);
+    }
+    Type rt = shape_kind(pt, pk);
+    IrOp *op = ir_emit(&c->b, IR_ATOMIC, 1, &rt, n, args);
+    op->iattr[0] = b->op;
+    return sm_val(op->res[0], call->loc);
+}
+
+/* atomic_cas(p, cmp, value) */
+static SmVal bi_cas(SmCtx *c, const Builtin *b, const AstExpr *call,
+                    SmVal *a) {
+    if (!want_pointer(c, b, &a[0])) return sm_poison();
+    Type pt = sm_type_of(&a[0]);
+    ScalarKind pk = (ScalarKind)pt.pointee;
+    if (ty_bits(pk) < 16 || pk == SK_BOOL) {
+        dg_error(c->dg, a[0].loc, "'%s' does not support '%s' memory", b->name,
+                 ty_kind_name(pk));
+        return sm_poison();
+    }
+    IrValue *args[3] = {a[0].v, fit_to_ptr(c, b, call, &a[1], pt, "cmp", 0),
+                        fit_to_ptr(c, b, call, &a[2], pt, "value", 0)};
+    if (!args[1] || !args[2]) return sm_poison();
+    c->b.loc = call->loc;
+    stored_through(c, a[0].v);
+    Type rt = shape_kind(pt, pk);
+    return sm_val(ir_emit(&c->b, IR_ATOMIC_CAS, 1, &rt, 3, args)->res[0],
+                  call->loc);
+}
+
+/* -------------------------------------------------------------- matrix */
+
+/* dot(a, b, acc=, precision=) */
+static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
+                    SmVal *a) {
+    static const char *const precisions[] = {"tf32", "ieee", NULL};
+    int ok = want_value(c, b, &a[0], "a");
+    ok &= want_value(c, b, &a[1], "b");
+    if (!ok) return sm_poison();
+    Type ta = sm_type_of(&a[0]), tb = sm_type_of(&a[1]);
+    for (int i = 0; i < 2; i++) {
+        Type t = i ? tb : ta;
+        if (t.rank != 2) {
+            dg_error(c->dg, a[i].loc, "operands of 'dot' must be 2-D tiles, got "
+                     "'%s'", sm_describe(c, &a[i]));
+            return sm_poison();
+        }
+        if (t.k != SK_F16 && t.k != SK_BF16 && t.k != SK_F32 && t.k != SK_I8) {
+            dg_error(c->dg, a[i].loc, "'dot' takes f16, bf16, f32 or i8 operands, "
+                     "got '%s'", sm_describe(c, &a[i]));
+            return sm_poison();
+        }
+    }
+    if (ta.k != tb.k) {
+        dg_error(c->dg, call->loc, "operands of 'dot' must have one element "
+                 "type, got '%s' and '%s'; convert one with 'as'",
+                 ty_kind_name(ta.k), ty_kind_name(tb.k));
+        return sm_poison();
+    }
+    int32_t M = ta.dim[0], K = ta.dim[1], N = tb.dim[1];
+    if (tb.dim[0] != K) {
+        dg_error(c->dg, call->loc, "inner dimensions of 'dot' differ: '%s' and "
+                 "'%s'", sm_describe(c, &a[0]), sm_describe(c, &a[1]));
+        return sm_poison();
+    }
+    if (M < 16 || N < 16 || K < 16) {
+        dg_error(c->dg, call->loc, "'dot' needs M, N and K of at least 16, got "
+                 "M=%d, N=%d, K=%d", M, N, K);
+        return sm_poison();
+    }
+    int32_t mn[2] = {M, N};
+    Type rt = ty_tile(ty_scalar(ta.k == SK_I8 ? SK_I32 : SK_F32), 2, mn);
+    int ieee = 0;
+    if (!absent(&a[3]) && !want_string(c, b, &a[3], "precision", precisions, &ieee))
+        return sm_poison();
+    c->b.loc = call->loc;
+    IrValue *acc;
+    if (absent(&a[2])) {
+        SmVal zero = sm_const_int(SK_I32, 0, 1, call->loc);
+        acc = filled(c, call->loc, rt, &zero).v;
+    } else {
+        if (!want_value(c, b, &a[2], "acc")) return sm_poison();
+        if (!ty_eq(sm_type_of(&a[2]), rt)) {
+            dg_error(c->dg, a[2].loc, "'acc' of 'dot' must be '%s', got '%s'",
+                     ty_str(c->ar, rt), sm_describe(c, &a[2]));
+            return sm_poison();
+        }
+        acc = a[2].v;
+    }
+    c->b.loc = call->loc;
+    IrValue *r = sm_emit1(c, IR_DOT, rt, a[0].v, a[1].v, acc);
+    r->def->iattr[0] = ieee;
+    return sm_val(r, call->loc);
+}
+
+/* -------------------------------------------------------------- reduce */
+
+/* The element type a sum or cumsum accumulates in. */
+static ScalarKind sum_kind(ScalarKind k) {
+    if (k == SK_BOOL || (ty_isint(k) && ty_bits(k) < 32 && ty_issigned(k)))
+        return SK_I32;
+    if (ty_isint(k) && ty_bits(k) < 32) return SK_U32;
+    return k;
+}
+
+static IrValue *as_ir(SmCtx *c, SmVal *v) {
+    return v->kind == SV_VAL ? v->v : sm_materialize(c, v, sm_type_of(v).k);
+}
+
+/* sum/max/min/argmax/argmin(x, axis=, keepdims=false) */
+static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
+                       SmVal *a) {
+    int (*ok)(ScalarKind) = b->op == RED_SUM ? is_numeric_or_bool : is_numeric;
+    if (!want_kind(c, b, &a[0], "x", ok,
+                   b->op == RED_SUM ? "a numeric or bool tile" : "a numeric tile"))
+        return sm_poison();
+    Type t = sm_type_of(&a[0]);
+    int axis = -1, keep = 0;
+    if (!absent(&a[1]) && !want_axis(c, b, &a[1], t.rank, &axis)) return sm_poison();
+    if (!absent(&a[2]) && !want_bool_const(c, b, &a[2], "keepdims", &keep))
+        return sm_poison();
+    c->b.loc = call->loc;
+    ScalarKind k = b->op == RED_SUM ? sum_kind(t.k) : t.k;
+    IrValue *x = sm_cast(c, as_ir(c, &a[0]), k);
+    Type orig = x->ty;
+    if (axis < 0) {
+        if (t.rank == 0) {
+            if (b->op == RED_ARGMAX || b->op == RED_ARGMIN)
+                return sm_val(ir_const_int(&c->b, ty_scalar(SK_I32), 0), call->loc);
+            return sm_val(x, call->loc);
+        }
+        if (t.rank > 1) {
+            int32_t n = (int32_t)ty_numel(t);
+            x = sm_emit1(c, IR_RESHAPE, ty_tile(x->ty, 1, &n), x, NULL, NULL);
+        }
+    }
+    Type rt = x->ty;
+    int ax = axis < 0 ? 0 : axis;
+    memmove(rt.dim + ax, rt.dim + ax + 1, sizeof(int32_t) * (size_t)(rt.rank - ax - 1));
+    rt.rank--;
+    rt.dim[rt.rank] = 0;
+    if (b->op == RED_ARGMAX || b->op == RED_ARGMIN) rt.k = SK_I32;
+    IrValue *r = sm_emit1(c, IR_REDUCE, rt, x, NULL, NULL);
+    r->def->iattr[0] = b->op;
+    r->def->iattr[1] = ax;
+    if (keep && axis >= 0) {
+        Type kt = sm_with_kind(orig, rt.k);
+        kt.dim[axis] = 1;
+        r = sm_emit1(c, IR_EXPAND_DIMS, kt, r, NULL, NULL);
+        r->def->iattr[0] = axis;
+    } else if (keep) {
+        Type kt = sm_with_kind(orig, rt.k);
+        for (int i = 0; i < kt.rank; i++) kt.dim[i] = 1;
+        r = sm_emit1(c, IR_RESHAPE, kt, r, NULL, NULL);
+    }
+    return sm_val(r, call->loc);
+}
+
+/* cumsum(x, axis=0) */
+static SmVal bi_cumsum(SmCtx *c, const Builtin *b, const AstExpr *call,
+                       SmVal *a) {
+    if (!want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a numeric or bool tile"))
+        return sm_poison();
+    Type t = sm_type_of(&a[0]);
+    int axis = 0;
+    if (t.rank == 0) {
+        dg_error(c->dg, a[0].loc, "'cumsum' needs a tile, got a scalar '%s'",
+                 sm_describe(c, &a[0]));
+        return sm_poison();
+    }
+    if (!absent(&a[1]) && !want_axis(c, b, &a[1], t.rank, &axis)) return sm_poison();
+    c->b.loc = call->loc;
+    IrValue *x = sm_cast(c, a[0].v, sum_kind(t.k));
+    IrValue *r = sm_emit1(c, IR_SCAN, x->ty, x, NULL, NULL);
+    r->def->iattr[0] = axis;
+    return sm_val(r, call->loc);
+}
+
+/* --------------------------------------------------------- element-wise */
+
+SmVal sm_where(SmCtx *c, SmVal cond, SmVal x, SmVal y, Loc loc) {
+    static const Builtin w = {"where", "", NULL, 0, 1};
+    int ok = want_kind(c, &w, &cond, "condition", is_bool, "bool");
+    ok &= want_value(c, &w, &x, "x");
+    ok &= want_value(c, &w, &y, "y");
+    if (!ok) return sm_poison();
+    SmVal v[3] = {cond, x, y};
+    ScalarKind k;
+    if (sm_type_of(&x).k == SK_PTR || sm_type_of(&y).k == SK_PTR) {
+        if (!ty_eq(ty_elem(sm_type_of(&x)), ty_elem(sm_type_of(&y)))) {
+            dg_error(c->dg, loc, "'where' operands have different types '%s' and "
+                     "'%s'", sm_describe(c, &x), sm_describe(c, &y));
+            return sm_poison();
+        }
+        k = SK_PTR;
+    } else if ((k = promote_n(c, v + 1, 2)) == SK_VOID) {
+        return sm_poison();
+    }
+    if (cond.kind == SV_CONST) return cond.i ? x : y;
+    Type shape = sm_type_of(&cond);
+    for (int i = 1; i < 3; i++)
+        if (!sm_broadcast_shape(shape, sm_type_of(&v[i]), &shape)) {
+            dg_error(c->dg, loc, "incompatible shapes in 'where': '%s', '%s' and "
+                     "'%s'", sm_describe(c, &v[0]), sm_describe(c, &v[1]),
+                     sm_describe(c, &v[2]));
+            return sm_poison();
+        }
+    c->b.loc = loc;
+    IrValue *a[3];
+    for (int i = 0; i < 3; i++) {
+        IrValue *iv = k == SK_PTR && i ? v[i].v
+                    : sm_convert(c, &v[i], i ? k : SK_BOOL);
+        a[i] = sm_broadcast_to(c, iv, shape);
+    }
+    Type rt = a[1]->ty;
+    return sm_val(sm_emit1(c, IR_SELECT, rt, a[0], a[1], a[2]), loc);
+}
+
+static SmVal bi_where(SmCtx *c, const Builtin *b, const AstExpr *call,
+                      SmVal *a) {
+    (void)b;
+    return sm_where(c, a[0], a[1], a[2], call->loc);
+}
+
+/* maximum, minimum, fma, pow, umulhi, clamp, cdiv: n operands promoted to
+ * one kind, broadcast to one shape. */
+static int operands(SmCtx *c, const Builtin *b, const AstExpr *call,
+                    SmVal *a, int n, int (*ok)(ScalarKind), const char *desc,
+                    IrValue **out, ScalarKind *kind) {
+    static const char *const names[] = {"x", "y", "z"};
+    int good = 1;
+    for (int i = 0; i < n; i++)
+        good &= want_kind(c, b, &a[i], names[i], is_numeric_or_bool,
+                          "a numeric tile");
+    if (!good) return 0;
+    ScalarKind k = promote_n(c, a, n);
+    if (k == SK_VOID) return 0;
+    if (ok == is_float && ty_isint(k)) k = SK_F32;  /* math on ints: f32 */
+    if (!ok(k)) {
+        Buf l = {0};
+        for (int j = 0; j < n; j++)
+            buf_printf(&l, "%s'%s'", j ? ", " : "", sm_describe(c, &a[j]));
+        dg_error(c->dg, call->loc, "'%s' requires %s operands, got %s", b->name,
+                 desc, l.s);
+        buf_free(&l);
+        return 0;
+    }
+    *kind = k;
+    return unify(c, b, call, a, n, k, out);
+}
+
+static SmVal bi_minmax(SmCtx *c, const Builtin *b, const AstExpr *call,
+                       SmVal *a) {
+    IrValue *x[2];
+    ScalarKind k;
+    if (!operands(c, b, call, a, 2, is_numeric, "numeric", x, &k)) return sm_poison();
+    return sm_val(sm_emit1(c, (IrOpcode)b->op, x[0]->ty, x[0], x[1], NULL),
+                  call->loc);
+}
+
+/* clamp(x, lo, hi) = minimum(maximum(x, lo), hi) */
+static SmVal bi_clamp(SmCtx *c, const Builtin *b, const AstExpr *call,
+                      SmVal *a) {
+    IrValue *x[3];
+    ScalarKind k;
+    if (!operands(c, b, call, a, 3, is_numeric, "numeric", x, &k)) return sm_poison();
+    IrValue *lo = sm_emit1(c, IR_MAX, x[0]->ty, x[0], x[1], NULL);
+    return sm_val(sm_emit1(c, IR_MIN, x[0]->ty, lo, x[2], NULL), call->loc);
+}
+
+static SmVal bi_fma_pow(SmCtx *c, const Builtin *b, const AstExpr *call,
+                        SmVal *a) {
+    int n = b->op == IR_FMA ? 3 : 2;
+    IrValue *x[3];
+    ScalarKind k;
+    if (!operands(c, b, call, a, n, is_float, "floating-point", x, &k))
+        return sm_poison();
+    return sm_val(in_f32(c, (IrOpcode)b->op, x, n), call->loc);
+}
+
+static int is_32bit_int(ScalarKind k) { return k == SK_I32 || k == SK_U32; }
+
+static SmVal bi_umulhi(SmCtx *c, const Builtin *b, const AstExpr *call,
+                       SmVal *a) {
+    IrValue *x[2];
+    ScalarKind k;
+    if (!operands(c, b, call, a, 2, is_32bit_int, "i32 or u32", x, &k))
+        return sm_poison();
+    return sm_val(sm_emit1(c, IR_UMULHI, x[0]->ty, x[0], x[1], NULL), call->loc);
+}
+
+/* cdiv(x, y) = (x + y - 1) / y, folded when both are constants. */
+static SmVal bi_cdiv(SmCtx *c, const Builtin *b, const AstExpr *call,
+                     SmVal *a) {
+    for (int i = 0; i < 2; i++)
+        if (!want_kind(c, b, &a[i], i ? "y" : "x", is_int, "an integer"))
+            return sm_poison();
+    SmVal one = sm_const_int(SK_I32, 1, 1, call->loc);
+    SmVal bm1 = sm_binary(c, OP_SUB, a[1], one, call->loc);
+    SmVal sum = sm_binary(c, OP_ADD, a[0], bm1, call->loc);
+    return sm_binary(c, OP_DIV, sum, a[1], call->loc);
+}
+
+/* abs, exp, exp2, log, log2, sqrt, rsqrt, sin, cos, tanh, erf, floor, ceil */
+static SmVal bi_math(SmCtx *c, const Builtin *b, const AstExpr *call,
+                     SmVal *a) {
+    if (!want_value(c, b, &a[0], "x")) return sm_poison();
+    ScalarKind k = sm_type_of(&a[0]).k;
+    if (b->op == IR_ABS && ty_isint(k) && !(a[0].kind == SV_CONST && a[0].weak)) {
+        /* integer abs: where(x < 0, -x, x) */
+        SmVal zero = sm_const_int(SK_I32, 0, 1, call->loc);
+        SmVal neg = sm_binary(c, OP_LT, a[0], zero, call->loc);
+        return sm_where(c, neg, sm_unary(c, OP_NEG, a[0], call->loc), a[0],
+                        call->loc);
+    }
+    if (!ty_isfloat(k) && !(a[0].kind == SV_CONST && a[0].weak)) {
+        dg_error(c->dg, a[0].loc, "'%s' requires a floating-point operand, got "
+                 "'%s'; convert it with 'as f32'", b->name, sm_describe(c, &a[0]));
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    IrValue *x = sm_convert(c, &a[0], a[0].kind == SV_CONST && a[0].weak ? SK_F32 : k);
+    return sm_val(in_f32(c, (IrOpcode)b->op, &x, 1), call->loc);
+}
+
+/* --------------------------------------------------------------- shape */
+
+static SmVal bi_reshape(SmCtx *c, const Builtin *b, const AstExpr *call,
+                        SmVal *a) {
+    Type shape;
+    int ok = want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a tile");
+    ok &= want_shape(c, b, &a[1], "shape", &shape);
+    if (!ok) return sm_poison();
+    Type t = sm_type_of(&a[0]);
+    if (ty_numel(t) != ty_numel(shape)) {
+        dg_error(c->dg, call->loc, "cannot reshape '%s' (%lld elements) to '%s' "
+                 "(%lld elements)", sm_describe(c, &a[0]), (long long)ty_numel(t),
+                 ty_str(c->ar, sm_with_kind(shape, t.k)), (long long)ty_numel(shape));
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    IrValue *x = as_ir(c, &a[0]);
+    Type rt = sm_with_kind(shape, t.k);
+    if (ty_same_shape(rt, t)) return sm_val(x, call->loc);
+    return sm_val(sm_emit1(c, IR_RESHAPE, rt, x, NULL, NULL), call->loc);
+}
+
+static SmVal permute(SmCtx *c, const AstExpr *call, IrValue *x,
+                     const int *perm) {
+    Type rt = x->ty;
+    for (int i = 0; i < rt.rank; i++) rt.dim[i] = x->ty.dim[perm[i]];
+    c->b.loc = call->loc;
+    IrValue *r = sm_emit1(c, IR_PERMUTE, rt, x, NULL, NULL);
+    for (int i = 0; i < rt.rank; i++) r->def->iattr[i] = perm[i];
+    return sm_val(r, call->loc);
+}
+
+static SmVal bi_trans(SmCtx *c, const Builtin *b, const AstExpr *call,
+                      SmVal *a) {
+    if (!want_value(c, b, &a[0], "x")) return sm_poison();
+    if (sm_type_of(&a[0]).rank != 2) {
+        dg_error(c->dg, a[0].loc, "'trans' requires a 2-D tile, got '%s'; use "
+                 "'permute' for other ranks", sm_describe(c, &a[0]));
+        return sm_poison();
+    }
+    static const int swap[2] = {1, 0};
+    return permute(c, call, a[0].v, swap);
+}
+
+static SmVal bi_permute(SmCtx *c, const Builtin *b, const AstExpr *call,
+                        SmVal *a) {
+    if (!want_value(c, b, &a[0], "x")) return sm_poison();
+    int rank = sm_type_of(&a[0]).rank, perm[IR_MAXRANK], seen = 0;
+    int ok = a[1].kind == SV_LIST && a[1].n == rank;
+    for (int i = 0; ok && i < rank; i++) {
+        int64_t d;
+        ok = a[1].items[i].kind == SV_CONST && ty_isint(a[1].items[i].k) &&
+             (d = a[1].items[i].i) >= 0 && d < rank && !(seen & (1 << d));
+        if (ok) {
+            perm[i] = (int)d;
+            seen |= 1 << d;
+        }
+    }
+    if (a[1].kind == SV_POISON) return sm_poison();
+    if (!ok || rank == 0) {
+        dg_error(c->dg, a[1].loc, "argument 'dims' of 'permute' must be a "
+                 "permutation of the %d axes of '%s', such as [%s]", rank,
+                 sm_describe(c, &a[0]), rank == 3 ? "2, 0, 1" : rank == 2 ? "1, 0" : "0");
+        return sm_poison();
+    }
+    return permute(c, call, a[0].v, perm);
+}
+
+static SmVal bi_broadcast_to(SmCtx *c, const Builtin *b, const AstExpr *call,
+                             SmVal *a) {
+    Type shape, out;
+    int ok = want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a tile");
+    ok &= want_shape(c, b, &a[1], "shape", &shape);
+    if (!ok) return sm_poison();
+    Type t = sm_type_of(&a[0]);
+    if (!sm_broadcast_shape(shape, t, &out) || !ty_same_shape(out, shape)) {
+        dg_error(c->dg, call->loc, "cannot broadcast '%s' to shape '%s'",
+                 sm_describe(c, &a[0]), ty_str(c->ar, sm_with_kind(shape, t.k)));
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    return sm_val(sm_broadcast_to(c, as_ir(c, &a[0]), shape), call->loc);
+}
+
+static SmVal bi_expand_dims(SmCtx *c, const Builtin *b, const AstExpr *call,
+                            SmVal *a) {
+    int axis;
+    if (!want_value(c, b, &a[0], "x")) return sm_poison();
+    Type t = sm_type_of(&a[0]);
+    if (!want_axis(c, b, &a[1], t.rank + 1, &axis)) return sm_poison();
+    if (t.rank + 1 > IR_MAXRANK) {
+        dg_error(c->dg, call->loc, "tiles have at most %d dimensions", IR_MAXRANK);
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    IrValue *x = as_ir(c, &a[0]);
+    Type rt = x->ty;
+    memmove(rt.dim + axis + 1, rt.dim + axis, sizeof(int32_t) * (size_t)(rt.rank - axis));
+    rt.dim[axis] = 1;
+    rt.rank++;
+    IrValue *r = sm_emit1(c, IR_EXPAND_DIMS, rt, x, NULL, NULL);
+    r->def->iattr[0] = axis;
+    return sm_val(r, call->loc);
+}
+
+/* --------------------------------------------------------------- hints */
+
+static SmVal bi_hint(SmCtx *c, const Builtin *b, const AstExpr *call,
+                     SmVal *a) {
+    int64_t n;
+    int ok = want_kind(c, b, &a[0], "x", is_int, "an integer tile");
+    ok &= want_int(c, b, &a[1], "n", &n);
+    if (!ok) return sm_poison();
+    if (n <= 0 || n > INT32_MAX) {
+        dg_error(c->dg, a[1].loc, "argument 'n' of '%s' must be positive, got %lld",
+                 b->name, (long long)n);
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    IrValue *x = as_ir(c, &a[0]);
+    IrValue *r = sm_emit1(c, (IrOpcode)b->op, x->ty, x, NULL, NULL);
+    r->def->iattr[0] = n;
+    return sm_val(r, call->loc);
+}
+
+/* --------------------------------------------------------------- debug */
+
+static int want_str(SmCtx *c, const Builtin *b, const SmVal *v,
+                    const char *arg) {
+    if (v->kind == SV_POISON) return 0;
+    if (v->kind == SV_STR) return 1;
+    dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a string literal, "
+             "got %s", arg, b->name, sm_describe(c, v));
+    return 0;
+}
+
+/* device_print("fmt", x...) */
+static SmVal bi_print(SmCtx *c, const Builtin *b, const AstExpr *call,
+                      SmVal *a) {
+    int n = call->nargs - 1, ok = want_str(c, b, &a[0], "fmt");
+    IrValue **args = ar_alloc(c->ar, sizeof(IrValue *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++) ok &= want_value(c, b, &a[1 + i], "x");
+    if (!ok) return sm_poison();
+    c->b.loc = call->loc;
+    for (int i = 0; i < n; i++) args[i] = as_ir(c, &a[1 + i]);
+    IrOp *op = ir_emit(&c->b, IR_PRINT, 0, NULL, n, args);
+    op->sattr = a[0].s;
+    return sm_void(b->name, call->loc);
+}
+
+/* device_assert(cond, "msg") */
+static SmVal bi_assert(SmCtx *c, const Builtin *b, const AstExpr *call,
+                       SmVal *a) {
+    int ok = want_kind(c, b, &a[0], "cond", is_bool, "bool");
+    if (!absent(&a[1])) ok &= want_str(c, b, &a[1], "msg");
+    if (!ok) return sm_poison();
+    if (c->opt->debug) {
+        c->b.loc = call->loc;
+        IrValue *cond = as_ir(c, &a[0]);
+        IrOp *op = ir_emit(&c->b, IR_ASSERT, 0, NULL, 1, &cond);
+        op->sattr = absent(&a[1]) ? "" : a[1].s;
+    }
+    return sm_void(b->name, call->loc);
+}
+
+static SmVal bi_barrier(SmCtx *c, const Builtin *b, const AstExpr *call,
+                        SmVal *a) {
+    (void)a;
+    c->b.loc = call->loc;
+    ir_emit(&c->b, IR_BARRIER, 0, NULL, 0, NULL);
+    return sm_void(b->name, call->loc);
+}
+
+/* static_assert(cond, "msg") */
+static SmVal bi_static_assert(SmCtx *c, const Builtin *b, const AstExpr *call,
+                              SmVal *a) {
+    if (!absent(&a[1]) && !want_str(c, b, &a[1], "msg")) return sm_poison();
+    if (a[0].kind == SV_POISON) return sm_poison();
+    if (a[0].kind != SV_CONST || a[0].k != SK_BOOL) {
+        dg_error(c->dg, a[0].loc, "condition of 'static_assert' must be a "
+                 "compile-time bool, got %s", a[0].kind == SV_VAL
+                     ? "a runtime value" : ar_printf(c->ar, "'%s'", sm_describe(c, &a[0])));
+        return sm_poison();
+    }
+    if (!a[0].i) {
+        if (absent(&a[1]))
+            dg_error(c->dg, call->loc, "static assertion failed");
+        else
+            dg_error(c->dg, call->loc, "static assertion failed: %s", a[1].s);
+    }
+    return sm_void(b->name, call->loc);
+}
+
+/* --------------------------------------------------------------- table */
+
+static const Builtin builtins[] = {
+    {"program_id", "axis", bi_program, IR_PROGRAM_ID, 1},
+    {"num_programs", "axis", bi_program, IR_NUM_PROGRAMS, 1},
+    {"arange", "lo, hi", bi_arange, 0, 1},
+    {"zeros", "shape, dtype", bi_full, 0, 1},
+    {"full", "shape, value, dtype", bi_full, 1, 1},
+    {"zeros_like", "x", bi_zeros_like, 0, 1},
+    {"load", "p, mask?, other?, cache?, evict?", bi_load, 0, 1},
+    {"store", "p, value, mask?", bi_store, -1, 0},
+    {"atomic_add", "p, value, mask?", bi_store, ATOM_ADD, 0},
+    {"atomic_max", "p, value, mask?", bi_store, ATOM_MAX, 0},
+    {"atomic_min", "p, value, mask?", bi_store, ATOM_MIN, 0},
+    {"atomic_xchg", "p, value, mask?", bi_store, ATOM_XCHG, 0},
+    {"atomic_cas", "p, cmp, value", bi_cas, 0, 0},
+    {"dot", "a, b, acc?, precision?", bi_dot, 0, 1},
+    {"sum", "x, axis?, keepdims?", bi_reduce, RED_SUM, 1},
+    {"max", "x, axis?, keepdims?", bi_reduce, RED_MAX, 1},
+    {"min", "x, axis?, keepdims?", bi_reduce, RED_MIN, 1},
+    {"argmax", "x, axis?, keepdims?", bi_reduce, RED_ARGMAX, 1},
+    {"argmin", "x, axis?, keepdims?", bi_reduce, RED_ARGMIN, 1},
+    {"cumsum", "x, axis?", bi_cumsum, 0, 1},
+    {"where", "condition, x, y", bi_where, 0, 1},
+    {"maximum", "x, y", bi_minmax, IR_MAX, 1},
+    {"minimum", "x, y", bi_minmax, IR_MIN, 1},
+    {"clamp", "x, lo, hi", bi_clamp, 0, 1},
+    {"abs", "x", bi_math, IR_ABS, 1},
+    {"exp", "x", bi_math, IR_EXP, 1},
+    {"exp2", "x", bi_math, IR_EXP2, 1},
+    {"log", "x", bi_math, IR_LOG, 1},
+    {"log2", "x", bi_math, IR_LOG2, 1},
+    {"sqrt", "x", bi_math, IR_SQRT, 1},
+    {"rsqrt", "x", bi_math, IR_RSQRT, 1},
+    {"sin", "x", bi_math, IR_SIN, 1},
+    {"cos", "x", bi_math, IR_COS, 1},
+    {"tanh", "x", bi_math, IR_TANH, 1},
+    {"erf", "x", bi_math, IR_ERF, 1},
+    {"floor", "x", bi_math, IR_FLOOR, 1},
+    {"ceil", "x", bi_math, IR_CEIL, 1},
+    {"fma", "x, y, z", bi_fma_pow, IR_FMA, 1},
+    {"pow", "x, y", bi_fma_pow, IR_POW, 1},
+    {"umulhi", "x, y", bi_umulhi, 0, 1},
+    {"cdiv", "x, y", bi_cdiv, 0, 1},
+    {"reshape", "x, shape", bi_reshape, 0, 1},
+    {"trans", "x", bi_trans, 0, 1},
+    {"permute", "x, dims", bi_permute, 0, 1},
+    {"broadcast_to", "x, shape", bi_broadcast_to, 0, 1},
+    {"expand_dims", "x, axis", bi_expand_dims, 0, 1},
+    {"multiple_of", "x, n", bi_hint, IR_MULTIPLE_OF, 1},
+    {"max_contiguous", "x, n", bi_hint, IR_MAX_CONTIG, 1},
+    {"device_print", "fmt, x...", bi_print, 0, 0},
+    {"device_assert", "cond, msg?", bi_assert, 0, 0},
+    {"debug_barrier", "", bi_barrier, 0, 0},
+    {"static_assert", "cond, msg?", bi_static_assert, 0, 0},
+};
+
+static const Builtin *find(const char *name) {
+    for (size_t i = 0; i < sizeof builtins / sizeof *builtins; i++)
+        if (strcmp(builtins[i].name, name) == 0) return &builtins[i];
+    return NULL;
+}
+
+int sm_has_builtin(const char *name) { return find(name) != NULL; }
+
+int sm_builtin_is_pure(const char *name) {
+    const Builtin *b = find(name);
+    return b && b->pure;
+}
+
+/* ------------------------------------------------------------- binding */
+
+typedef struct Param {
+    char name[24];
+    int optional, variadic;
+} Param;
+
+static int parse_params(const char *spec, Param *p) {
+    int n = 0;
+    while (*spec) {
+        while (*spec == ' ' || *spec == ',') spec++;
+        if (!*spec) break;
+        size_t len = strcspn(spec, ",?.");
+        memset(&p[n], 0, sizeof p[n]);
+        memcpy(p[n].name, spec, len);
+        spec += len;
+        if (*spec == '?') p[n].optional = 1, spec++;
+        if (*spec == '.') p[n].variadic = 1, spec += 3;
+        n++;
+    }
+    return n;
+}
+
+SmVal sm_builtin(SmCtx *c, const AstExpr *call, const SmVal *args) {
+    const Builtin *b = find(call->name);
+    Param ps[MAXP];
+    int np = parse_params(b->params, ps);
+    int variadic = np && ps[np - 1].variadic;
+    int nslots = variadic ? np - 1 + call->nargs : np;
+    SmVal *a = ar_alloc(c->ar, sizeof(SmVal) * (size_t)(nslots + MAXP));
+    int *given = ar_alloc(c->ar, sizeof(int) * (size_t)(nslots + MAXP));
+    for (int i = 0; i < nslots + MAXP; i++) {
+        a[i].kind = SV_NONE;
+        a[i].loc = call->loc;
+    }
+    int bad = 0;
+    if (call->nargs > np && !variadic) {
+        dg_error(c->dg, call->args[np]->loc, "too many arguments to '%s' "
+                 "(expected at most %d, got %d)", b->name, np, call->nargs);
+        return sm_poison();
+    }
+    for (int i = 0; i < call->nargs; i++) {
+        a[i] = args[i];
+        given[i] = 1;
+    }
+    for (int j = 0; j < call->nnamed; j++) {
+        const char *nm = call->names[j];
+        int slot = -1;
+        for (int i = 0; i < np; i++)
+            if (!ps[i].variadic && strcmp(ps[i].name, nm) == 0) slot = i;
+        if (slot < 0) {
+            dg_error(c->dg, call->nlocs[j], "'%s' has no argument named '%s'",
+                     b->name, nm);
+            bad = 1;
+        } else if (given[slot]) {
+            dg_error(c->dg, call->nlocs[j], "argument '%s' of '%s' is given twice",
+                     nm, b->name);
+            bad = 1;
+        } else {
+            a[slot] = args[call->nargs + j];
+            given[slot] = 1;
+        }
+    }
+    for (int i = 0; i < np && !bad; i++)
+        if (!ps[i].optional && !ps[i].variadic && !given[i]) {
+            dg_error(c->dg, call->loc, "missing argument '%s' in call to '%s'",
+                     ps[i].name, b->name);
+            bad = 1;
+        }
+    if (bad) return sm_poison();
+    for (int i = 0; i < nslots; i++)
+        if (a[i].kind == SV_POISON) return sm_poison();
+    return b->fn(c, b, call, a);
+}

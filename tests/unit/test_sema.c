@@ -1,0 +1,70 @@
+/* Unit tests of sema's type rules: promotion, implicit conversion, weak
+ * literals, broadcasting, constant casts. */
+#include "sema/sm.h"
+#include "check.h"
+
+static void test_promote(void) {
+    CHECK(sm_promote(SK_F16, SK_BF16) == SK_F32);
+    CHECK(sm_promote(SK_F16, SK_F32) == SK_F32);
+    CHECK(sm_promote(SK_F64, SK_F16) == SK_F64);
+    CHECK(sm_promote(SK_I32, SK_F16) == SK_F16);
+    CHECK(sm_promote(SK_I64, SK_BF16) == SK_BF16);
+    CHECK(sm_promote(SK_I8, SK_I32) == SK_I32);
+    CHECK(sm_promote(SK_I32, SK_U32) == SK_U32);
+    CHECK(sm_promote(SK_U8, SK_I16) == SK_I16);
+    CHECK(sm_promote(SK_BOOL, SK_I8) == SK_I8);
+    CHECK(sm_promote(SK_BOOL, SK_BOOL) == SK_BOOL);
+    CHECK(sm_promote(SK_U64, SK_I64) == SK_U64);
+}
+
+static void test_weak(void) {
+    Loc l = {0};
+    SmVal two = sm_const_float(SK_F32, 2.0, 1, l);
+    SmVal one = sm_const_int(SK_I32, 1, 1, l);
+    SmVal big = sm_const_int(SK_I32, 300, 1, l);
+    SmVal h = sm_const_float(SK_F16, 1.0, 0, l);
+    SmVal i8 = sm_const_int(SK_I8, 1, 0, l);
+    CHECK(sm_promote_weak(&h, &two) == SK_F16);
+    CHECK(sm_promote_weak(&i8, &one) == SK_I8);
+    CHECK(sm_promote_weak(&i8, &two) == SK_F32);
+    CHECK(sm_promote_weak(&one, &two) == SK_F32);
+    CHECK(!sm_const_fits(&big, SK_I8) && sm_const_fits(&big, SK_I16));
+    CHECK(sm_const_int(SK_I32, (int64_t)1 << 40, 1, l).k == SK_I64);
+    CHECK(sm_implicit_ok(&h, SK_F32) && !sm_implicit_ok(&two, SK_I32));
+    SmVal f32 = sm_const_float(SK_F32, 1.5, 0, l);
+    CHECK(!sm_implicit_ok(&f32, SK_F16) && !sm_implicit_ok(&f32, SK_I64));
+    SmVal u32 = sm_const_int(SK_U32, 1, 0, l);
+    CHECK(!sm_implicit_ok(&u32, SK_I32) && sm_implicit_ok(&u32, SK_U64));
+}
+
+static void test_casts(void) {
+    Loc l = {0};
+    SmVal f = sm_const_float(SK_F32, -3.75, 0, l);
+    CHECK(sm_fold_cast(&f, SK_I32).i == -3);
+    SmVal big = sm_const_int(SK_I32, 300, 0, l);
+    CHECK(sm_fold_cast(&big, SK_I8).i == 44);
+    CHECK(sm_fold_cast(&big, SK_U8).i == 44);
+    SmVal neg = sm_const_int(SK_I32, -1, 0, l);
+    CHECK(sm_fold_cast(&neg, SK_U32).i == 4294967295LL);
+    CHECK(sm_fold_cast(&neg, SK_BOOL).i == 1);
+    CHECK(sm_wrap_int(SK_I16, 40000) == 40000 - 65536);
+}
+
+static void test_broadcast(void) {
+    int32_t a[2] = {64, 1}, b[1] = {32}, c[2] = {1, 16};
+    Type ta = ty_tile(ty_scalar(SK_F32), 2, a), tb = ty_tile(ty_scalar(SK_F32), 1, b);
+    Type tc = ty_tile(ty_scalar(SK_F32), 2, c), out;
+    CHECK(sm_broadcast_shape(ta, tb, &out) && out.rank == 2 && out.dim[0] == 64 &&
+          out.dim[1] == 32);
+    CHECK(!sm_broadcast_shape(tb, tc, &out));
+    CHECK(sm_broadcast_shape(ty_scalar(SK_F32), tc, &out) && out.rank == 2 &&
+          out.dim[1] == 16);
+}
+
+int main(void) {
+    test_promote();
+    test_weak();
+    test_casts();
+    test_broadcast();
+    return check_done("test_sema");
+}
