@@ -125,7 +125,8 @@ static void print_type(FILE *out, const AstType *t, int d) {
     print_loc(out, t->loc);
     const AstType *inner = t;
     while (inner->kind == T_PTR) inner = inner->elem;
-    if (inner->kind == T_TILE) print_exprs(out, inner->dims, inner->ndims, d + 1);
+    if (inner->kind == T_TILE)
+        print_exprs(out, inner->dims, inner->ndims, d + 1);
 }
 
 static void print_expr(FILE *out, const AstExpr *e, int d) {
