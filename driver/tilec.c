@@ -231,11 +231,12 @@ static void print_help(FILE *out) {
           "options:\n", out);
     for (size_t i = 0; i < NOPTIONS; i++) {
         const OptSpec *s = &OPTIONS[i];
+        /* `--emit=KIND`, `-OLEVEL` (joined only), `-o PATH`, `-g`. */
+        const char *sep = !s->arg ? "" : s->name[1] == '-' ? "="
+                          : strcmp(s->name, "-O") == 0 ? "" : " ";
         char lhs[64];
-        if (!s->arg) snprintf(lhs, sizeof lhs, "%s", s->name);
-        else if (s->name[1] == '-') snprintf(lhs, sizeof lhs, "%s=%s", s->name, s->arg);
-        else if (strcmp(s->name, "-O") == 0) snprintf(lhs, sizeof lhs, "-O%s", s->arg);
-        else snprintf(lhs, sizeof lhs, "%s %s", s->name, s->arg);
+        snprintf(lhs, sizeof lhs, "%s%s%s", s->name, sep,
+                 s->arg ? s->arg : "");
         fprintf(out, "  %-18s %s\n", lhs, s->help);
     }
     fputs("\nexit status: 0 success, 1 errors in the input, 2 usage errors\n",
