@@ -21,6 +21,7 @@
 
 #include "base/base.h"
 #include "parser/parser.h"
+#include "sema/layout.h"
 #include "sema/sema.h"
 
 #include <ctype.h>
@@ -43,6 +44,7 @@ typedef struct Opts {
     int opt_level;               /* -O0..-O3 */
     int color;                   /* -1: decide (terminal and no NO_COLOR) */
     int error_limit;
+    int variant;                 /* LyVariant to assign layouts for; -1: none */
     int help, version;
 } Opts;
 
@@ -150,6 +152,14 @@ static int set_error_limit(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_variant(Opts *o, const char *v) {
+    if (strcmp(v, "generic") == 0) o->variant = LY_VARIANT_GENERIC;
+    else if (strcmp(v, "aligned") == 0) o->variant = LY_VARIANT_ALIGNED;
+    else return usage_error("unknown --variant '%s' (expected generic or "
+                            "aligned)", v);
+    return 0;
+}
+
 static int set_help(Opts *o, const char *v) {
     (void)v;
     o->help = 1;
@@ -191,6 +201,9 @@ static const OptSpec OPTIONS[] = {
      "stderr is not a terminal or NO_COLOR is set)"},
     {"--error-limit", "N", set_error_limit, "stop after N errors (default "
      "20; 0: no limit)"},
+    {"--variant", "V", set_variant, "assign layouts for specialization "
+     "variant V (generic, or aligned: 16-byte pointers, integers divisible "
+     "by 16); --emit=ir then prints every tile's layout"},
     {"--help", NULL, set_help, "print this help and exit"},
     {"--version", NULL, set_version, "print the version and exit"},
 };
@@ -289,6 +302,7 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
                     o->debug};
     IrModule *m = sm_compile(ar, dg, ast, &so);
+    if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant);
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 
@@ -334,7 +348,7 @@ static int run(const Opts *o, Arena *ar) {
 int main(int argc, char **argv) {
     Arena *ar = ar_new();
     Opts o = {.ar = ar, .color = -1, .error_limit = 20, .arch = "sm_90",
-              .opt_level = 3};
+              .opt_level = 3, .variant = -1};
     int status = parse_args(&o, argc, argv);
     if (status == 0 && o.help) {
         print_help(stdout);
