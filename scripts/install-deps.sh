@@ -4,11 +4,11 @@
 # fetched. The CUDA toolkit is optional and not installed here.
 #   build:   C compiler, autotools, flex, bison, LLVM 22 (NVPTX back end)
 #   tests:   lit and FileCheck (llvm-22-tools), python3
-#   fuzzing: clang-14 and its libFuzzer/sanitizer runtimes
+#   fuzzing: clang-14 and its libFuzzer/sanitizer runtimes; git (run.sh)
 set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config flex bison
       llvm-22-dev llvm-22-tools zlib1g-dev python3
-      clang-14 libclang-rt-14-dev"
+      clang-14 libclang-rt-14-dev git"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"

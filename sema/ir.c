@@ -201,7 +201,9 @@ IrValue *ir_const_int(IrBuilder *b, Type t, int64_t v) {
 IrValue *ir_const_float(IrBuilder *b, Type t, double v) {
     IrOp *op = ir_emit(b, IR_CONST, 1, &t, 0, NULL);
     op->fattr = v;
-    op->iattr[0] = (int64_t)v;
+    /* Converting a double outside int64's range (inf, nan, 1e300) is
+     * undefined behaviour in C: such a constant has no integer view. */
+    op->iattr[0] = v > -0x1p63 && v < 0x1p63 ? (int64_t)v : 0;
     return op->res[0];
 }
 

@@ -1,4 +1,6 @@
 #!/bin/sh
-# make check: the fuzz target over every seed of tests/fuzz/corpus (run from
-# the top build directory; TILE_SRCDIR comes from the test environment).
-exec ./tests/fuzz/replay "${TILE_SRCDIR:-.}/tests/fuzz/corpus"
+# make check: both fuzz targets over every seed of tests/fuzz/corpus (run
+# from the top build directory; TILE_SRCDIR comes from the test
+# environment).
+corpus=${TILE_SRCDIR:-.}/tests/fuzz/corpus
+./tests/fuzz/replay "$corpus" && ./tests/fuzz/replay_compile "$corpus"

@@ -1,19 +1,26 @@
 #!/bin/sh
 # tests/fuzz/run.sh [SECONDS] — fuzz the frontend for SECONDS (default 60).
+# FUZZ_TARGET picks the target: fuzz_parse (the parser, the default) or
+# fuzz_compile (parser and semantic analysis).
 #
 # Copies the source tree (tracked and untracked-but-not-ignored files, with
 # their times, so rebuilds are incremental) to build-fuzz/src (or
 # $FUZZ_BUILDDIR/src): a tree configured in place cannot also serve a VPATH
 # build. Configures that copy with clang-14 and
-# -fsanitize=fuzzer-no-link,address,undefined, builds tests/fuzz/fuzz_parse
-# linked with -fsanitize=fuzzer, and runs it from the seed corpus. New inputs go to build-fuzz/corpus (never into the
-# source tree); a crash leaves its input in build-fuzz/artifacts/ and makes
+# -fsanitize=fuzzer-no-link,address,undefined, builds the target linked
+# with -fsanitize=fuzzer, and runs it from the seed corpus. New inputs go
+# to build-fuzz/corpus-TARGET (never into the source tree); a crash leaves its input in build-fuzz/artifacts/ and makes
 # this script fail. Needs clang-14 and libclang-rt-14-dev.
 set -eu
 seconds=${1:-60}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=${FUZZ_BUILDDIR:-$src/build-fuzz}
 cc=${FUZZ_CC:-clang-14}
+target=${FUZZ_TARGET:-fuzz_parse}
+case $target in
+  fuzz_parse|fuzz_compile) ;;
+  *) echo "run.sh: unknown FUZZ_TARGET '$target' (fuzz_parse or fuzz_compile)" >&2; exit 2 ;;
+esac
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 
 command -v "$cc" >/dev/null || { echo "run.sh: $cc not found (Debian package: clang-14)" >&2; exit 2; }
@@ -27,13 +34,13 @@ if [ ! -f "$build/src/Makefile" ]; then
    ./configure -q --without-cuda CC="$cc" \
       CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $san")
 fi
-make -C "$build/src" -s -j"$(nproc)" tests/fuzz/fuzz_parse FUZZ_LDFLAGS="-fsanitize=fuzzer"
+make -C "$build/src" -s -j"$(nproc)" "tests/fuzz/$target" FUZZ_LDFLAGS="-fsanitize=fuzzer"
 
-mkdir -p "$build/corpus" "$build/artifacts"
-echo "fuzzing the parser for $seconds s"
+mkdir -p "$build/corpus-$target" "$build/artifacts"
+echo "run.sh: $target for $seconds s"
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-"$build/src/tests/fuzz/fuzz_parse" -max_total_time="$seconds" -timeout=10 \
+"$build/src/tests/fuzz/$target" -max_total_time="$seconds" -timeout=10 \
     -max_len=4096 -rss_limit_mb=2048 -print_final_stats=1 \
     -dict="$src/tests/fuzz/tile.dict" -artifact_prefix="$build/artifacts/" \
-    "$build/corpus" "$src/tests/fuzz/corpus"
+    "$build/corpus-$target" "$src/tests/fuzz/corpus"
