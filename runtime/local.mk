@@ -1,0 +1,1 @@
+# runtime: libtile (see below)
