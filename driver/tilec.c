@@ -21,6 +21,7 @@
 
 #include "base/base.h"
 #include "parser/parser.h"
+#include "sema/layout.h"
 #include "sema/sema.h"
 
 #include <ctype.h>
@@ -43,6 +44,7 @@ typedef struct Opts {
     int opt_level;               /* -O0..-O3 */
     int color;                   /* -1: decide (terminal and no NO_COLOR) */
     int error_limit;
+    int variant;                 /* LyVariant to assign layouts for; -1: none */
     int help, version;
 } Opts;
 
@@ -150,6 +152,14 @@ static int set_error_limit(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_variant(Opts *o, const char *v) {
+    if (strcmp(v, "generic") == 0) o->variant = LY_VARIANT_GENERIC;
+    else if (strcmp(v, "aligned") == 0) o->variant = LY_VARIANT_ALIGNED;
+    else return usage_error("unknown --variant '%s' (expected generic or "
+                            "aligned)", v);
+    return 0;
+}
+
 static int set_help(Opts *o, const char *v) {
     (void)v;
     o->help = 1;
@@ -191,6 +201,9 @@ static const OptSpec OPTIONS[] = {
      "stderr is not a terminal or NO_COLOR is set)"},
     {"--error-limit", "N", set_error_limit, "stop after N errors (default "
      "20; 0: no limit)"},
+    {"--variant", "V", set_variant, "assign layouts for specialization "
+     "variant V (generic, or aligned: 16-byte pointers, integers divisible "
+     "by 16); --emit=ir then prints every tile's layout"},
     {"--help", NULL, set_help, "print this help and exit"},
     {"--version", NULL, set_version, "print the version and exit"},
 };
@@ -202,11 +215,12 @@ static void print_help(FILE *out) {
           "options:\n", out);
     for (size_t i = 0; i < NOPTIONS; i++) {
         const OptSpec *s = &OPTIONS[i];
+        /* `--emit=KIND`, `-OLEVEL` (joined only), `-o PATH`, `-g`. */
+        const char *sep = !s->arg ? "" : s->name[1] == '-' ? "="
+                          : strcmp(s->name, "-O") == 0 ? "" : " ";
         char lhs[64];
-        if (!s->arg) snprintf(lhs, sizeof lhs, "%s", s->name);
-        else if (s->name[1] == '-') snprintf(lhs, sizeof lhs, "%s=%s", s->name, s->arg);
-        else if (strcmp(s->name, "-O") == 0) snprintf(lhs, sizeof lhs, "-O%s", s->arg);
-        else snprintf(lhs, sizeof lhs, "%s %s", s->name, s->arg);
+        snprintf(lhs, sizeof lhs, "%s%s%s", s->name, sep,
+                 s->arg ? s->arg : "");
         fprintf(out, "  %-18s %s\n", lhs, s->help);
     }
     fputs("\nexit status: 0 success, 1 errors in the input, 2 usage errors\n",
@@ -288,6 +302,7 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
                     o->debug};
     IrModule *m = sm_compile(ar, dg, ast, &so);
+    if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant);
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 
@@ -333,7 +348,7 @@ static int run(const Opts *o, Arena *ar) {
 int main(int argc, char **argv) {
     Arena *ar = ar_new();
     Opts o = {.ar = ar, .color = -1, .error_limit = 20, .arch = "sm_90",
-              .opt_level = 3};
+              .opt_level = 3, .variant = -1};
     int status = parse_args(&o, argc, argv);
     if (status == 0 && o.help) {
         print_help(stdout);

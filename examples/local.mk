@@ -1,1 +1,29 @@
-# examples: fragment of the top-level Makefile.am
+# examples: the example kernels, their C references and the softmax demo.
+#
+# The .tile files are installed as data ($(pkgdatadir)/examples) so that
+# an installed tilec has something to compile; examples/ref is a small
+# library of double-precision references used by the demo and by
+# tests/numerics.
+examplesdir = $(pkgdatadir)/examples
+dist_examples_DATA = examples/vadd.tile examples/bias_gelu.tile \
+	examples/softmax.tile examples/matmul_bias_relu.tile \
+	examples/layernorm.tile examples/cross_entropy.tile \
+	examples/stencil.tile examples/dropout.tile
+
+noinst_LTLIBRARIES += examples/ref/libref.la
+examples_ref_libref_la_SOURCES = examples/ref/ref.h examples/ref/half.c \
+	examples/ref/math.c examples/ref/random.c examples/ref/vadd.c \
+	examples/ref/bias_gelu.c examples/ref/softmax.c \
+	examples/ref/matmul_bias_relu.c examples/ref/layernorm.c \
+	examples/ref/cross_entropy.c examples/ref/stencil.c \
+	examples/ref/dropout.c
+
+# The README's quick start: `make && ./examples/softmax_demo`. It also runs
+# as a test.
+noinst_PROGRAMS = examples/softmax_demo
+examples_softmax_demo_SOURCES = examples/softmax_main.c
+examples_softmax_demo_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS) \
+	-DTILE_EXAMPLES_DIR='"$(examplesdir)"'
+examples_softmax_demo_LDADD = examples/ref/libref.la interp/libinterp.la \
+	sema/libsema.la parser/libparser.la base/libbase.la -lm
+TESTS += examples/softmax_demo

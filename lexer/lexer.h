@@ -63,7 +63,6 @@ typedef struct LxCtx {
     int tok, prev, prev2;/* kinds of the last three tokens (0: none) */
     Loc tokloc, prevloc; /* locations of the last two */
     int in_header;       /* between `fn`/`kernel` and the body's '{' */
-    int forget_delims;   /* an item keyword: clear the stack at the next */
     int ndelims;
     LxDelim delims[PS_MAX_DEPTH];
 } LxCtx;

@@ -33,6 +33,7 @@
 %define api.pure full
 %define api.location.type {Loc}
 %define parse.error custom
+%define parse.lac full
 %locations
 %expect 0
 %param {void *scanner}
@@ -451,6 +452,11 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
         dg_note(dg, open->loc, "to match this '%c'", open->ch);
     } else if (WANT(LET)) {
         dg_error(dg, at, "expected statement");
+    } else if (WANT(IDENT) && !WANT(INT) &&
+               (prev == '<' || (prev == ',' && lx->in_header && !open) ||
+                ((prev == '(' || prev == ',') && open &&
+                 open->kind == LD_PARAMS))) {
+        dg_error(dg, at, "expected parameter name");
     } else if (open && WANT(ps_closer(open->ch))) {
         dg_error(dg, at, "%s", ps_closer_msg(open));
         dg_note(dg, open->loc, "to match this '%c'", open->ch);
@@ -465,8 +471,6 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner,
         dg_error(dg, at, "expected type after %s", lx_token_name(prev));
     } else if (WANT(IDENT) && prev == '@') {
         dg_error(dg, at, "expected attribute name after '@'");
-    } else if (WANT(IDENT) && (prev == '<' || prev == '(' || prev == ',')) {
-        dg_error(dg, at, "expected parameter name");
     } else if (WANT(IDENT)) {
         dg_error(dg, at, "expected name after %s", lx_token_name(prev));
     } else if (WANT('{') && (prev == ')' || prev == '>')) {

@@ -12,7 +12,18 @@
 #include "parser/build.h"
 #include "parser/parser.tab.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+/* The shortest %g spelling that reads back as the same double. */
+static void print_double(FILE *out, double v) {
+    char buf[40];
+    for (int prec = 1; prec <= 17; prec++) {
+        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    fputs(buf, out);
+}
 
 static void print_loc(FILE *out, Loc l) {
     fprintf(out, " @%u:%u-%u:%u\n", l.line, l.col, l.eline, l.ecol);
@@ -52,7 +63,9 @@ int ps_print_tokens(FILE *out, Arena *ar, Diag *dg, uint32_t file,
                     (unsigned long long)v.tok.ival);
             break;
         case FLOAT:
-            fprintf(out, "float %s = %.17g\n", v.tok.text, v.tok.fval);
+            fprintf(out, "float %s = ", v.tok.text);
+            print_double(out, v.tok.fval);
+            fputc('\n', out);
             break;
         case STRING:
             fputs("string ", out);
@@ -112,14 +125,18 @@ static void print_type(FILE *out, const AstType *t, int d) {
     print_loc(out, t->loc);
     const AstType *inner = t;
     while (inner->kind == T_PTR) inner = inner->elem;
-    if (inner->kind == T_TILE) print_exprs(out, inner->dims, inner->ndims, d + 1);
+    if (inner->kind == T_TILE)
+        print_exprs(out, inner->dims, inner->ndims, d + 1);
 }
 
 static void print_expr(FILE *out, const AstExpr *e, int d) {
     indent(out, d);
     switch (e->kind) {
     case E_INT: fprintf(out, "int %llu", (unsigned long long)e->ival); break;
-    case E_FLOAT: fprintf(out, "float %s = %.17g", e->text, e->fval); break;
+    case E_FLOAT:
+        fprintf(out, "float %s = ", e->text);
+        print_double(out, e->fval);
+        break;
     case E_BOOL: fputs(e->ival ? "bool true" : "bool false", out); break;
     case E_NONE: fputs("none", out); break;
     case E_INF: fputs("inf", out); break;

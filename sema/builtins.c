@@ -65,7 +65,7 @@ static int want_type(SmCtx *c, const Builtin *b, const SmVal *v,
     if (v->kind == SV_POISON) return 0;
     if (v->kind != SV_TYPE) {
         dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a type such as "
-                 "'f32', got %s", arg, b->name, sm_describe(c, v));
+                 "'f32', got '%s'", arg, b->name, sm_describe(c, v));
         return 0;
     }
     *out = (ScalarKind)v->k;
@@ -851,10 +851,17 @@ static SmVal bi_broadcast_to(SmCtx *c, const Builtin *b, const AstExpr *call,
 
 static SmVal bi_expand_dims(SmCtx *c, const Builtin *b, const AstExpr *call,
                             SmVal *a) {
-    int axis;
-    if (!want_value(c, b, &a[0], "x")) return sm_poison();
+    int64_t ax;
+    if (!want_value(c, b, &a[0], "x") || !want_int(c, b, &a[1], "axis", &ax))
+        return sm_poison();
     Type t = sm_type_of(&a[0]);
-    if (!want_axis(c, b, &a[1], t.rank + 1, &axis)) return sm_poison();
+    if (ax < -(t.rank + 1) || ax > t.rank) {
+        dg_error(c->dg, a[1].loc, "axis %lld of 'expand_dims' is out of range "
+                 "for a rank-%d tile (the new axis goes at 0..%d)", (long long)ax,
+                 t.rank, t.rank);
+        return sm_poison();
+    }
+    int axis = (int)(ax < 0 ? ax + t.rank + 1 : ax);
     if (t.rank + 1 > IR_MAXRANK) {
         dg_error(c->dg, call->loc, "tiles have at most %d dimensions", IR_MAXRANK);
         return sm_poison();
@@ -897,7 +904,7 @@ static int want_str(SmCtx *c, const Builtin *b, const SmVal *v,
     if (v->kind == SV_POISON) return 0;
     if (v->kind == SV_STR) return 1;
     dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a string literal, "
-             "got %s", arg, b->name, sm_describe(c, v));
+             "got '%s'", arg, b->name, sm_describe(c, v));
     return 0;
 }
 

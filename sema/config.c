@@ -513,11 +513,11 @@ static IrKernel *build(SmCtx *c, KernelSpec *ks, const int *digit, int index,
                    sm_val(ir->body->args[i], k->params[i].loc));
     c->b = (IrBuilder){c->ar, ir, ir->body, k->loc};
     for (int i = 0; i < k->ngrid && i < 3; i++)
-        ir->grid[ir->ngrid++] = sm_gexpr(c, k->grid[i], ir, k, "the grid");
+        ir->grid[ir->ngrid++] = sm_gexpr(c, k->grid[i], ir, "the grid");
     if (k->ngrid > 3)
         dg_error(c->dg, k->grid[3]->loc, "the grid has at most 3 dimensions");
     if (ks->require) {
-        GExpr *r = sm_gexpr(c, ks->require, ir, k, "'@require'");
+        GExpr *r = sm_gexpr(c, ks->require, ir, "'@require'");
         if (r && !(r->kind == GX_CONST && r->value)) {
             ir->require = ar_alloc(c->ar, sizeof(GExpr *));
             ir->require[ir->nrequire++] = r;
@@ -537,6 +537,7 @@ void sm_compile_kernel(SmCtx *c, SmModule *m, const AstItem *k) {
     sm_push_scope(c, 1);
     int before = dg_errors(c->dg);
     read_attrs(c, &ks);
+    if (dg_errors(c->dg) > before) return;  /* sources would cascade */
     if (!value_sources(c, &ks) || dg_errors(c->dg) > before) return;
     int64_t total = 1;
     for (int a = 0; a < ks.axes.n; a++) total *= ks.axes.v[a].n;

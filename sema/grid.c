@@ -133,9 +133,7 @@ static GExpr *walk(GridCtx *g, const AstExpr *e) {
     }
 }
 
-GExpr *sm_gexpr(SmCtx *c, const AstExpr *e, IrKernel *k,
-                const AstItem *kernel, const char *what) {
-    (void)kernel;
+GExpr *sm_gexpr(SmCtx *c, const AstExpr *e, IrKernel *k, const char *what) {
     GridCtx g = {c, k, what};
     return walk(&g, e);
 }

@@ -12,6 +12,25 @@
  */
 #include "sm.h"
 
+#include <string.h>
+
+/* A -D that names no compile-time parameter of any kernel is most likely
+ * a typo; say so rather than ignore it silently. */
+static void warn_unused_defines(SmCtx *c, const AstFile *main) {
+    for (int d = 0; d < c->opt->ndefines; d++) {
+        const char *name = c->opt->defines[d].name;
+        int used = 0;
+        for (int i = 0; i < main->nitems && !used; i++) {
+            const AstItem *it = main->items[i];
+            for (int j = 0; it->kind == I_KERNEL && j < it->ncparams; j++)
+                used |= !strcmp(it->cparams[j].name, name);
+        }
+        if (!used)
+            dg_plain(c->dg, DG_WARNING, "-D %s matches no compile-time "
+                     "parameter of any kernel", name);
+    }
+}
+
 IrModule *sm_compile(Arena *ar, Diag *dg, const AstFile *main,
                      const SmOptions *opt) {
     SmOptions none = {0};
@@ -20,7 +39,8 @@ IrModule *sm_compile(Arena *ar, Diag *dg, const AstFile *main,
     c->ar = ar;
     c->dg = dg;
     c->opt = opt ? opt : &none;
-    c->scratch = ir_kernel(ar, "<const>", 0, NULL);
+    static const IrParam no_params[1];
+    c->scratch = ir_kernel(ar, "<const>", 0, no_params);
     c->b = (IrBuilder){ar, c->scratch, c->scratch->body, {0}};
     SmModule *m = sm_new_module(c, main);
     SmModVec stack = {0};
@@ -48,6 +68,7 @@ IrModule *sm_compile(Arena *ar, Diag *dg, const AstFile *main,
         const AstItem *it = main->items[i];
         if (it->kind == I_KERNEL && it->name) sm_compile_kernel(c, m, it);
     }
+    warn_unused_defines(c, main);
     if (dg_errors(dg)) return NULL;
     IrModule *out = ar_alloc(ar, sizeof *out);
     out->ar = ar;

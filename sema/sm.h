@@ -118,7 +118,6 @@ typedef struct SmCtx {
     IrBuilder b;         /* where ops go; b.k is scratch in const contexts */
     IrKernel *scratch;   /* sink for constant contexts */
     Vec(SmFrame) frames; /* fn inlining stack */
-    int loop_depth;
     Vec(IrKernel *) kernels;   /* compiled so far, in order */
 } SmCtx;
 
@@ -168,7 +167,6 @@ SmVal sm_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, Loc loc);
 SmVal sm_unary(SmCtx *c, AstOp op, SmVal a, Loc loc);
 int sm_resolve_type(SmCtx *c, const AstType *t, Type *out, int allow_tile);
 SmVal sm_call(SmCtx *c, const AstExpr *e);
-SmVal sm_where(SmCtx *c, SmVal cond, SmVal a, SmVal b, Loc loc);
 SmVal sm_const_expr(SmCtx *c, const AstExpr *e, const char *what);
 SmVal sm_global_const(SmCtx *c, SmGlobal *g, Loc use);
 int sm_const_int_arg(SmCtx *c, const SmVal *v, const char *what,
@@ -178,19 +176,17 @@ int sm_const_int_arg(SmCtx *c, const SmVal *v, const char *what,
 int sm_has_builtin(const char *name);
 int sm_builtin_is_pure(const char *name);
 SmVal sm_builtin(SmCtx *c, const AstExpr *call, const SmVal *args);
+SmVal sm_where(SmCtx *c, SmVal cond, SmVal a, SmVal b, Loc loc);
 
 /* stmt.c */
 void sm_block(SmCtx *c, const AstStmt *blk);
 SmVal sm_inline(SmCtx *c, SmGlobal *fn, const AstExpr *call,
                 const SmVal *args);
-SmVal sm_assign_convert(SmCtx *c, SmVal v, Type to, Loc loc,
-                        const char *what);
 
 /* config.c */
 void sm_compile_kernel(SmCtx *c, SmModule *m, const AstItem *k);
 
 /* grid.c */
-GExpr *sm_gexpr(SmCtx *c, const AstExpr *e, IrKernel *k,
-                const AstItem *kernel, const char *what);
+GExpr *sm_gexpr(SmCtx *c, const AstExpr *e, IrKernel *k, const char *what);
 
 #endif

@@ -170,8 +170,14 @@ static SmVal convert_to(SmCtx *c, SmVal v, Type to, int strict, int shape_too,
         if (!sm_const_fits(&v, (ScalarKind)to.k))
             dg_error(c->dg, v.loc, "integer literal %lld does not fit in '%s'",
                      (long long)v.i, ty_kind_name(to.k));
+        else if (!strcmp(verb, "assign"))
+            dg_error(c->dg, loc, "cannot assign '%s' to var '%s' of type '%s'%s",
+                     sm_describe(c, &v), name, ty_str(c->ar, shown), hint);
+        else if (!strcmp(verb, "pass"))
+            dg_error(c->dg, loc, "cannot pass '%s' as parameter '%s' of type "
+                     "'%s'%s", sm_describe(c, &v), name, ty_str(c->ar, shown), hint);
         else
-            dg_error(c->dg, loc, "cannot %s '%s' of type '%s' with '%s'%s", verb,
+            dg_error(c->dg, loc, "cannot initialize '%s' of type '%s' with '%s'%s",
                      name, ty_str(c->ar, shown), sm_describe(c, &v), hint);
         return sm_poison();
     }
@@ -183,10 +189,6 @@ static SmVal convert_to(SmCtx *c, SmVal v, Type to, int strict, int shape_too,
     }
     IrValue *x = sm_convert(c, &v, (ScalarKind)want.k);
     return sm_val(sm_broadcast_to(c, x, want), v.loc);
-}
-
-SmVal sm_assign_convert(SmCtx *c, SmVal v, Type to, Loc loc, const char *what) {
-    return convert_to(c, v, to, 0, 1, what, "initialize", loc);
 }
 
 /* let x [: T] = e;  var x [: T] = e; */
@@ -244,7 +246,7 @@ static void assign(SmCtx *c, const AstStmt *s) {
     if (s->op >= 0) v = sm_binary(c, (AstOp)s->op, b->val, v, s->loc);
     if (v.kind == SV_POISON) return;
     int before = dg_errors(c->dg);
-    SmVal r = convert_to(c, v, b->val.v->ty, 1, 1, s->name, "assign var", s->loc);
+    SmVal r = convert_to(c, v, b->val.v->ty, 1, 1, s->name, "assign", s->loc);
     if (r.kind == SV_POISON) {
         if (dg_errors(c->dg) > before)
             dg_note(c->dg, b->loc, "'%s' is declared here; a var keeps its type "
@@ -402,9 +404,7 @@ static void for_stmt(SmCtx *c, const AstStmt *s) {
     set_values(&vars, body->args + 1);
     sm_push_scope(c, 0);
     sm_declare(c, s->name, B_LOOP, s->nloc, sm_val(body->args[0], s->nloc));
-    c->loop_depth++;
     sm_block(c, s->body[0]);
-    c->loop_depth--;
     sm_pop_scope(c);
     yield(c, &vars, s->loc, IR_YIELD, NULL);
     c->b.blk = outer;
@@ -433,9 +433,7 @@ static void while_stmt(SmCtx *c, const AstStmt *s) {
     yield(c, &vars, s->cond->loc, IR_CONDITION, cv);
     enter_region(c, op, 1, vars.n, types);
     set_values(&vars, op->regions[1]->args);
-    c->loop_depth++;
     sm_block(c, s->body[0]);
-    c->loop_depth--;
     yield(c, &vars, s->loc, IR_YIELD, NULL);
     c->b.blk = outer;
     set_values(&vars, op->res);
@@ -519,7 +517,7 @@ static SmVal bind_params(SmCtx *c, const AstItem *fn, const AstExpr *call,
         Type t;
         if (!sm_resolve_type(c, p->type, &t, 1)) return sm_poison();
         bound[i] = convert_to(c, bound[i], t, 0, p->type->kind == T_TILE,
-                              p->name, "pass argument", bound[i].loc);
+                              p->name, "pass", bound[i].loc);
         if (bound[i].kind == SV_POISON) {
             dg_note(c->dg, p->loc, "parameter '%s' of fn '%s' is declared here",
                     p->name, fn->name);

@@ -1,1 +1,41 @@
-# tests/numerics: fragment of the top-level Makefile.am
+# tests/numerics: the examples and the stdlib run in the reference
+# interpreter against their C references (examples/ref), on fresh random
+# inputs. Each cases/*.num file is one Automake test — one example at one
+# set of sizes, dtypes and configurations — run by the `numerics` program
+# (see numerics.c for the file format).
+check_PROGRAMS += tests/numerics/numerics
+tests_numerics_numerics_SOURCES = tests/numerics/numerics.c \
+	tests/numerics/harness.c tests/numerics/harness.h \
+	tests/numerics/run_examples.c tests/numerics/run_stdlib.c
+tests_numerics_numerics_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_numerics_numerics_LDADD = examples/ref/libref.la interp/libinterp.la \
+	sema/libsema.la parser/libparser.la base/libbase.la -lm
+
+TEST_EXTENSIONS += .num
+NUM_LOG_COMPILER = $(top_builddir)/tests/numerics/numerics
+# Listed one by one (Automake writes a log rule per test).
+numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
+	tests/numerics/cases/bias_gelu-f16.num \
+	tests/numerics/cases/bias_gelu-f32.num \
+	tests/numerics/cases/cross_entropy-vocab.num \
+	tests/numerics/cases/cross_entropy.num \
+	tests/numerics/cases/dropout.num \
+	tests/numerics/cases/layernorm-bf16.num \
+	tests/numerics/cases/layernorm-f16.num \
+	tests/numerics/cases/layernorm-long.num \
+	tests/numerics/cases/layernorm.num \
+	tests/numerics/cases/matmul_bias_relu-big-tiles.num \
+	tests/numerics/cases/matmul_bias_relu.num \
+	tests/numerics/cases/softmax-config.num \
+	tests/numerics/cases/softmax-long.num \
+	tests/numerics/cases/softmax.num \
+	tests/numerics/cases/std_math-f16.num \
+	tests/numerics/cases/std_math-f32.num \
+	tests/numerics/cases/std_random.num \
+	tests/numerics/cases/stencil-heat1.num \
+	tests/numerics/cases/stencil-heat2.num \
+	tests/numerics/cases/vadd-block128.num \
+	tests/numerics/cases/vadd.num
+TESTS += $(numerics_cases)
+EXTRA_DIST += $(numerics_cases) tests/numerics/kernels/std_math.tile \
+	tests/numerics/kernels/std_random.tile

@@ -1,7 +1,10 @@
 /* Unit tests of sema's type rules: promotion, implicit conversion, weak
  * literals, broadcasting, constant casts. */
 #include "sema/sm.h"
+#include "parser/parser.h"
 #include "check.h"
+
+#include <string.h>
 
 static void test_promote(void) {
     CHECK(sm_promote(SK_F16, SK_BF16) == SK_F32);
@@ -61,7 +64,72 @@ static void test_broadcast(void) {
           out.dim[1] == 16);
 }
 
+/* Compiles src; returns the module (NULL on errors, text in *diags). */
+static IrModule *compile(Arena *a, const char *src, const SmOptions *opt,
+                         const char **diags) {
+    Diag *dg = dg_new(a, NULL, 0);
+    uint32_t f = dg_add_file(dg, "t.tile", src, strlen(src));
+    AstFile *ast = ps_parse(a, dg, f, src, strlen(src));
+    IrModule *m = dg_errors(dg) ? NULL : sm_compile(a, dg, ast, opt);
+    *diags = ar_strdup(a, dg_text(dg));
+    dg_free(dg);
+    return m;
+}
+
+/* What the IR carries beside the ops: stored pointers (through a
+ * loop-carried pointer), the default tune key, @nospecialize, config
+ * order and indices after @prune, @require. */
+static void test_kernel_info(void) {
+    Arena *a = ar_new();
+    const char *diags;
+    IrModule *m = compile(a,
+        "@tune(B = [16, 32, 64], warps = [2, 4])\n"
+        "@prune(B != 32)\n"
+        "@nospecialize(x)\n"
+        "@require(B >= n)\n"
+        "kernel k<B: i32>(out: *f32, x: *f32, n: i32, scale: f32, m: u64) {\n"
+        "    var p = out;\n"
+        "    for i in range(0, n) { p = p + 1; }\n"
+        "    store(p + arange(0, B), load(x) * scale);\n"
+        "}\n", NULL, &diags);
+    CHECK_STR(diags, "");
+    CHECK(m && m->nkernels == 4);
+    if (!m || m->nkernels != 4) goto done;
+    IrKernel *k = m->kernels[2];
+    CHECK(k->cparams[0].value == 64 && k->warps == 2 && k->config_index == 2);
+    CHECK(k->params[0].stored && !k->params[1].stored);
+    CHECK(!k->params[0].nospecialize && k->params[1].nospecialize);
+    CHECK(k->ntune_key == 2 && k->tune_key[0] == 2 && k->tune_key[1] == 4);
+    CHECK(k->nrequire == 1 && k->ngrid == 0);
+    int64_t args[5] = {0, 0, 64, 0, 0}, ok = 0;
+    CHECK(gx_eval(k->require[0], args, &ok) == 0 && ok == 1);
+    args[2] = 65;
+    CHECK(gx_eval(k->require[0], args, &ok) == 0 && ok == 0);
+done:
+    ar_free(a);
+}
+
+/* -D values take precedence over @tune and defaults. */
+static void test_defines(void) {
+    Arena *a = ar_new();
+    const char *diags;
+    SmDefine d[2] = {{"B", "0x20"}, {"F", "true"}};
+    SmOptions opt = {d, 2, NULL, 0, NULL, 0};
+    IrModule *m = compile(a,
+        "@tune(B = [16, 64])\n"
+        "kernel k<B: i32, F: bool = false>(out: *i32) {\n"
+        "    static_assert(F, \"F\");\n"
+        "    store(out + arange(0, B), 1);\n"
+        "}\n", &opt, &diags);
+    CHECK_STR(diags, "");
+    CHECK(m && m->nkernels == 1 && m->kernels[0]->cparams[0].value == 32 &&
+          m->kernels[0]->cparams[1].value == 1);
+    ar_free(a);
+}
+
 int main(void) {
+    test_kernel_info();
+    test_defines();
     test_promote();
     test_weak();
     test_casts();
