@@ -24,7 +24,7 @@ check_PROGRAMS += tests/unit/test_gpu_runtime bench/launch_overhead
 TESTS += tests/unit/test_gpu_runtime
 tests_unit_test_gpu_runtime_SOURCES = tests/unit/test_gpu_runtime.c \
 	tests/unit/gpu_util.h tests/unit/vadd_bundle.h
-tests_unit_test_gpu_runtime_LDADD = runtime/libtile.la -lpthread
+tests_unit_test_gpu_runtime_LDADD = runtime/libtile.la -lpthread -lm
 bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h \
 	tests/unit/vadd_bundle.h
 bench_launch_overhead_LDADD = runtime/libtile.la
