@@ -15,6 +15,7 @@ check_PROGRAMS += tests/unit/test_runtime
 TESTS += tests/unit/test_runtime
 tests_unit_test_runtime_SOURCES = tests/unit/test_runtime.c tests/unit/check.h \
 	tests/unit/vadd_bundle.h
+tests_unit_test_runtime_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_runtime_LDADD = runtime/libtile.la
 
 # GPU tests: built by make check, skipped (exit 77) without a GPU; run on a
