@@ -1,0 +1,18 @@
+# python: the `tile` Python package (pure Python over ctypes; no compiled
+# extension) and its tests. python/run-tests runs pytest over python/tests
+# with the tree's libtilec (.libs/), stdlib and tilec; it exits 77 (SKIP)
+# when numpy or pytest is missing.
+TESTS += python/run-tests
+EXTRA_DIST += python/run-tests python/pyproject.toml python/tile python/tests
+clean-local: clean-python
+clean-python:
+	rm -rf python/.pytest_cache
+	find $(srcdir)/python -name __pycache__ -type d -prune -exec rm -rf {} +
+
+# The signature queries of tile_interp.h the binding checks arguments with.
+check_PROGRAMS += tests/unit/test_tile_signature
+TESTS += tests/unit/test_tile_signature
+tests_unit_test_tile_signature_SOURCES = tests/unit/test_tile_signature.c \
+	tests/unit/check.h
+tests_unit_test_tile_signature_LDADD = interp/libinterp.la sema/libsema.la \
+	parser/libparser.la base/libbase.la -lm
