@@ -195,7 +195,7 @@ static const IrKernel *first_config(const TileProgram *p, const char *name) {
     return NULL;
 }
 
-char *tile_kernel_signature(const TileProgram *p, const char *kernel) {
+char *tile_kernel_params(const TileProgram *p, const char *kernel) {
     const IrKernel *k = first_config(p, kernel);
     if (!k) return NULL;
     Buf b = {0};

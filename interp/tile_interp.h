@@ -60,7 +60,7 @@ char *tile_kernel_configs(const TileProgram *p, const char *kernel);
  * kernel stores or atomically updates through. The configurations of a
  * kernel share one signature. malloc'd; NULL when there is no such
  * kernel. */
-char *tile_kernel_signature(const TileProgram *p, const char *kernel);
+char *tile_kernel_params(const TileProgram *p, const char *kernel);
 /* 1 when `kernel` has a grid(...) (runs may leave TileRunOptions.grid
  * zero), 0 when the caller must pass a grid, -1 when there is no such
  * kernel. */

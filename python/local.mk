@@ -10,9 +10,9 @@ clean-python:
 	find $(srcdir)/python -name __pycache__ -type d -prune -exec rm -rf {} +
 
 # The signature queries of tile_interp.h the binding checks arguments with.
-check_PROGRAMS += tests/unit/test_tile_signature
-TESTS += tests/unit/test_tile_signature
-tests_unit_test_tile_signature_SOURCES = tests/unit/test_tile_signature.c \
+check_PROGRAMS += tests/unit/test_tile_params
+TESTS += tests/unit/test_tile_params
+tests_unit_test_tile_params_SOURCES = tests/unit/test_tile_params.c \
 	tests/unit/check.h
-tests_unit_test_tile_signature_LDADD = interp/libinterp.la sema/libsema.la \
+tests_unit_test_tile_params_LDADD = interp/libinterp.la sema/libsema.la \
 	parser/libparser.la base/libbase.la -lm

@@ -111,13 +111,13 @@ class Tilec:
         lib.tile_kernel_configs.argtypes = [P, ctypes.c_char_p]
         lib.tile_kernel_configs.restype = P
         try:
-            lib.tile_kernel_signature.argtypes = [P, ctypes.c_char_p]
-            lib.tile_kernel_signature.restype = P
+            lib.tile_kernel_params.argtypes = [P, ctypes.c_char_p]
+            lib.tile_kernel_params.restype = P
             lib.tile_kernel_has_grid.argtypes = [P, ctypes.c_char_p]
             lib.tile_kernel_has_grid.restype = ctypes.c_int
         except AttributeError:
             raise LibraryNotFoundError(
-                f"{self.path} is too old: it lacks tile_kernel_signature") from None
+                f"{self.path} is too old: it lacks tile_kernel_params") from None
         lib.tile_interp_run.argtypes = [P, ctypes.c_char_p, ctypes.POINTER(Arg), ctypes.c_int,
                                         ctypes.POINTER(RunOptions), out_str]
         lib.tile_interp_run.restype = ctypes.c_int

@@ -89,7 +89,7 @@ Param.__doc__ = ("A runtime parameter: name, element type ('f32'), whether it is
 
 
 def parse_signature(text):
-    """Params of tile_kernel_signature's text ("out *f32 stored\\n...")."""
+    """Params of tile_kernel_params's text ("out *f32 stored\\n...")."""
     params = []
     for line in text.splitlines():
         parts = line.split()

@@ -94,7 +94,7 @@ class InterpKernel(Kernel):
 
     def __init__(self, module, name):
         lib, prog, cname = module._lib, module._prog, name.encode()
-        params = parse_signature(lib.take_string(lib.lib.tile_kernel_signature(prog, cname)))
+        params = parse_signature(lib.take_string(lib.lib.tile_kernel_params(prog, cname)))
         configs = parse_configs(lib.take_string(lib.lib.tile_kernel_configs(prog, cname)))
         super().__init__(name, params, configs, lib.lib.tile_kernel_has_grid(prog, cname) == 1)
         self._module = module   # keeps the program alive

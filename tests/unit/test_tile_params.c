@@ -1,5 +1,5 @@
-/* Tests of the signature queries of tile_interp.h that the Python binding
- * uses to check arguments before a run: tile_kernel_signature (names,
+/* Tests of the parameter queries of tile_interp.h that the Python binding
+ * uses to check arguments before a run: tile_kernel_params (names,
  * types after substitution of type parameters, stored pointers) and
  * tile_kernel_has_grid. */
 #include "interp/tile_interp.h"
@@ -30,7 +30,7 @@ static TileProgram *compile(const char *const *defines, int ndefines) {
 }
 
 static void check_signature(TileProgram *p, const char *kernel, const char *want) {
-    char *s = tile_kernel_signature(p, kernel);
+    char *s = tile_kernel_params(p, kernel);
     CHECK_STR(s, want);
     free(s);
 }
@@ -38,12 +38,12 @@ static void check_signature(TileProgram *p, const char *kernel, const char *want
 int main(void) {
     TileProgram *p = compile(NULL, 0);
     CHECK(p != NULL);
-    if (!p) return check_done("test_tile_signature");
+    if (!p) return check_done("test_tile_params");
     check_signature(p, "scale", "out *f32 stored\nx *f32\na f32\nn i32\n");
     check_signature(p, "count", "hits *i32 stored\nflag bool\n");
     check_signature(p, "nothing", "");
-    CHECK(tile_kernel_signature(p, "missing") == NULL);
-    CHECK(tile_kernel_signature(p, NULL) == NULL);
+    CHECK(tile_kernel_params(p, "missing") == NULL);
+    CHECK(tile_kernel_params(p, NULL) == NULL);
     CHECK(tile_kernel_has_grid(p, "scale") == 1);
     CHECK(tile_kernel_has_grid(p, "count") == 0);
     CHECK(tile_kernel_has_grid(p, "missing") == -1);
@@ -54,5 +54,5 @@ int main(void) {
     CHECK(p != NULL);
     if (p) check_signature(p, "scale", "out *f16 stored\nx *f16\na f32\nn i32\n");
     tile_program_free(p);
-    return check_done("test_tile_signature");
+    return check_done("test_tile_params");
 }
