@@ -7,6 +7,7 @@
  * ops of their own (`%3 = const 1024 : i32`) so every operand is a value.
  */
 #include "ir.h"
+#include "layout.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -366,6 +367,16 @@ static void pr_string(FILE *out, const char *s) {
 
 static void pr_block(Printer *p, const IrBlock *b, int depth);
 
+/* A value's type, then its layout once layout assignment has given it one
+ * (`f32[1024] #blocked<...>`). */
+static void pr_type(Printer *p, const IrValue *v) {
+    fputs(ty_str(p->ar, v->ty), p->out);
+    if (v->layout) {
+        fputc(' ', p->out);
+        ly_print(p->out, v->layout);
+    }
+}
+
 static void pr_attrs(Printer *p, const IrOp *op) {
     FILE *o = p->out;
     switch (op->op) {
@@ -439,8 +450,10 @@ static void pr_op(Printer *p, const IrOp *op, int depth) {
     }
     if (op->nres) {
         fputs(" : ", o);
-        for (int i = 0; i < op->nres; i++)
-            fprintf(o, "%s%s", i ? ", " : "", ty_str(p->ar, op->res[i]->ty));
+        for (int i = 0; i < op->nres; i++) {
+            if (i) fputs(", ", o);
+            pr_type(p, op->res[i]);
+        }
     }
     if (op->nregions) {
         for (int r = 0; r < op->nregions; r++) {
@@ -452,7 +465,8 @@ static void pr_op(Printer *p, const IrOp *op, int depth) {
                 for (int i = 0; i < b->nargs; i++) {
                     if (i) fputs(", ", o);
                     pr_name(p, b->args[i]);
-                    fprintf(o, ": %s", ty_str(p->ar, b->args[i]->ty));
+                    fputs(": ", o);
+                    pr_type(p, b->args[i]);
                 }
                 fputs(")", o);
             }

@@ -111,7 +111,9 @@ const char *ty_str(Arena *a, Type t);
     X(ASSERT,       "device_assert")/* cond; sattr message */              \
     X(BARRIER,      "debug_barrier")                                       \
     X(MULTIPLE_OF,  "multiple_of")  /* identity; iattr[0] n */             \
-    X(MAX_CONTIG,   "max_contiguous") /* identity; iattr[0] n */
+    X(MAX_CONTIG,   "max_contiguous") /* identity; iattr[0] n */      \
+    X(CONVERT_LAYOUT, "convert_layout") /* identity on values; result   \
+                                       has another layout (layout.h) */
 
 typedef enum {
 #define X(n, s) IR_##n,
@@ -132,6 +134,7 @@ typedef enum { EVICT_NORMAL, EVICT_FIRST, EVICT_LAST } EvictMode;
 
 typedef struct IrOp IrOp;
 typedef struct IrBlock IrBlock;
+struct Layout;           /* sema/layout.h */
 
 typedef struct IrValue {
     Type ty;
@@ -141,6 +144,9 @@ typedef struct IrValue {
     int index;           /* result index or argument index */
     const char *name;    /* source name where one exists (for printing and
                             debugging), else NULL */
+    const struct Layout *layout; /* after layout assignment (layout.h): how
+                            a tile is spread over threads; NULL for
+                            scalars and before the pass */
 } IrValue;
 
 struct IrOp {

@@ -1,0 +1,48 @@
+/*
+ * from_ir.h — the bundle writer's input from the compiler: the IrModule
+ * sema produced plus what the code generator made of it.
+ *
+ * The code generator hands over one PTX module holding every entry and,
+ * per variant it built, which IR kernel (IrModule.kernels index, i.e. one
+ * kernel at one configuration) it belongs to, the assumptions it was
+ * compiled under and its `.entry` name. tlb_from_ir groups the module's
+ * kernels by name into bundle kernels with their configurations, turns
+ * grid and @require GExpr trees into postfix code, and maps the IR's types
+ * to the format's own codes. This is the only part of bundle/ that knows
+ * the IR; the reader and libtile never include this header.
+ */
+#ifndef TILE_BUNDLE_FROM_IR_H
+#define TILE_BUNDLE_FROM_IR_H
+
+#include "base/base.h"
+#include "bundle/bundle.h"
+#include "sema/ir.h"
+
+typedef struct TlbCodeVariant {
+    int kernel;          /* index into IrModule.kernels */
+    uint32_t assume;     /* TLB_ASSUME_* bits this variant was built under */
+    uint32_t dyn_smem;   /* dynamic shared memory bytes per program */
+    const char *entry;   /* its `.entry` name in `ptx` */
+} TlbCodeVariant;
+
+typedef struct TlbCode {
+    const char *producer;            /* "tilec 0.1.0" */
+    const char *arch;                /* the PTX's target, "sm_90" */
+    const char *ptx;                 /* NUL-terminated */
+    int nvariants;
+    const TlbCodeVariant *variants;
+    int ncubins;                     /* optional */
+    const TlbCubin *cubins;
+} TlbCode;
+
+/* Fills *out (arena memory; out->mem stays NULL, so never tlb_free it).
+ * Returns 0, or -1 with the reason in err (a configuration without any
+ * variant, a variant naming no kernel, an expression too deep). */
+int tlb_from_ir(Arena *ar, const IrModule *m, const TlbCode *code,
+                TlbBundle *out, char *err, size_t errlen);
+
+/* The postfix form of one GExpr (arena memory); -1 when it is deeper than
+ * the format allows. Exposed for the tests. */
+int tlb_expr_from_gexpr(Arena *ar, const GExpr *g, TlbExpr *out);
+
+#endif

@@ -1,0 +1,15 @@
+# bundle: the .tlb format (docs/bundle.md). libtlb is the reader and the
+# writer over the format's own in-memory types; it depends on nothing else
+# (libtile links it alone). libtlbir turns sema's IrModule plus the code
+# generator's output into a bundle, for tilec.
+noinst_LTLIBRARIES += bundle/libtlb.la bundle/libtlbir.la
+bundle_libtlb_la_SOURCES = bundle/bundle.h bundle/format.c bundle/read.c \
+	bundle/write.c
+bundle_libtlbir_la_SOURCES = bundle/from_ir.h bundle/from_ir.c
+
+check_PROGRAMS += tests/unit/test_bundle
+TESTS += tests/unit/test_bundle
+tests_unit_test_bundle_SOURCES = tests/unit/test_bundle.c tests/unit/check.h
+tests_unit_test_bundle_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_bundle_LDADD = bundle/libtlbir.la bundle/libtlb.la \
+	sema/libsema.la parser/libparser.la base/libbase.la -lm

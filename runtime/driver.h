@@ -1,0 +1,113 @@
+/*
+ * driver.h — the slice of the CUDA Driver API libtile uses, loaded at run
+ * time.
+ *
+ * libtile links nothing of CUDA and includes none of its headers: the few
+ * types and constants below are the driver's stable ABI (opaque handles,
+ * int results, the enum values named), written out so that libtile builds
+ * where no toolkit is installed. The functions are resolved once per
+ * process with cuGetProcAddress at CUDA 12.0 semantics, so each name gets
+ * the versioned entry point (`cuMemAlloc` gives cuMemAlloc_v2,
+ * `cuStreamBeginCapture` its _v2) without spelling the suffixes.
+ *
+ * The table also holds the calls the GPU tests and the launch benchmark
+ * need (memory, streams, graphs), so that they load the driver the same
+ * way instead of repeating this file.
+ */
+#ifndef TILE_RT_DRIVER_H
+#define TILE_RT_DRIVER_H
+
+#include "runtime/tile.h"
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef struct CUctx_st *CUcontext;
+typedef struct CUmod_st *CUmodule;
+typedef struct CUfunc_st *CUfunction;
+typedef struct CUstream_st *CUstream;
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphExec_st *CUgraphExec;
+typedef unsigned long long CUdeviceptr;
+
+enum {
+    CUDA_SUCCESS = 0,
+    CUDA_ERROR_INVALID_VALUE = 1,
+    CUDA_ERROR_NOT_INITIALIZED = 3,
+    CUDA_ERROR_STUB_LIBRARY = 34,
+    CUDA_ERROR_NO_DEVICE = 100,
+    CUDA_ERROR_INVALID_DEVICE = 101,
+    CUDA_ERROR_NOT_FOUND = 500,
+};
+enum {
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+enum { CU_STREAM_NON_BLOCKING = 1 };
+enum {
+    CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
+    CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
+    CU_STREAM_CAPTURE_MODE_RELAXED = 2,
+};
+
+#define RT_CUDA_VERSION 12000   /* the API semantics requested, and the
+                                   oldest driver accepted */
+
+/* X(field, "cuName", return-and-parameter list) */
+#define RT_DRIVER_FUNCS(X)                                                         \
+    X(init, "cuInit", (unsigned flags))                                           \
+    X(device_get_count, "cuDeviceGetCount", (int *count))                         \
+    X(device_get, "cuDeviceGet", (CUdevice * dev, int ordinal))                   \
+    X(device_get_attribute, "cuDeviceGetAttribute", (int *v, int attr, CUdevice dev)) \
+    X(device_get_name, "cuDeviceGetName", (char *name, int len, CUdevice dev))   \
+    X(primary_ctx_retain, "cuDevicePrimaryCtxRetain", (CUcontext * ctx, CUdevice dev)) \
+    X(primary_ctx_release, "cuDevicePrimaryCtxRelease", (CUdevice dev))           \
+    X(ctx_get_current, "cuCtxGetCurrent", (CUcontext * ctx))                      \
+    X(ctx_set_current, "cuCtxSetCurrent", (CUcontext ctx))                        \
+    X(ctx_get_device, "cuCtxGetDevice", (CUdevice * dev))                         \
+    X(ctx_push, "cuCtxPushCurrent", (CUcontext ctx))                              \
+    X(ctx_pop, "cuCtxPopCurrent", (CUcontext * ctx))                              \
+    X(ctx_synchronize, "cuCtxSynchronize", (void))                                \
+    X(module_load_data, "cuModuleLoadData", (CUmodule * mod, const void *image))  \
+    X(module_unload, "cuModuleUnload", (CUmodule mod))                            \
+    X(module_get_function, "cuModuleGetFunction",                                 \
+      (CUfunction * f, CUmodule mod, const char *name))                           \
+    X(func_set_attribute, "cuFuncSetAttribute", (CUfunction f, int attr, int value)) \
+    X(launch_kernel, "cuLaunchKernel",                                            \
+      (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,          \
+       unsigned by, unsigned bz, unsigned smem, CUstream stream, void **params,   \
+       void **extra))                                                             \
+    X(get_error_name, "cuGetErrorName", (CUresult r, const char **s))            \
+    X(get_error_string, "cuGetErrorString", (CUresult r, const char **s))        \
+    X(mem_alloc, "cuMemAlloc", (CUdeviceptr * p, size_t bytes))                   \
+    X(mem_free, "cuMemFree", (CUdeviceptr p))                                     \
+    X(memcpy_htod, "cuMemcpyHtoD", (CUdeviceptr dst, const void *src, size_t n))  \
+    X(memcpy_dtoh, "cuMemcpyDtoH", (void *dst, CUdeviceptr src, size_t n))        \
+    X(memset_d8, "cuMemsetD8", (CUdeviceptr dst, unsigned char v, size_t n))      \
+    X(stream_create, "cuStreamCreate", (CUstream * s, unsigned flags))            \
+    X(stream_destroy, "cuStreamDestroy", (CUstream s))                            \
+    X(stream_synchronize, "cuStreamSynchronize", (CUstream s))                    \
+    X(stream_begin_capture, "cuStreamBeginCapture", (CUstream s, int mode))       \
+    X(stream_end_capture, "cuStreamEndCapture", (CUstream s, CUgraph * g))        \
+    X(graph_instantiate, "cuGraphInstantiateWithFlags",                           \
+      (CUgraphExec * e, CUgraph g, unsigned long long flags))                     \
+    X(graph_launch, "cuGraphLaunch", (CUgraphExec e, CUstream s))                 \
+    X(graph_exec_destroy, "cuGraphExecDestroy", (CUgraphExec e))                  \
+    X(graph_destroy, "cuGraphDestroy", (CUgraph g))
+
+typedef struct RtDriver {
+    int version;                 /* cuDriverGetVersion: 12040 = 12.4 */
+    int ndevices;
+#define X(field, name, params) CUresult (*field) params;
+    RT_DRIVER_FUNCS(X)
+#undef X
+} RtDriver;
+
+/* Loads the driver once per process; the same result afterwards. On
+ * failure returns NULL and sets *status and the thread's error. */
+const RtDriver *rt_driver(TileStatus *status);
+
+/* "CUDA_ERROR_INVALID_VALUE (invalid argument)" into buf. */
+const char *rt_cuda_error(const RtDriver *d, CUresult r, char *buf, size_t n);
+
+#endif

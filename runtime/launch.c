@@ -1,0 +1,209 @@
+/*
+ * launch.c — contexts, modules, functions and cuLaunchKernel.
+ *
+ * A launch runs in the calling thread's current context, as a CUDA
+ * runtime launch does; a thread without one gets device 0's primary
+ * context (retained once per process and made current), which is also
+ * what the CUDA runtime and PyTorch use, so their streams and pointers
+ * work unchanged.
+ *
+ * The steady-state path, after rt_plan: cuCtxGetCurrent, a scan of the
+ * bundle's few RtModule entries for that context (atomic loads), an
+ * atomic load of the cached CUfunction, and cuLaunchKernel with the
+ * parameter pointers built on the stack. No lock, no allocation. The
+ * first launch in a context loads the module (the cubin for the device's
+ * architecture when the bundle has one, else the PTX, which the driver
+ * compiles); the first launch of a variant resolves its function; both
+ * under the bundle's mutex, rechecking after taking it.
+ */
+#include "runtime/rt.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Device primary contexts retained for threads without a context. */
+static struct {
+    pthread_mutex_t lock;
+    _Atomic(CUcontext) primary[RT_MAX_DEVICES];
+} g = {PTHREAD_MUTEX_INITIALIZER, {0}};
+
+static TileStatus cuda_fail(const RtDriver *d, CUresult r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static TileStatus cuda_fail(const RtDriver *d, CUresult r, const char *fmt, ...) {
+    char what[RT_ERRLEN / 2], cu[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return rt_error(TILE_ERROR_CUDA, "%s: %s", what, rt_cuda_error(d, r, cu, sizeof cu));
+}
+
+static TileStatus current_context(const RtDriver *d, CUcontext *ctx) {
+    CUresult r = d->ctx_get_current(ctx);
+    if (r != CUDA_SUCCESS) return cuda_fail(d, r, "cuCtxGetCurrent");
+    if (*ctx) return TILE_OK;
+    *ctx = atomic_load_explicit(&g.primary[0], memory_order_acquire);
+    if (!*ctx) {
+        pthread_mutex_lock(&g.lock);
+        *ctx = atomic_load_explicit(&g.primary[0], memory_order_relaxed);
+        CUdevice dev;
+        if (!*ctx && (r = d->device_get(&dev, 0)) == CUDA_SUCCESS &&
+            (r = d->primary_ctx_retain(ctx, dev)) == CUDA_SUCCESS)
+            atomic_store_explicit(&g.primary[0], *ctx, memory_order_release);
+        pthread_mutex_unlock(&g.lock);
+        if (!*ctx) return cuda_fail(d, r, "cannot retain the primary context of device 0");
+    }
+    r = d->ctx_set_current(*ctx);
+    return r == CUDA_SUCCESS ? TILE_OK : cuda_fail(d, r, "cuCtxSetCurrent");
+}
+
+static RtModule *find_module(TileBundle *b, CUcontext ctx) {
+    int n = atomic_load_explicit(&b->nmodules, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (atomic_load_explicit(&b->modules[i].ctx, memory_order_relaxed) == ctx)
+            return &b->modules[i];
+    return NULL;
+}
+
+/* The image for a device of compute capability cc (90 = 9.0): a cubin
+ * built for it (an `a` architecture only on exactly its own; otherwise
+ * any of the same major version not newer than the device), else the PTX
+ * when its target is not newer than the device. NULL: nothing fits. */
+static const void *pick_image(const TlbBundle *t, int cc, const char **what) {
+    for (uint32_t i = 0; i < t->ncubins; i++) {
+        int spec, v = tlb_parse_arch(t->cubins[i].arch, &spec);
+        if (spec ? v == cc : v / 10 == cc / 10 && v % 10 <= cc % 10) {
+            *what = t->cubins[i].arch;
+            return t->cubins[i].image;
+        }
+    }
+    int spec, v = tlb_parse_arch(t->arch, &spec);
+    *what = "PTX";
+    return (spec ? v == cc : v <= cc) && t->ptx_size ? t->ptx : NULL;
+}
+
+/* Loads b's module into the current context ctx; called with b->lock. */
+static TileStatus load_module(const RtDriver *d, TileBundle *b, CUcontext ctx,
+                              RtModule **out) {
+    int n = atomic_load_explicit(&b->nmodules, memory_order_relaxed);
+    if (n == RT_MAX_CONTEXTS)
+        return rt_error(TILE_ERROR_CUDA, "bundle used from more than %d CUDA contexts",
+                        RT_MAX_CONTEXTS);
+    RtModule *m = &b->modules[n];
+    CUresult r;
+    int major = 0, minor = 0;
+    char name[128] = "?";
+    if ((r = d->ctx_get_device(&m->dev)) ||
+        (r = d->device_get_attribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                     m->dev)) ||
+        (r = d->device_get_attribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                     m->dev)))
+        return cuda_fail(d, r, "cannot query the current device");
+    d->device_get_name(name, sizeof name, m->dev);
+    const char *what;
+    const void *image = pick_image(b->tlb, major * 10 + minor, &what);
+    if (!image)
+        return rt_error(TILE_ERROR_UNSUPPORTED_DEVICE, "the bundle's code targets %s%s "
+                        "and device %d (%s) is sm_%d%d: recompile with tilec --arch=sm_%d%d",
+                        b->tlb->arch, b->tlb->ncubins ? " (and its cubins do not fit)" : "",
+                        m->dev, name, major, minor, major, minor);
+    m->funcs = calloc(b->nslots ? b->nslots : 1, sizeof *m->funcs);
+    if (!m->funcs) return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory loading a module");
+    if ((r = d->module_load_data(&m->mod, image))) {
+        free(m->funcs);
+        m->funcs = NULL;
+        return cuda_fail(d, r, "cannot load the bundle's %s on device %d (%s, sm_%d%d, "
+                         "driver for CUDA %d.%d)", what, m->dev, name, major, minor,
+                         d->version / 1000, d->version % 1000 / 10);
+    }
+    atomic_store_explicit(&m->ctx, ctx, memory_order_relaxed);
+    atomic_store_explicit(&b->nmodules, n + 1, memory_order_release);
+    *out = m;
+    return TILE_OK;
+}
+
+/* The function of variant v in module m; called with b->lock. */
+static TileStatus resolve_function(const RtDriver *d, const TileKernel *k, RtModule *m,
+                                   const RtVariant *v, CUfunction *f) {
+    *f = atomic_load_explicit(&m->funcs[v->slot], memory_order_relaxed);
+    if (*f) return TILE_OK;
+    CUresult r = d->module_get_function(f, m->mod, v->v->entry);
+    if (r)
+        return cuda_fail(d, r, "kernel '%s': entry '%s' is missing from the bundle's code",
+                         k->k->name, v->v->entry);
+    if (v->v->dyn_smem > 48 * 1024 &&
+        (r = d->func_set_attribute(*f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                   (int)v->v->dyn_smem)))
+        return cuda_fail(d, r, "kernel '%s': entry '%s' needs %u bytes of shared memory",
+                         k->k->name, v->v->entry, v->v->dyn_smem);
+    atomic_store_explicit(&m->funcs[v->slot], *f, memory_order_release);
+    return TILE_OK;
+}
+
+/* The slow path: module and/or function not there yet. */
+static TileStatus first_use(const RtDriver *d, TileKernel *k, CUcontext ctx,
+                            const RtVariant *v, CUfunction *f) {
+    TileBundle *b = k->bundle;
+    pthread_mutex_lock(&b->lock);
+    RtModule *m = find_module(b, ctx);
+    TileStatus s = m ? TILE_OK : load_module(d, b, ctx, &m);
+    if (!s) s = resolve_function(d, k, m, v, f);
+    pthread_mutex_unlock(&b->lock);
+    return s;
+}
+
+TileStatus rt_launch(TileKernel *k, const RtPlan *p, TileStream stream) {
+    TileStatus s;
+    const RtDriver *d = rt_driver(&s);
+    if (!d) return s;
+    CUcontext ctx;
+    if ((s = current_context(d, &ctx))) return s;
+    RtModule *m = find_module(k->bundle, ctx);
+    CUfunction f = m ? atomic_load_explicit(&m->funcs[p->variant->slot], memory_order_acquire)
+                     : NULL;
+    if (!f && (s = first_use(d, k, ctx, p->variant, &f))) return s;
+    void *params[RT_MAX_PARAMS];
+    for (uint32_t i = 0; i < k->k->nparams; i++) params[i] = (void *)&p->slots[i];
+    CUresult r = d->launch_kernel(f, p->grid[0], p->grid[1], p->grid[2], p->config->threads,
+                                  1, 1, p->variant->v->dyn_smem, stream, params, NULL);
+    if (r)
+        return cuda_fail(d, r, "kernel '%s': launch of '%s' (grid %ux%ux%u, %u threads) "
+                         "failed", k->k->name, p->variant->v->entry, p->grid[0], p->grid[1],
+                         p->grid[2], p->config->threads);
+    return TILE_OK;
+}
+
+static TileStatus launch(TileKernel *k, const uint32_t *grid, const TileLaunchArg *args,
+                         int nargs, TileStream stream) {
+    if (!k) return rt_error(TILE_ERROR_INVALID_VALUE, "tile_launch: the kernel is NULL");
+    RtPlan p;
+    TileStatus s = rt_plan(k, grid, args, nargs, &p);
+    if (s || p.empty) return s;
+    return rt_launch(k, &p, stream);
+}
+
+TileStatus tile_launch(TileKernel *k, const TileLaunchArg *args, int nargs,
+                       TileStream stream) {
+    return launch(k, NULL, args, nargs, stream);
+}
+
+TileStatus tile_launch_grid(TileKernel *k, const uint32_t grid[3], const TileLaunchArg *args,
+                            int nargs, TileStream stream) {
+    if (!grid) return rt_error(TILE_ERROR_INVALID_VALUE, "tile_launch_grid: the grid is NULL");
+    return launch(k, grid, args, nargs, stream);
+}
+
+void rt_unload_modules(TileBundle *b) {
+    int n = atomic_load_explicit(&b->nmodules, memory_order_acquire);
+    TileStatus s;
+    const RtDriver *d = n ? rt_driver(&s) : NULL;
+    for (int i = 0; i < n && d; i++) {
+        RtModule *m = &b->modules[i];
+        CUcontext ctx = atomic_load_explicit(&m->ctx, memory_order_relaxed), popped;
+        if (d->ctx_push(ctx) == CUDA_SUCCESS) {
+            d->module_unload(m->mod);
+            d->ctx_pop(&popped);
+        }
+        free(m->funcs);
+    }
+}

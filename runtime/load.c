@@ -1,0 +1,242 @@
+/*
+ * load.c — bundles in, kernels ready to launch out.
+ *
+ * Loading reads and verifies the file (bundle/read.c does every check)
+ * and then precomputes, per kernel, everything the launch path would
+ * otherwise work out each time (see rt.h): parameter classes and integer
+ * ranges, per configuration its thread count and variants in order of
+ * preference, per variant a slot in the per-context function tables, and
+ * the type names and signature used in messages. No driver is touched:
+ * a bundle can be loaded, inspected and argument-checked on a machine
+ * without a GPU. Modules are loaded later, per context, by launch.c.
+ */
+#include "runtime/rt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *zalloc(size_t n) { return calloc(1, n ? n : 1); }
+
+static int popcount(uint32_t x) {
+    int n = 0;
+    for (; x; x &= x - 1) n++;
+    return n;
+}
+
+static void set_class(RtParam *rp, const TlbParam *p) {
+    TlbType t = (TlbType)p->type;
+    rp->type = p->type;
+    if (t == TLB_PTR) {
+        rp->cls = RT_PARAM_PTR;
+        rp->elem_bytes = (uint8_t)tlb_type_bytes((TlbType)p->pointee);
+    } else if (tlb_type_isfloat(t)) {
+        rp->cls = RT_PARAM_FLOAT;
+    } else if (t == TLB_BOOL) {
+        rp->cls = RT_PARAM_BOOL;
+        rp->min = 0;
+        rp->max = 1;
+    } else {
+        int bits = 8 * tlb_type_bytes(t);
+        rp->cls = RT_PARAM_INT;
+        rp->specialize = !(p->flags & TLB_PARAM_NOSPECIALIZE);
+        if (bits == 64) {
+            /* u64 takes any int64_t's bits, as tile_interp_run does. */
+            rp->min = INT64_MIN;
+            rp->max = INT64_MAX;
+        } else if (tlb_type_issigned(t)) {
+            rp->min = -((int64_t)1 << (bits - 1));
+            rp->max = ((int64_t)1 << (bits - 1)) - 1;
+        } else {
+            rp->min = 0;
+            rp->max = ((int64_t)1 << bits) - 1;
+        }
+    }
+}
+
+static char *type_name(const TlbParam *p) {
+    char buf[16];
+    if (p->type == TLB_PTR) snprintf(buf, sizeof buf, "*%s", tlb_type_name((TlbType)p->pointee));
+    else snprintf(buf, sizeof buf, "%s", tlb_type_name((TlbType)p->type));
+    return strdup(buf);
+}
+
+static char *make_signature(const TlbKernel *k, const char **types) {
+    size_t n = strlen(k->name) + 3;
+    for (uint32_t i = 0; i < k->nparams; i++) n += strlen(k->params[i].name) + strlen(types[i]) + 4;
+    char *s = malloc(n), *p = s;
+    if (!s) return NULL;
+    p += sprintf(p, "%s(", k->name);
+    for (uint32_t i = 0; i < k->nparams; i++)
+        p += sprintf(p, "%s%s: %s", i ? ", " : "", k->params[i].name, types[i]);
+    strcpy(p, ")");
+    return s;
+}
+
+/* Fills kernel i of b; 0, or -1 when out of memory. */
+static int prepare_kernel(TileBundle *b, TileKernel *tk, const TlbKernel *k) {
+    tk->bundle = b;
+    tk->k = k;
+    tk->params = zalloc(sizeof *tk->params * k->nparams);
+    tk->type_names = zalloc(sizeof *tk->type_names * k->nparams);
+    tk->configs = zalloc(sizeof *tk->configs * k->nconfigs);
+    if (!tk->params || !tk->type_names || !tk->configs) return -1;
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        set_class(&tk->params[i], &k->params[i]);
+        if (!(tk->type_names[i] = type_name(&k->params[i]))) return -1;
+    }
+    if (!(tk->signature = make_signature(k, tk->type_names))) return -1;
+    for (uint32_t c = 0; c < k->nconfigs; c++) {
+        const TlbConfig *tc = &k->configs[c];
+        RtConfig *rc = &tk->configs[c];
+        rc->c = tc;
+        rc->threads = tc->warps * 32;
+        rc->nvariants = tc->nvariants;
+        rc->variants = zalloc(sizeof *rc->variants * tc->nvariants);
+        if (!rc->variants) return -1;
+        tk->has_require |= tc->nrequire > 0;
+        /* Most assumptions first; among equals, the bundle's order. */
+        uint32_t n = 0;
+        for (int bits = 2; bits >= 0; bits--)
+            for (uint32_t v = 0; v < tc->nvariants; v++)
+                if (popcount(tc->variants[v].assume) == bits)
+                    rc->variants[n++] = (RtVariant){&tc->variants[v], 0};
+        for (uint32_t v = 0; v < n; v++)
+            rc->variants[v].slot = b->nslots + (uint32_t)(rc->variants[v].v - tc->variants);
+        b->nslots += tc->nvariants;
+    }
+    return 0;
+}
+
+static void free_kernels(TileBundle *b) {
+    if (!b->kernels) return;
+    for (uint32_t i = 0; i < b->tlb->nkernels; i++) {
+        TileKernel *k = &b->kernels[i];
+        if (k->configs)
+            for (uint32_t c = 0; c < k->k->nconfigs; c++) free(k->configs[c].variants);
+        if (k->type_names)
+            for (uint32_t p = 0; p < k->k->nparams; p++) free((char *)k->type_names[p]);
+        free(k->type_names);
+        free(k->configs);
+        free(k->params);
+        free(k->signature);
+    }
+    free(b->kernels);
+}
+
+static TileStatus from_bytes(const void *data, size_t size, const char *name,
+                             TileBundle **out) {
+    char err[RT_ERRLEN - 128];
+    TlbBundle *tlb;
+    if (tlb_read(data, size, &tlb, err, sizeof err))
+        return rt_error(TILE_ERROR_INVALID_BUNDLE, "cannot load bundle %s: %s", name, err);
+    for (uint32_t i = 0; i < tlb->nkernels; i++)
+        if (tlb->kernels[i].nparams > RT_MAX_PARAMS) {
+            TileStatus s = rt_error(TILE_ERROR_INVALID_BUNDLE, "cannot load bundle %s: "
+                                    "kernel '%s' has %u parameters (libtile takes at "
+                                    "most %d)", name, tlb->kernels[i].name,
+                                    tlb->kernels[i].nparams, RT_MAX_PARAMS);
+            tlb_free(tlb);
+            return s;
+        }
+    TileBundle *b = zalloc(sizeof *b);
+    if (!b) {
+        tlb_free(tlb);
+        return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory loading bundle %s", name);
+    }
+    b->tlb = tlb;
+    pthread_mutex_init(&b->lock, NULL);
+    b->kernels = zalloc(sizeof *b->kernels * tlb->nkernels);
+    int failed = !b->kernels;
+    for (uint32_t i = 0; i < tlb->nkernels && !failed; i++)
+        failed = prepare_kernel(b, &b->kernels[i], &tlb->kernels[i]);
+    if (failed) {
+        tile_bundle_free(b);
+        return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory loading bundle %s", name);
+    }
+    *out = b;
+    return TILE_OK;
+}
+
+TileStatus tile_bundle_load_memory(const void *data, size_t size, TileBundle **out) {
+    if (!out || (!data && size))
+        return rt_error(TILE_ERROR_INVALID_VALUE, "tile_bundle_load_memory: NULL argument");
+    *out = NULL;
+    return from_bytes(data, size, "from memory", out);
+}
+
+TileStatus tile_bundle_load(const char *path, TileBundle **out) {
+    if (!path || !out)
+        return rt_error(TILE_ERROR_INVALID_VALUE, "tile_bundle_load: NULL argument");
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return rt_error(TILE_ERROR_IO, "cannot open bundle '%s': %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *data = malloc(cap);
+    while (data) {
+        n += fread(data + n, 1, cap - n, f);
+        if (n < cap) break;
+        char *bigger = realloc(data, cap *= 2);
+        if (!bigger) free(data);
+        data = bigger;
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (!data) return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
+    if (read_error) {
+        free(data);
+        return rt_error(TILE_ERROR_IO, "cannot read bundle '%s'", path);
+    }
+    char name[RT_ERRLEN / 4];
+    snprintf(name, sizeof name, "'%s'", path);
+    TileStatus s = from_bytes(data, n, name, out);
+    free(data);
+    return s;
+}
+
+TileStatus tile_kernel_get(TileBundle *b, const char *name, TileKernel **out) {
+    if (!b || !name || !out)
+        return rt_error(TILE_ERROR_INVALID_VALUE, "tile_kernel_get: NULL argument");
+    *out = NULL;
+    for (uint32_t i = 0; i < b->tlb->nkernels; i++)
+        if (strcmp(b->tlb->kernels[i].name, name) == 0) {
+            *out = &b->kernels[i];
+            return TILE_OK;
+        }
+    char list[256] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < b->tlb->nkernels && used < sizeof list; i++) {
+        int w = snprintf(list + used, sizeof list - used, "%s'%s'", i ? ", " : "",
+                         b->tlb->kernels[i].name);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    return rt_error(TILE_ERROR_NOT_FOUND, "no kernel '%s' in the bundle (it has %s)", name,
+                    b->tlb->nkernels ? list : "none");
+}
+
+void tile_bundle_free(TileBundle *b) {
+    if (!b) return;
+    rt_unload_modules(b);
+    free_kernels(b);
+    pthread_mutex_destroy(&b->lock);
+    tlb_free(b->tlb);
+    free(b);
+}
+
+const char *tile_kernel_signature(const TileKernel *k) { return k ? k->signature : NULL; }
+int tile_kernel_nparams(const TileKernel *k) { return k ? (int)k->k->nparams : 0; }
+
+TileStatus tile_kernel_param(const TileKernel *k, int i, const char **name, const char **type) {
+    if (!k || i < 0 || (uint32_t)i >= k->k->nparams)
+        return rt_error(TILE_ERROR_INVALID_VALUE, "tile_kernel_param: no parameter %d", i);
+    if (name) *name = k->k->params[i].name;
+    if (type) *type = k->type_names[i];
+    return TILE_OK;
+}
+
+int tile_bundle_nkernels(const TileBundle *b) { return b ? (int)b->tlb->nkernels : 0; }
+
+const char *tile_bundle_kernel(const TileBundle *b, int i) {
+    return b && i >= 0 && (uint32_t)i < b->tlb->nkernels ? b->tlb->kernels[i].name : NULL;
+}

@@ -1,0 +1,31 @@
+# runtime: libtile, the installed library that loads bundles and launches
+# their kernels (API: runtime/tile.h, docs/runtime.md). It links nothing of
+# the compiler (only bundle/libtlb.la) and nothing of CUDA: the driver is
+# dlopen'd at run time.
+lib_LTLIBRARIES += runtime/libtile.la
+include_HEADERS += runtime/tile.h
+runtime_libtile_la_SOURCES = runtime/tile.h runtime/rt.h runtime/driver.h \
+	runtime/driver.c runtime/error.c runtime/plan.c runtime/load.c \
+	runtime/launch.c
+runtime_libtile_la_LIBADD = bundle/libtlb.la -ldl -lpthread -lm
+runtime_libtile_la_LDFLAGS = -version-info 0:0:0
+
+# CPU tests of libtile (no driver needed).
+check_PROGRAMS += tests/unit/test_runtime
+TESTS += tests/unit/test_runtime
+tests_unit_test_runtime_SOURCES = tests/unit/test_runtime.c tests/unit/check.h \
+	tests/unit/vadd_bundle.h
+tests_unit_test_runtime_LDADD = runtime/libtile.la
+
+# GPU tests: built by make check, skipped (exit 77) without a GPU; run on a
+# GPU machine by scripts/gpu-runtime-check.sh. The benchmark is built with
+# them but is not a test.
+check_PROGRAMS += tests/unit/test_gpu_runtime bench/launch_overhead
+TESTS += tests/unit/test_gpu_runtime
+tests_unit_test_gpu_runtime_SOURCES = tests/unit/test_gpu_runtime.c \
+	tests/unit/gpu_util.h tests/unit/vadd_bundle.h
+tests_unit_test_gpu_runtime_LDADD = runtime/libtile.la -lpthread
+bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h \
+	tests/unit/vadd_bundle.h
+bench_launch_overhead_LDADD = runtime/libtile.la
+EXTRA_DIST += scripts/gpu-runtime-check.sh

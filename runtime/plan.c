@@ -1,0 +1,222 @@
+/*
+ * plan.c — from the caller's arguments to what cuLaunchKernel needs,
+ * without the driver.
+ *
+ * One pass over the parameters checks each argument's kind and value
+ * against the signature and writes it, in the parameter's own
+ * representation, into an 8-byte slot (the driver copies the first
+ * sizeof(param) bytes of each slot: on a little-endian host an integer's
+ * low bytes, a float's bits). The same pass gathers what specialization
+ * needs: whether every pointer is 16-byte aligned and every specializable
+ * integer divisible by 16, and each integer's value for the grid and
+ * @require expressions.
+ *
+ * Then: the first configuration whose @require expressions all hold (the
+ * order of the bundle; autotuning will choose among the candidates later),
+ * its most specialized variant whose assumptions the arguments satisfy
+ * (variants are pre-sorted, so the first that fits), and the grid.
+ *
+ * Error messages name the kernel, the argument (index from 0, name and
+ * type) and the value; they are formatted only on failure.
+ */
+#include "runtime/rt.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+static const char *kind_name(TileLaunchArgKind k) {
+    return k == TILE_LAUNCH_PTR ? "a pointer"
+         : k == TILE_LAUNCH_INT ? "an integer"
+         : k == TILE_LAUNCH_FLOAT ? "a float" : "of an unknown kind";
+}
+
+static const TileLaunchArgKind wanted[] = {
+    [RT_PARAM_PTR] = TILE_LAUNCH_PTR, [RT_PARAM_INT] = TILE_LAUNCH_INT,
+    [RT_PARAM_BOOL] = TILE_LAUNCH_INT, [RT_PARAM_FLOAT] = TILE_LAUNCH_FLOAT};
+
+/* Bits of x in a binary format with `ebits` exponent and `mbits` fraction
+ * bits, rounded to nearest even from the double itself (no double
+ * rounding through f32). */
+static uint16_t pack_small_float(double x, int ebits, int mbits) {
+    uint16_t sign = signbit(x) ? (uint16_t)(1u << (ebits + mbits)) : 0;
+    uint32_t emax = (1u << ebits) - 1;
+    int bias = (1 << (ebits - 1)) - 1;
+    if (isnan(x)) return (uint16_t)(sign | emax << mbits | 1u << (mbits - 1));
+    double a = fabs(x);
+    if (isinf(a)) return (uint16_t)(sign | emax << mbits);
+    if (a == 0) return sign;
+    int e;
+    double m = frexp(a, &e);                   /* a = m 2^e, m in [0.5, 1) */
+    int biased = e - 1 + bias;
+    if (biased <= 0) {
+        /* Subnormal: a in units of the smallest subnormal, 2^(1-bias-mbits).
+         * A result of 2^mbits is the smallest normal, encoded alike. */
+        return (uint16_t)(sign | (uint32_t)nearbyint(ldexp(a, bias + mbits - 1)));
+    }
+    uint64_t q = (uint64_t)nearbyint(ldexp(m, mbits + 1));   /* 2^mbits.. */
+    if (q >> (mbits + 1)) {
+        q >>= 1;
+        biased++;
+    }
+    if (biased >= (int)emax) return (uint16_t)(sign | emax << mbits);
+    return (uint16_t)(sign | (uint32_t)biased << mbits | (uint32_t)(q & ((1u << mbits) - 1)));
+}
+
+uint16_t rt_f16_bits(double x) { return pack_small_float(x, 5, 10); }
+uint16_t rt_bf16_bits(double x) { return pack_small_float(x, 8, 7); }
+
+static uint64_t float_slot(TlbType t, double f) {
+    uint64_t slot = 0;
+    if (t == TLB_F64) {
+        memcpy(&slot, &f, 8);
+    } else if (t == TLB_F32) {
+        float v = (float)f;
+        memcpy(&slot, &v, 4);
+    } else {
+        slot = t == TLB_F16 ? rt_f16_bits(f) : rt_bf16_bits(f);
+    }
+    return slot;
+}
+
+static TileStatus bad_arg(const TileKernel *k, int i, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static TileStatus bad_arg(const TileKernel *k, int i, const char *fmt, ...) {
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    return rt_error(TILE_ERROR_ARGUMENT, "kernel '%s': argument %d ('%s', %s) %s",
+                    k->k->name, i, k->k->params[i].name, k->type_names[i], what);
+}
+
+/* Checks and packs every argument; *facts gets the TLB_ASSUME_* bits the
+ * arguments satisfy, ints[] their integer values. */
+static TileStatus pack(const TileKernel *k, const TileLaunchArg *args, int nargs,
+                       RtPlan *p, int64_t *ints, uint32_t *facts) {
+    const TlbKernel *tk = k->k;
+    if (nargs != (int)tk->nparams)
+        return rt_error(TILE_ERROR_ARGUMENT, "kernel '%s' takes %u argument%s, got %d",
+                        tk->name, tk->nparams, tk->nparams == 1 ? "" : "s", nargs);
+    if (nargs && !args)
+        return rt_error(TILE_ERROR_INVALID_VALUE, "kernel '%s': the argument array is NULL",
+                        tk->name);
+    uint32_t ok = TLB_ASSUME_ALL;
+    for (int i = 0; i < nargs; i++) {
+        const RtParam *rp = &k->params[i];
+        const TileLaunchArg *a = &args[i];
+        if (a->kind != wanted[rp->cls])
+            return bad_arg(k, i, "must be %s, got %s", kind_name(wanted[rp->cls]),
+                           kind_name(a->kind));
+        switch ((RtParamClass)rp->cls) {
+        case RT_PARAM_PTR:
+            if (a->v.ptr % rp->elem_bytes)
+                return bad_arg(k, i, "is 0x%" PRIx64 ", not aligned to its %u-byte "
+                               "elements", a->v.ptr, rp->elem_bytes);
+            if (a->v.ptr % 16) ok &= ~(uint32_t)TLB_ASSUME_ALIGN16;
+            p->slots[i] = a->v.ptr;
+            ints[i] = 0;
+            break;
+        case RT_PARAM_INT:
+        case RT_PARAM_BOOL:
+            if (a->v.i < rp->min || a->v.i > rp->max)
+                return bad_arg(k, i, "is %" PRId64 ", which does not fit in %s", a->v.i,
+                               k->type_names[i]);
+            if (rp->specialize && a->v.i % 16) ok &= ~(uint32_t)TLB_ASSUME_DIV16;
+            p->slots[i] = (uint64_t)a->v.i;
+            ints[i] = a->v.i;
+            break;
+        case RT_PARAM_FLOAT:
+            p->slots[i] = float_slot((TlbType)rp->type, a->v.f);
+            ints[i] = 0;
+            break;
+        }
+    }
+    *facts = ok;
+    return TILE_OK;
+}
+
+/* "rows=4, cols=5000" for messages: the integer arguments. */
+static void describe_ints(const TileKernel *k, const int64_t *ints, char *buf, size_t n) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (uint32_t i = 0; i < k->k->nparams && used < n; i++) {
+        if (k->params[i].cls != RT_PARAM_INT && k->params[i].cls != RT_PARAM_BOOL) continue;
+        int w = snprintf(buf + used, n - used, "%s%s=%" PRId64, used ? ", " : "",
+                         k->k->params[i].name, ints[i]);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+}
+
+static TileStatus pick_config(const TileKernel *k, const int64_t *ints, RtPlan *p) {
+    const TlbKernel *tk = k->k;
+    if (!k->has_require) {
+        p->config = &k->configs[0];
+        return TILE_OK;
+    }
+    for (uint32_t c = 0; c < tk->nconfigs; c++) {
+        const TlbConfig *cfg = k->configs[c].c;
+        uint32_t r = 0;
+        for (; r < cfg->nrequire; r++) {
+            int64_t v;
+            if (tlb_eval(&cfg->require[r], ints, &v))
+                return rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': division by zero "
+                                "in @require of configuration %u", tk->name, c);
+            if (!v) break;
+        }
+        if (r == cfg->nrequire) {
+            p->config = &k->configs[c];
+            return TILE_OK;
+        }
+    }
+    char vals[256];
+    describe_ints(k, ints, vals, sizeof vals);
+    return rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': no configuration's @require "
+                    "holds for these arguments (%s; %u configuration%s)", tk->name, vals,
+                    tk->nconfigs, tk->nconfigs == 1 ? "" : "s");
+}
+
+static TileStatus compute_grid(const TileKernel *k, const uint32_t *given,
+                               const int64_t *ints, RtPlan *p) {
+    const TlbKernel *tk = k->k;
+    static const int64_t limit[3] = {INT32_MAX, 65535, 65535};
+    if (!given && tk->ngrid == 0)
+        return rt_error(TILE_ERROR_GRID, "kernel '%s' has no grid(...) clause: launch "
+                        "it with tile_launch_grid", tk->name);
+    p->empty = 0;
+    for (int d = 0; d < 3; d++) {
+        int64_t v = 1;
+        if (given) v = given[d];
+        else if ((uint32_t)d < tk->ngrid && tlb_eval(&p->config->c->grid[d], ints, &v))
+            return rt_error(TILE_ERROR_GRID, "kernel '%s': division by zero in grid "
+                            "dimension %d", tk->name, d);
+        if (v < 0 || v > limit[d])
+            return rt_error(TILE_ERROR_GRID, "kernel '%s': grid dimension %d is %" PRId64
+                            " (must be 0 to %" PRId64 ")", tk->name, d, v, limit[d]);
+        p->grid[d] = (uint32_t)v;
+        p->empty |= v == 0;
+    }
+    return TILE_OK;
+}
+
+TileStatus rt_plan(const TileKernel *k, const uint32_t *grid, const TileLaunchArg *args,
+                   int nargs, RtPlan *p) {
+    int64_t ints[RT_MAX_PARAMS];
+    uint32_t facts = 0;
+    TileStatus s = pack(k, args, nargs, p, ints, &facts);
+    if (s) return s;
+    if ((s = pick_config(k, ints, p))) return s;
+    if ((s = compute_grid(k, grid, ints, p))) return s;
+    const RtConfig *c = p->config;
+    for (uint32_t i = 0; i < c->nvariants; i++)
+        if (!(c->variants[i].v->assume & ~facts)) {
+            p->variant = &c->variants[i];
+            return TILE_OK;
+        }
+    return rt_error(TILE_ERROR_ARGUMENT, "kernel '%s': configuration %u has no variant "
+                    "for these arguments (its variants need 16-byte aligned pointers "
+                    "and integers divisible by 16)", k->k->name,
+                    (unsigned)(c - k->configs));
+}

@@ -1,0 +1,282 @@
+/*
+ * layout.h — how every tile is spread over the threads of a program:
+ * layouts as linear maps over F2, axis info, and the layout assignment pass.
+ *
+ * This header is the contract between the analyses (sema/linear.c,
+ * sema/axis.c, sema/layout_assign.c) and the lowering (lower/).
+ *
+ * Layouts as linear maps. Every tile dimension, the vector of registers a
+ * thread holds, the 32 lanes of a warp and the warps of a program are
+ * powers of two, so a layout is a map from the bits of a hardware index
+ * (register r, lane l, warp w) to the bits of a tile coordinate that is
+ * linear over F2 (addition is XOR): the coordinate held by (r, l, w) is the
+ * XOR of the basis vectors of the set bits of r, l and w. A Layout stores
+ * one basis vector per input bit (basis[LY_REG][i] is where register bit i
+ * goes). Coordinates are packed into one integer, the row-major linear
+ * index of the element: dimension rank-1 in the lowest bits (see
+ * ly_pack/ly_unpack). A zero basis vector means that bit of the hardware
+ * index does not change the element: those threads (or registers) hold
+ * copies (broadcast). Every layout built here is surjective: each element
+ * of the tile is held by at least one (r, l, w).
+ *
+ * Layouts also remember how they were built (kind: blocked, slice or plain
+ * linear), which is what they print as and what the assignment pass
+ * reasons with; the map is what the lowering and every query use. Two
+ * layouts are the same (ly_eq) when their maps are equal, whatever their
+ * kind.
+ *
+ * Values. After ly_assign_kernel(), IrValue.layout of every tile value
+ * (rank >= 1) points at its Layout; scalars (rank 0) have NULL. All
+ * layouts of one kernel have the same number of lanes (32) and warps
+ * (IrKernel.warps).
+ *
+ * Axis info. ax_analyze() computes, per value and per dimension, the
+ * contiguity, divisibility and constancy of its elements under the
+ * assumptions of one specialization variant; the pass keeps the table so
+ * that the lowering can ask for the vector width of each load and store
+ * (ly_mem_vec). See docs/internals/layout.md and docs/internals/axis.md.
+ */
+#ifndef TILE_LAYOUT_H
+#define TILE_LAYOUT_H
+
+#include "ir.h"
+
+/* ------------------------------------------------------------ linear maps */
+
+/* The input dimensions of a layout: the hardware index. */
+typedef enum { LY_REG, LY_LANE, LY_WARP, LY_NIN } LyIn;
+
+/* At most this many bits per input dimension (a tile holds at most 2^20
+ * elements, a program at most 32 warps). */
+#define LY_MAXBITS 24
+
+typedef enum {
+    LY_BLOCKED,   /* spt/tpw/wpc/order below */
+    LY_SLICE,     /* parent with dimension slice_dim removed */
+    LY_LINEAR,    /* only the map (reshape results, future MMA layouts) */
+} LyKind;
+
+typedef struct Layout {
+    uint8_t kind;                    /* LyKind */
+    uint8_t rank;                    /* rank of the tile (>= 1) */
+    int32_t shape[IR_MAXRANK];       /* the tile's shape, powers of two */
+    uint8_t nbits[LY_NIN];           /* log2 of registers/lanes/warps */
+    uint32_t basis[LY_NIN][LY_MAXBITS]; /* packed coordinate per input bit */
+
+    /* LY_BLOCKED: the Triton-style parameters (per tile dimension):
+     * size per thread, threads per warp, warps per program; order[0] is
+     * the fastest-varying dimension. The map repeats the
+     * spt*tpw*wpc "program tile" over registers where the shape is larger
+     * and broadcasts (zero lane/warp bases) where it is smaller. */
+    int32_t spt[IR_MAXRANK], tpw[IR_MAXRANK], wpc[IR_MAXRANK];
+    uint8_t order[IR_MAXRANK];
+
+    /* LY_SLICE: this layout is `parent` (rank + 1) with dimension
+     * slice_dim removed: what a reduction over slice_dim leaves. */
+    const struct Layout *parent;
+    int slice_dim;
+} Layout;
+
+/* A hardware index. */
+typedef struct LyIndex {
+    uint32_t reg, lane, warp;
+} LyIndex;
+
+/* log2 of a power of two (-1 when n is not one). */
+int ly_log2(int64_t n);
+
+/* Packs coordinate c[0..rank) of a tile of `shape` into its row-major
+ * linear index, and back. */
+uint32_t ly_pack(int rank, const int32_t *shape, const int32_t *c);
+void ly_unpack(int rank, const int32_t *shape, uint32_t packed, int32_t *c);
+
+/* Blocked layout of a tile of `shape` over `warps` warps of 32 lanes.
+ * spt, tpw, wpc are per dimension (powers of two; prod(tpw) == 32,
+ * prod(wpc) == warps); order is a permutation, fastest dimension first.
+ * Returns NULL when the parameters are inconsistent. */
+Layout *ly_blocked(Arena *ar, int rank, const int32_t *shape,
+                   const int32_t *spt, const int32_t *tpw,
+                   const int32_t *wpc, const uint8_t *order);
+
+/* The default blocked layout Triton would pick for a tile: `vec` elements
+ * per thread along order[0] (capped by the shape), lanes then warps laid
+ * along the dimensions in `order`, the last one taking what is left. */
+Layout *ly_blocked_default(Arena *ar, int rank, const int32_t *shape,
+                           int warps, int vec, const uint8_t *order);
+
+/* The slice of `parent` that removes dimension `dim` (the layout of a
+ * reduction's result over `dim`). Lanes and warps that walked `dim` become
+ * broadcast (zero bases); registers that walked it are dropped. */
+Layout *ly_slice(Arena *ar, const Layout *parent, int dim);
+
+/* A plain linear layout from explicit bases (copied); the map is taken as
+ * given (kind LY_LINEAR). */
+Layout *ly_linear(Arena *ar, int rank, const int32_t *shape,
+                  const uint8_t nbits[LY_NIN],
+                  const uint32_t basis[LY_NIN][LY_MAXBITS]);
+
+/* The same layout family at another shape of the same rank: a blocked
+ * layout with the same parameters, a slice of the parent re-shaped.
+ * A LY_LINEAR layout has no family: returns NULL unless the shape is
+ * unchanged. Used for broadcast (a [M,1] value and its [M,N] result share
+ * the parameters). */
+Layout *ly_reshaped_family(Arena *ar, const Layout *l, const int32_t *shape);
+
+/* The layout of permute(x, perm) when x has layout l: result dimension i
+ * is l's dimension perm[i]. A blocked layout stays blocked (its
+ * parameters permuted); others become LY_LINEAR. */
+Layout *ly_permute(Arena *ar, const Layout *l, const int64_t *perm);
+
+/* The layout of reshape(x, shape) when x has layout l: a row-major
+ * reshape keeps every element's linear index, so the bases are unchanged
+ * and only the shape differs (LY_LINEAR unless the shape is l's). */
+Layout *ly_reshape(Arena *ar, const Layout *l, int rank, const int32_t *shape);
+
+/* The element coordinate held by hardware index x: the XOR of the basis
+ * vectors of x's set bits, packed (ly_unpack gives the coordinates). */
+uint32_t ly_apply(const Layout *l, LyIndex x);
+/* Same, written into c[0..rank). */
+void ly_coord(const Layout *l, LyIndex x, int32_t *c);
+
+/* Number of registers, lanes, warps (1 << nbits). */
+int ly_size(const Layout *l, LyIn d);
+
+/* Equality of maps (shape and bases; kind and parameters ignored). */
+int ly_eq(const Layout *a, const Layout *b);
+
+/* A plain linear map over F2 from nin input bits to nout output bits
+ * (each at most 32): col[i] is the image of input bit i; the image of x is
+ * the XOR of col[i] over the set bits i of x. */
+typedef struct LyMap {
+    int nin, nout;
+    uint32_t col[32];
+} LyMap;
+
+/* A layout's packed hardware index: reg | lane << nbits[REG] |
+ * warp << (nbits[REG] + nbits[LANE]). */
+uint32_t ly_hw_pack(const Layout *l, LyIndex x);
+LyIndex ly_hw_unpack(const Layout *l, uint32_t packed);
+
+/* The layout as a map from packed hardware indices to packed
+ * coordinates. */
+LyMap ly_map(const Layout *l);
+uint32_t ly_map_apply(const LyMap *m, uint32_t x);
+/* Composition f ∘ g (g.nout must equal f.nin): x -> f(g(x)). */
+LyMap ly_map_compose(const LyMap *f, const LyMap *g);
+/* A pseudo-inverse p of m: m(p(y)) == y for every y in m's image, and
+ * p(y) has no set bit on an input whose column is dependent on lower
+ * columns (so p prefers low input bits: registers before lanes before
+ * warps, and among copies the lowest). Returns the rank of m. */
+int ly_map_pinv(const LyMap *m, LyMap *p);
+/* True when m is injective (no zero or repeated directions). */
+int ly_map_injective(const LyMap *m);
+
+/* One hardware index holding the element at `packed` (through the
+ * pseudo-inverse: registers first, then lanes, then warps). */
+LyIndex ly_locate(const Layout *l, uint32_t packed);
+
+/* How a conversion from layout `src` to layout `dst` (same shape, same
+ * lanes and warps) moves data: the hardware dimensions across which
+ * elements must travel. LY_MOVE_NONE: the maps are equal (no-op). Only
+ * LY_MOVE_REG: each thread already holds what it needs (an in-thread
+ * permutation of registers). LY_MOVE_LANE set: data crosses lanes but not
+ * warps (warp shuffles). LY_MOVE_WARP set: data crosses warps (a shared
+ * memory round trip with a barrier). */
+enum { LY_MOVE_NONE = 0, LY_MOVE_REG = 1, LY_MOVE_LANE = 2, LY_MOVE_WARP = 4 };
+int ly_cvt_moves(const Layout *src, const Layout *dst);
+
+/* For a conversion that keeps every input dimension in `keep` (a mask of
+ * 1 << LyIn): the hardware index in `src` that holds the element `dst`
+ * holds at x, with the kept components equal to x's. Returns 0, or -1
+ * when no such index exists (the conversion moves data across a kept
+ * dimension). The lowering uses it to build register permutations
+ * (keep lanes and warps) and shuffle sources (keep warps). */
+int ly_cvt_source(const Layout *src, const Layout *dst, unsigned keep,
+                  LyIndex x, LyIndex *out);
+
+/* Number of consecutive elements along dimension `dim` that a thread holds
+ * in consecutive registers starting at register 0 (the widest vector a
+ * load or store can use, before alignment and masks). 1 when register
+ * bit 0 does not walk `dim`. */
+int ly_vec_width(const Layout *l, int dim);
+
+/* The fastest dimension of l's memory order: the dimension register bit 0
+ * walks, or else lane bit 0, or else rank - 1. */
+int ly_fastest_dim(const Layout *l);
+
+/* Prints l: `#blocked<spt=[4], tpw=[32], wpc=[4], order=[0]>`,
+ * `#slice<dim=1, #blocked<...>>`, or for LY_LINEAR
+ * `#linear<reg=[[0, 1], [0, 2]], lane=[...], warp=[...]>` with each basis
+ * vector as coordinates. */
+void ly_print(FILE *out, const Layout *l);
+/* The same text in an arena string. */
+const char *ly_str(Arena *ar, const Layout *l);
+
+/* -------------------------------------------------------------- axis info */
+
+/* What one specialization variant assumes about the runtime parameters
+ * (LANGUAGE.md, runtime contract). The generic variant assumes nothing;
+ * the aligned one assumes every pointer parameter 16-byte aligned and
+ * every integer parameter without @nospecialize divisible by 16. */
+typedef enum { LY_VARIANT_GENERIC, LY_VARIANT_ALIGNED } LyVariant;
+
+/* Per dimension d of a value (for a scalar, index 0 describes it):
+ *  contig[d]: the largest power of two C such that, along d, every
+ *             aligned run of C elements holds consecutive integers
+ *             (x, x+1, ...). For pointers, consecutive elements.
+ *  div[d]:    the largest power of two dividing the first element of
+ *             every such run (for pointers: the address in bytes), capped
+ *             at 2^30.
+ *  constancy[d]: the largest power of two K such that every aligned run
+ *             of K elements along d holds one value.
+ * Every property is at least 1. */
+typedef struct AxInfo {
+    int64_t contig[IR_MAXRANK];
+    int64_t div[IR_MAXRANK];
+    int64_t constancy[IR_MAXRANK];
+} AxInfo;
+
+typedef struct AxTable {
+    int nvalues;
+    AxInfo *info;        /* info[value->id] */
+} AxTable;
+
+/* Forward dataflow over k: seeds (arange, constants, multiple_of,
+ * max_contiguous, the variant's parameter assumptions), transfer
+ * functions per op, conservative joins at loop heads and if results. */
+AxTable *ax_analyze(Arena *ar, const IrKernel *k, LyVariant v);
+const AxInfo *ax_of(const AxTable *t, const IrValue *v);
+
+/* ----------------------------------------------------- layout assignment */
+
+typedef struct LyResult {
+    LyVariant variant;
+    AxTable *axis;       /* covers every value, conversions included */
+} LyResult;
+
+/* Assigns a layout to every tile value of k for variant v (in place):
+ * loads/stores are anchors with coalesced blocked layouts, layouts flow
+ * forward and backward through element-wise ops, broadcasts, expand_dims,
+ * permutes and loops; reductions give slices; `convert_layout` ops are
+ * inserted where layouts meet, cheap producers recomputed instead.
+ * Build each variant from a fresh IrKernel (sm_compile again): the pass
+ * changes the kernel. */
+LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v);
+/* Runs ly_assign_kernel on every kernel of m. */
+void ly_assign_module(Arena *ar, IrModule *m, LyVariant v);
+
+/* Checks the pass's postcondition on k: every tile value has a layout,
+ * no scalar has one, every operand has the layout its op needs (memory
+ * ops: their pointer's; element-wise ops: their result's; expand_dims:
+ * the slice of its result's; reductions: results are slices of their
+ * operands; carried values: one layout). Returns the number of
+ * violations (0 after ly_assign_kernel). */
+int ly_verify_kernel(Arena *ar, const IrKernel *k);
+
+/* Elements per access for a load, store or atomic op after assignment:
+ * the vector width of its pointer's layout along the fastest dimension,
+ * bounded by the pointer's contiguity and byte alignment, the mask's
+ * constancy, and 16 bytes. 1 for scalar accesses. */
+int ly_mem_vec(const LyResult *r, const IrOp *op);
+
+#endif

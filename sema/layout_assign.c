@@ -1,0 +1,521 @@
+/*
+ * layout_assign.c — give every tile value a layout, for one specialization
+ * variant, and insert `convert_layout` where layouts meet.
+ *
+ * 1. Anchors. Each load, store and atomic on a tile of pointers gets a
+ *    coalesced blocked layout (Triton's Coalesce.cpp, in our words): the
+ *    dimensions ordered by the pointer's contiguity, most contiguous
+ *    first (ties: the later dimension, i.e. row-major); elements per
+ *    thread along it = min(byte alignment / element size, contiguity,
+ *    16 bytes / element size), capped by elements / threads; lanes then
+ *    warps laid along the order (ly_blocked_default). A load's result
+ *    has its anchor's layout. Matrix products are the second kind of
+ *    anchor: for now the accumulator and result share a blocked layout
+ *    and the operands keep theirs (dot_layout() is the hook where the
+ *    tensor-core issue puts MMA layouts).
+ *
+ * 2. Planning. Layouts flow forward from anchors through element-wise ops,
+ *    broadcasts, expand_dims of slices, permutes, reshapes and reductions
+ *    (whose results are slices of their operands), and backward from what
+ *    each op needs of its operands (ptr chains, masks, aranges). Loop- and
+ *    if-carried values are linked: the initial value, the region argument,
+ *    the yielded value and the result share one layout, so nothing is
+ *    converted per iteration. Values still without a layout after the
+ *    two directions settle (e.g. a tile that only feeds a full reduction)
+ *    get a default blocked layout, which then flows on. A value gets the
+ *    first layout that reaches it; later, different wishes are conflicts.
+ *
+ * 3. Materializing. Walking the kernel in order, each operand whose layout
+ *    differs from what its op needs is replaced: a cheap producer (arange,
+ *    splat, broadcast/expand_dims/integer arithmetic of such) is recomputed
+ *    in the needed layout, anything else is converted with one
+ *    `convert_layout` placed right after its definition (so a conversion
+ *    of a loop-invariant value happens once, outside the loop). Both are
+ *    cached per (value, layout).
+ *
+ * The pass runs on one IrKernel per variant: the variant changes axis info
+ * and therefore the anchors.
+ */
+#include "layout.h"
+
+#include <string.h>
+
+typedef struct Anchor {
+    const IrOp *op;
+    const Layout *ly;
+} Anchor;
+
+typedef struct Remat {
+    const IrValue *v;
+    const Layout *ly;
+    IrValue *as;
+} Remat;
+
+typedef struct LaCtx {
+    Arena *ar;
+    IrKernel *k;
+    AxTable *ax;
+    Vec(Anchor) anchors;
+    Vec(Remat) remat;
+    IrBlock *scratch;    /* new ops are built here, then moved */
+    int changed;
+} LaCtx;
+
+static int is_tile(const IrValue *v) { return v->ty.rank > 0; }
+
+static void assign(LaCtx *c, IrValue *v, const Layout *ly) {
+    if (!ly || !is_tile(v) || v->layout) return;
+    v->layout = ly;
+    c->changed = 1;
+}
+
+static const Layout *anchor_of(const LaCtx *c, const IrOp *op) {
+    for (int i = 0; i < c->anchors.n; i++)
+        if (c->anchors.v[i].op == op) return c->anchors.v[i].ly;
+    return NULL;
+}
+
+/* Row-major, one element per thread: for values nothing else decides. */
+static const Layout *default_layout(LaCtx *c, Type t) {
+    uint8_t order[IR_MAXRANK];
+    for (int d = 0; d < t.rank; d++) order[d] = (uint8_t)(t.rank - 1 - d);
+    return ly_blocked_default(c->ar, t.rank, t.dim, c->k->warps, 1, order);
+}
+
+/* ----------------------------------------------------------- coalescing */
+
+/* Dimensions by decreasing contiguity; ties keep the later dimension
+ * first (row-major). */
+static void mem_order(const AxInfo *a, int rank, uint8_t *order) {
+    for (int i = 0; i < rank; i++) {
+        int d = rank - 1 - i, j = i;
+        while (j > 0 && a->contig[order[j - 1]] < a->contig[d]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = (uint8_t)d;
+    }
+}
+
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+static const Layout *coalesced(LaCtx *c, const IrOp *op) {
+    const IrValue *p = op->args[0];
+    const AxInfo *a = ax_of(c->ax, p);
+    int rank = p->ty.rank;
+    uint8_t order[IR_MAXRANK];
+    mem_order(a, rank, order);
+    int fast = order[0];
+    int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
+    int64_t aligned = a->div[fast] / esize > 1 ? a->div[fast] / esize : 1;
+    int64_t contig = min64(a->contig[fast], p->ty.dim[fast]);
+    int64_t per = min64(min64(aligned, contig), 16 / esize > 1 ? 16 / esize : 1);
+    int64_t threads = (int64_t)c->k->warps * 32;
+    int64_t share = ty_numel(p->ty) / threads;
+    per = min64(per, share > 1 ? share : 1);
+    return ly_blocked_default(c->ar, rank, p->ty.dim, c->k->warps, (int)per, order);
+}
+
+/* The tensor-core hook: the layout a dot's accumulator and result take
+ * (an anchor, like memory ops). Until MMA layouts exist (the tensor-core
+ * issue returns one here), the accumulator keeps what reaches it, and a
+ * dot with nothing reaching it gets the default blocked layout. */
+static const Layout *dot_layout(LaCtx *c, const IrOp *op) {
+    const IrValue *acc = op->nargs > 2 ? op->args[2] : NULL;
+    if (acc && acc->layout) return acc->layout;
+    return default_layout(c, op->res[0]->ty);
+}
+
+static void find_anchors(LaCtx *c, IrBlock *b) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++) find_anchors(c, op->regions[r]);
+        int mem = op->op == IR_LOAD || op->op == IR_STORE ||
+                  op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS;
+        if (!mem || !is_tile(op->args[0])) continue;
+        Anchor an = {op, coalesced(c, op)};
+        vec_push(c->ar, &c->anchors, an);
+        if (op->nres) assign(c, op->res[0], an.ly);
+    }
+}
+
+/* ------------------------------------------------------- what ops need */
+
+static int elementwise(int opc) {
+    switch (opc) {
+    case IR_CAST: case IR_CMP: case IR_FMA: case IR_SELECT: case IR_PTRADD:
+    case IR_MULTIPLE_OF: case IR_MAX_CONTIG: case IR_SCAN:
+        return 1;
+    default:
+        return opc >= IR_ADD && opc <= IR_CEIL;
+    }
+}
+
+/* The layout op's result takes from its operands' layouts (NULL: none
+ * follows, or the op is a source that takes whatever is wanted). */
+static const Layout *forward_layout(LaCtx *c, const IrOp *op) {
+    const IrValue *res = op->res[0];
+    const IrValue *x = op->nargs ? op->args[0] : NULL;
+    const Layout *lx = x ? x->layout : NULL;
+    if (op->op == IR_DOT) return dot_layout(c, op);
+    if (elementwise(op->op)) {
+        for (int i = 0; i < op->nargs; i++)
+            if (op->args[i]->layout && ty_same_shape(op->args[i]->ty, res->ty))
+                return op->args[i]->layout;
+        return NULL;
+    }
+    if (!lx) return NULL;
+    switch (op->op) {
+    case IR_BROADCAST: return ly_reshaped_family(c->ar, lx, res->ty.dim);
+    case IR_EXPAND_DIMS:
+        if (lx->kind == LY_SLICE && lx->slice_dim == op->iattr[0])
+            return ly_reshaped_family(c->ar, lx->parent, res->ty.dim);
+        return NULL;
+    case IR_PERMUTE: return ly_permute(c->ar, lx, op->iattr);
+    case IR_RESHAPE: return ly_reshape(c->ar, lx, res->ty.rank, res->ty.dim);
+    case IR_REDUCE: return ly_slice(c->ar, lx, (int)op->iattr[1]);
+    default: return NULL;
+    }
+}
+
+/* The value that region argument / result i of a structured op is
+ * linked with, seen from a yield or condition operand. */
+static const Layout *carried_layout(const IrOp *term, int i) {
+    const IrOp *p = term->parent->parent;
+    if (!p) return NULL;
+    if (p->op == IR_FOR) return p->regions[0]->args[i + 1]->layout;
+    if (p->op == IR_IF) return p->res[i]->layout;
+    if (p->op == IR_WHILE && term->op == IR_CONDITION)
+        return i >= 1 ? p->regions[1]->args[i - 1]->layout : NULL;
+    if (p->op == IR_WHILE) return p->regions[0]->args[i]->layout;
+    return NULL;
+}
+
+/* The layout operand i of op must have, given the layouts of op's
+ * results (and anchors, region arguments); NULL when any will do. */
+static const Layout *operand_layout(LaCtx *c, const IrOp *op, int i) {
+    const IrValue *x = op->args[i];
+    if (!is_tile(x)) return NULL;
+    const Layout *an = anchor_of(c, op);
+    if (an) return ty_same_shape(x->ty, op->args[0]->ty) ? an : NULL;
+    const Layout *r = op->nres ? op->res[0]->layout : NULL;
+    switch (op->op) {
+    case IR_YIELD: case IR_CONDITION: return carried_layout(op, i);
+    case IR_FOR: return i >= 3 ? op->regions[0]->args[i - 2]->layout : NULL;
+    case IR_WHILE: return op->regions[0]->args[i]->layout;
+    case IR_DOT: return i == 2 ? r : NULL;
+    default: break;
+    }
+    if (!r) return NULL;
+    if (elementwise(op->op)) return ty_same_shape(x->ty, op->res[0]->ty) ? r : NULL;
+    switch (op->op) {
+    case IR_BROADCAST: return ly_reshaped_family(c->ar, r, x->ty.dim);
+    case IR_EXPAND_DIMS: return ly_slice(c->ar, r, (int)op->iattr[0]);
+    case IR_PERMUTE: {
+        int64_t inv[IR_MAXRANK];
+        for (int d = 0; d < x->ty.rank; d++) inv[op->iattr[d]] = d;
+        return ly_permute(c->ar, r, inv);
+    }
+    case IR_RESHAPE: return ly_reshape(c->ar, r, x->ty.rank, x->ty.dim);
+    case IR_REDUCE:
+        if (r->kind == LY_SLICE && r->slice_dim == op->iattr[1])
+            return ly_reshaped_family(c->ar, r->parent, x->ty.dim);
+        return NULL;
+    default: return NULL;
+    }
+}
+
+/* --------------------------------------------------------------- planning */
+
+/* Gives every member of a carried group (initial value's wish, yielded
+ * value's wish, region argument, result) the first layout among them. */
+static void link(LaCtx *c, IrValue **vals, int n) {
+    const Layout *ly = NULL;
+    for (int i = 0; i < n && !ly; i++)
+        if (vals[i]) ly = vals[i]->layout;
+    for (int i = 0; i < n; i++)
+        if (vals[i]) assign(c, vals[i], ly);
+}
+
+static void link_structured(LaCtx *c, IrOp *op) {
+    if (op->op == IR_FOR || op->op == IR_WHILE) {
+        int isfor = op->op == IR_FOR, first = isfor ? 3 : 0;
+        IrBlock *body = op->regions[0];
+        IrOp *back = isfor ? body->last : op->regions[1]->last;
+        for (int i = first; i < op->nargs; i++) {
+            int j = i - first;
+            IrValue *g[3] = {op->args[i], back ? back->args[j] : NULL,
+                             body->args[j + isfor]};
+            link(c, g, 3);
+        }
+        const IrOp *cond = isfor ? NULL : body->last;
+        for (int j = 0; j < op->nres; j++) {
+            IrValue *g[3] = {isfor ? body->args[j + 1] : cond->args[j + 1],
+                             isfor ? NULL : op->regions[1]->args[j], op->res[j]};
+            link(c, g, 3);
+        }
+    } else if (op->op == IR_IF) {
+        for (int j = 0; j < op->nres; j++) {
+            IrValue *g[3] = {op->regions[0]->last->args[j],
+                             op->nregions > 1 ? op->regions[1]->last->args[j] : NULL,
+                             op->res[j]};
+            link(c, g, 3);
+        }
+    }
+}
+
+static void forward_block(LaCtx *c, IrBlock *b) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        if (op->nregions) {
+            for (int round = 0; round < 2; round++) {
+                link_structured(c, op);
+                for (int r = 0; r < op->nregions; r++) forward_block(c, op->regions[r]);
+            }
+            link_structured(c, op);
+            continue;
+        }
+        if (op->nres == 1) assign(c, op->res[0], forward_layout(c, op));
+    }
+}
+
+static void backward_block(LaCtx *c, IrBlock *b) {
+    for (IrOp *op = b->last; op; op = op->prev) {
+        if (op->nregions) {
+            link_structured(c, op);
+            for (int r = op->nregions - 1; r >= 0; r--) backward_block(c, op->regions[r]);
+            link_structured(c, op);
+        }
+        for (int i = 0; i < op->nargs; i++)
+            assign(c, op->args[i], operand_layout(c, op, i));
+    }
+}
+
+/* The first tile value (in program order) with no layout yet. */
+static IrValue *first_unassigned(IrBlock *b) {
+    for (int i = 0; i < b->nargs; i++)
+        if (is_tile(b->args[i]) && !b->args[i]->layout) return b->args[i];
+    for (IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nres; i++)
+            if (is_tile(op->res[i]) && !op->res[i]->layout) return op->res[i];
+        for (int r = 0; r < op->nregions; r++) {
+            IrValue *v = first_unassigned(op->regions[r]);
+            if (v) return v;
+        }
+    }
+    return NULL;
+}
+
+static void plan(LaCtx *c) {
+    for (;;) {
+        do {
+            c->changed = 0;
+            forward_block(c, c->k->body);
+            backward_block(c, c->k->body);
+        } while (c->changed);
+        IrValue *v = first_unassigned(c->k->body);
+        if (!v) return;
+        assign(c, v, default_layout(c, v->ty));
+    }
+}
+
+/* ---------------------------------------------------------- materializing */
+
+/* Builds an op outside any block (moved into place by place_after). */
+static IrOp *detached_op(LaCtx *c, IrOpcode opc, Type t, int nargs,
+                         IrValue *const *args, Loc loc) {
+    IrBuilder b = {c->ar, c->k, c->scratch, loc};
+    IrOp *op = ir_emit(&b, opc, 1, &t, nargs, args);
+    c->scratch->first = c->scratch->last = NULL;
+    op->prev = op->next = NULL;
+    return op;
+}
+
+/* Inserts op right after `pos` in blk, or first in blk when pos is NULL. */
+static void place_after(IrOp *op, IrBlock *blk, IrOp *pos) {
+    op->parent = blk;
+    op->prev = pos;
+    op->next = pos ? pos->next : blk->first;
+    if (op->next)
+        op->next->prev = op;
+    else
+        blk->last = op;
+    if (pos)
+        pos->next = op;
+    else
+        blk->first = op;
+}
+
+/* Right after v's definition: dominates every use of v. */
+static void place_after_def(IrOp *op, const IrValue *v) {
+    if (v->def)
+        place_after(op, v->def->parent, v->def);
+    else
+        place_after(op, v->block, NULL);
+}
+
+static int cheap_op(int opc) {
+    switch (opc) {
+    case IR_ARANGE: case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS:
+    case IR_ADD: case IR_SUB: case IR_MUL: case IR_AND: case IR_OR:
+    case IR_XOR: case IR_SHL: case IR_SHR: case IR_MIN: case IR_MAX:
+    case IR_CMP: case IR_SELECT: case IR_PTRADD: case IR_NOT: case IR_NEG:
+    case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* True when v is computed from scalars by a few integer/pointer ops:
+ * recomputing it in another layout costs less than moving it. */
+static int cheap(const IrValue *v, int budget) {
+    const IrOp *op = v->def;
+    if (!op || budget == 0 || op->nres != 1 || !cheap_op(op->op)) return 0;
+    if (ty_isfloat(v->ty.k)) return 0;
+    for (int i = 0; i < op->nargs; i++)
+        if (is_tile(op->args[i]) && !cheap(op->args[i], budget - 1)) return 0;
+    return 1;
+}
+
+static IrValue *get_as(LaCtx *c, IrValue *v, const Layout *ly);
+
+static IrValue *recompute(LaCtx *c, IrValue *v, const Layout *ly) {
+    const IrOp *orig = v->def;
+    IrOp *op = detached_op(c, (IrOpcode)orig->op, v->ty, orig->nargs, orig->args,
+                           orig->loc);
+    memcpy(op->iattr, orig->iattr, sizeof op->iattr);
+    op->fattr = orig->fattr;
+    op->sattr = orig->sattr;
+    op->res[0]->name = v->name;
+    op->res[0]->layout = ly;
+    place_after_def(op, v);
+    for (int i = 0; i < op->nargs; i++) {
+        const Layout *want = operand_layout(c, op, i);
+        if (want) op->args[i] = get_as(c, op->args[i], want);
+    }
+    return op->res[0];
+}
+
+/* v, or a value equal to v in layout ly. */
+static IrValue *get_as(LaCtx *c, IrValue *v, const Layout *ly) {
+    if (ly_eq(v->layout, ly)) return v;
+    for (int i = 0; i < c->remat.n; i++)
+        if (c->remat.v[i].v == v && ly_eq(c->remat.v[i].ly, ly)) return c->remat.v[i].as;
+    IrValue *as;
+    if (cheap(v, 8)) {
+        as = recompute(c, v, ly);
+    } else {
+        IrOp *op = detached_op(c, IR_CONVERT_LAYOUT, v->ty, 1, &v,
+                               v->def ? v->def->loc : c->k->loc);
+        op->res[0]->name = v->name;
+        op->res[0]->layout = ly;
+        place_after_def(op, v);
+        as = op->res[0];
+    }
+    Remat r = {v, ly, as};
+    vec_push(c->ar, &c->remat, r);
+    return as;
+}
+
+/* Reductions and broadcasts whose result layout cannot be asked of the
+ * operand take the operand's: the result's own users convert. */
+static void settle_result(LaCtx *c, IrOp *op) {
+    IrValue *x = op->args[0], *res = op->res[0];
+    if (!is_tile(res) || operand_layout(c, op, 0)) return;
+    const Layout *ly = forward_layout(c, op);
+    if (!ly && op->op == IR_BROADCAST) {
+        op->args[0] = get_as(c, x, default_layout(c, x->ty));
+        ly = forward_layout(c, op);
+    }
+    if (ly) res->layout = ly;
+}
+
+static void materialize_block(LaCtx *c, IrBlock *b) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        if (op->op == IR_CONVERT_LAYOUT) continue;
+        if ((op->op == IR_REDUCE || op->op == IR_BROADCAST) && is_tile(op->args[0]))
+            settle_result(c, op);
+        for (int i = 0; i < op->nargs; i++) {
+            const Layout *want = operand_layout(c, op, i);
+            if (want && !ly_eq(op->args[i]->layout, want))
+                op->args[i] = get_as(c, op->args[i], want);
+        }
+        for (int r = 0; r < op->nregions; r++) materialize_block(c, op->regions[r]);
+    }
+}
+
+/* ------------------------------------------------------------------ API */
+
+LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v) {
+    LaCtx c = {0};
+    c.ar = ar;
+    c.k = k;
+    c.ax = ax_analyze(ar, k, v);
+    IrBuilder b = {ar, k, NULL, k->loc};
+    c.scratch = ir_block(&b, 0, NULL);
+    find_anchors(&c, k->body);
+    plan(&c);
+    materialize_block(&c, k->body);
+    LyResult *r = ar_alloc(ar, sizeof *r);
+    r->variant = v;
+    r->axis = ax_analyze(ar, k, v);
+    return r;
+}
+
+void ly_assign_module(Arena *ar, IrModule *m, LyVariant v) {
+    for (int i = 0; i < m->nkernels; i++) ly_assign_kernel(ar, m->kernels[i], v);
+}
+
+int ly_mem_vec(const LyResult *r, const IrOp *op) {
+    const IrValue *p = op->args[0];
+    if (!is_tile(p) || !p->layout) return 1;
+    int dim = ly_fastest_dim(p->layout);
+    const AxInfo *a = ax_of(r->axis, p);
+    int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
+    int64_t vec = ly_vec_width(p->layout, dim);
+    vec = min64(vec, a->contig[dim]);
+    vec = min64(vec, a->div[dim] / esize > 1 ? a->div[dim] / esize : 1);
+    vec = min64(vec, 16 / esize > 1 ? 16 / esize : 1);
+    int mask = -1;
+    if (op->op == IR_LOAD && (op->iattr[0] & LOAD_MASK)) mask = 1;
+    if ((op->op == IR_STORE || op->op == IR_ATOMIC) && op->nargs > 2) mask = 2;
+    if (mask > 0 && is_tile(op->args[mask]))
+        vec = min64(vec, ax_of(r->axis, op->args[mask])->constancy[dim]);
+    return vec > 1 ? (int)vec : 1;
+}
+
+/* Every tile value has a layout, no scalar has one, and every operand has
+ * the layout its op needs. */
+static int verify_block(LaCtx *c, const IrBlock *b) {
+    int bad = 0;
+    for (int i = 0; i < b->nargs; i++)
+        bad += is_tile(b->args[i]) != (b->args[i]->layout != NULL);
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nres; i++)
+            bad += is_tile(op->res[i]) != (op->res[i]->layout != NULL);
+        int mem = op->op == IR_LOAD || op->op == IR_STORE ||
+                  op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS;
+        if (mem && is_tile(op->args[0]))
+            for (int i = 0; i < op->nres; i++)
+                bad += !ly_eq(op->res[i]->layout, op->args[0]->layout);
+        for (int i = 0; i < op->nargs; i++) {
+            const Layout *want = op->op == IR_CONVERT_LAYOUT ? NULL
+                                 : mem && is_tile(op->args[0])
+                                     ? (ty_same_shape(op->args[i]->ty, op->args[0]->ty)
+                                            ? op->args[0]->layout : NULL)
+                                     : operand_layout(c, op, i);
+            bad += want && !ly_eq(want, op->args[i]->layout);
+        }
+        if (op->op == IR_REDUCE && is_tile(op->res[0]))
+            bad += !ly_eq(op->res[0]->layout,
+                          ly_slice(c->ar, op->args[0]->layout, (int)op->iattr[1]));
+        for (int r = 0; r < op->nregions; r++) bad += verify_block(c, op->regions[r]);
+    }
+    return bad;
+}
+
+int ly_verify_kernel(Arena *ar, const IrKernel *k) {
+    LaCtx c = {0};
+    c.ar = ar;
+    c.k = (IrKernel *)k;
+    return verify_block(&c, k->body);
+}

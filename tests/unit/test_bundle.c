@@ -1,0 +1,641 @@
+/* test_bundle.c — the .tlb format: round trips, every kind of damage
+ * (each byte flipped, each truncation, foreign files, newer versions,
+ * trailing bytes), crafted payloads with valid checksums (huge counts,
+ * bad codes, bad expressions), the expression evaluator against sema's
+ * gx_eval, and bundles built from the spec's examples through sema. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "bundle/bundle.h"
+#include "bundle/from_ir.h"
+#include "parser/parser.h"
+#include "sema/sema.h"
+#include "tests/unit/check.h"
+
+/* ----------------------------------------------------- a sample bundle */
+
+static TlbInsn cdiv_n_1024[] = {{TLB_X_PARAM, 3, 0}, {TLB_X_CONST, 0, 1024},
+                                {TLB_X_CDIV, 0, 0}};
+static TlbInsn cdiv_n_2048[] = {{TLB_X_PARAM, 3, 0}, {TLB_X_CONST, 0, 2048},
+                                {TLB_X_CDIV, 0, 0}};
+static TlbInsn rows[] = {{TLB_X_PARAM, 2, 0}};
+static TlbInsn block_ge_cols[] = {{TLB_X_CONST, 0, 256}, {TLB_X_PARAM, 3, 0},
+                                  {TLB_X_GE, 0, 0}};
+static TlbInsn sel[] = {{TLB_X_PARAM, 2, 0}, {TLB_X_CONST, 0, -7},
+                        {TLB_X_CONST, 0, INT64_MIN}, {TLB_X_SELECT, 0, 0}};
+
+static TlbParam vadd_params[] = {
+    {"out", TLB_PTR, TLB_F32, TLB_PARAM_STORED}, {"x", TLB_PTR, TLB_F32, 0},
+    {"y", TLB_PTR, TLB_F32, 0}, {"n", TLB_I32, TLB_VOID, 0}};
+static TlbCparam vadd_cparams[] = {{"BLOCK", TLB_CPARAM_INT, TLB_I32},
+                                   {"T", TLB_CPARAM_TYPE, TLB_VOID},
+                                   {"EVEN", TLB_CPARAM_BOOL, TLB_VOID}};
+static int64_t vadd_cv0[] = {1024, TLB_F32, 1}, vadd_cv1[] = {2048, TLB_BF16, 0};
+static TlbVariant vadd_v0[] = {{0, 0, "vadd_c0_generic"},
+                               {TLB_ASSUME_ALL, 0, "vadd_c0_aligned16"}};
+static TlbVariant vadd_v1[] = {{0, 49152, "vadd_c1_generic"}};
+static uint32_t vadd_key[] = {3};
+static TlbConfig vadd_configs[] = {
+    {4, 1, vadd_cv0, {{3, cdiv_n_1024}}, 0, NULL, 2, vadd_v0},
+    {8, 3, vadd_cv1, {{3, cdiv_n_2048}}, 0, NULL, 1, vadd_v1}};
+
+static TlbParam sm_params[] = {
+    {"out", TLB_PTR, TLB_BF16, TLB_PARAM_STORED}, {"x", TLB_PTR, TLB_BF16, 0},
+    {"rows", TLB_I64, TLB_VOID, 0}, {"cols", TLB_U16, TLB_VOID, TLB_PARAM_NOSPECIALIZE},
+    {"flag", TLB_BOOL, TLB_VOID, 0}, {"scale", TLB_F64, TLB_VOID, 0}};
+static TlbExpr sm_req[] = {{3, block_ge_cols}, {4, sel}};
+static TlbVariant sm_v[] = {{TLB_ASSUME_ALIGN16, 16, "softmax_a"}, {0, 0, "softmax_g"}};
+static TlbConfig sm_configs[] = {{16, 2, NULL, {{1, rows}, {4, sel}}, 2, sm_req, 2, sm_v}};
+
+static const uint8_t cubin_bytes[] = {0x7f, 'E', 'L', 'F', 0, 1, 2, 3, 0xff};
+static TlbCubin cubins[] = {{"sm_90a", sizeof cubin_bytes, cubin_bytes},
+                            {"sm_80", 1, cubin_bytes + 8}};
+
+static TlbKernel kernels[] = {
+    {"vadd", 4, vadd_params, 3, vadd_cparams, 1, vadd_key, 1, 2, vadd_configs},
+    {"softmax", 6, sm_params, 0, NULL, 0, NULL, 2, 1, sm_configs}};
+
+static const char ptx[] = "//\n.version 8.0\n.target sm_90\n.address_size 64\n";
+
+static TlbBundle sample(void) {
+    return (TlbBundle){"tilec test", "sm_90", ptx, sizeof ptx - 1, 2, cubins,
+                       2, kernels, NULL};
+}
+
+/* --------------------------------------------------------- comparison */
+
+static int same_str(const char *a, const char *b) {
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static int same_expr(const TlbExpr *a, const TlbExpr *b) {
+    if (a->n != b->n) return 0;
+    for (uint32_t i = 0; i < a->n; i++)
+        if (a->code[i].op != b->code[i].op || a->code[i].param != b->code[i].param ||
+            a->code[i].value != b->code[i].value)
+            return 0;
+    return 1;
+}
+
+static int same_config(const TlbKernel *k, const TlbConfig *a, const TlbConfig *b) {
+    if (a->warps != b->warps || a->stages != b->stages || a->nrequire != b->nrequire ||
+        a->nvariants != b->nvariants)
+        return 0;
+    for (uint32_t i = 0; i < k->ncparams; i++)
+        if (a->cvalues[i] != b->cvalues[i]) return 0;
+    for (uint32_t d = 0; d < k->ngrid; d++)
+        if (!same_expr(&a->grid[d], &b->grid[d])) return 0;
+    for (uint32_t i = 0; i < a->nrequire; i++)
+        if (!same_expr(&a->require[i], &b->require[i])) return 0;
+    for (uint32_t i = 0; i < a->nvariants; i++)
+        if (a->variants[i].assume != b->variants[i].assume ||
+            a->variants[i].dyn_smem != b->variants[i].dyn_smem ||
+            !same_str(a->variants[i].entry, b->variants[i].entry))
+            return 0;
+    return 1;
+}
+
+static int same_kernel(const TlbKernel *a, const TlbKernel *b) {
+    if (!same_str(a->name, b->name) || a->nparams != b->nparams ||
+        a->ncparams != b->ncparams || a->ntune_key != b->ntune_key ||
+        a->ngrid != b->ngrid || a->nconfigs != b->nconfigs)
+        return 0;
+    for (uint32_t i = 0; i < a->nparams; i++)
+        if (!same_str(a->params[i].name, b->params[i].name) ||
+            a->params[i].type != b->params[i].type ||
+            a->params[i].pointee != b->params[i].pointee ||
+            a->params[i].flags != b->params[i].flags)
+            return 0;
+    for (uint32_t i = 0; i < a->ncparams; i++)
+        if (!same_str(a->cparams[i].name, b->cparams[i].name) ||
+            a->cparams[i].kind != b->cparams[i].kind ||
+            a->cparams[i].type != b->cparams[i].type)
+            return 0;
+    for (uint32_t i = 0; i < a->ntune_key; i++)
+        if (a->tune_key[i] != b->tune_key[i]) return 0;
+    for (uint32_t i = 0; i < a->nconfigs; i++)
+        if (!same_config(a, &a->configs[i], &b->configs[i])) return 0;
+    return 1;
+}
+
+static int same_bundle(const TlbBundle *a, const TlbBundle *b) {
+    if (!same_str(a->producer, b->producer) || !same_str(a->arch, b->arch) ||
+        a->ptx_size != b->ptx_size || memcmp(a->ptx, b->ptx, a->ptx_size) ||
+        b->ptx[b->ptx_size] != 0 || a->ncubins != b->ncubins ||
+        a->nkernels != b->nkernels)
+        return 0;
+    for (uint32_t i = 0; i < a->ncubins; i++)
+        if (!same_str(a->cubins[i].arch, b->cubins[i].arch) ||
+            a->cubins[i].size != b->cubins[i].size ||
+            memcmp(a->cubins[i].image, b->cubins[i].image, a->cubins[i].size))
+            return 0;
+    for (uint32_t i = 0; i < a->nkernels; i++)
+        if (!same_kernel(&a->kernels[i], &b->kernels[i])) return 0;
+    return 1;
+}
+
+/* ---------------------------------------------------------- helpers */
+
+static char err[512];
+
+static uint8_t *write_sample(const TlbBundle *b, size_t *size) {
+    void *data;
+    int rc = tlb_write(b, &data, size, err, sizeof err);
+    if (rc) fprintf(stderr, "tlb_write: %s\n", err);
+    CHECK(rc == 0);
+    return data;
+}
+
+/* Reads and expects failure with a message starting with `prefix`. */
+static void expect_reject(const uint8_t *d, size_t n, const char *prefix) {
+    TlbBundle *b = (TlbBundle *)1;
+    err[0] = 0;
+    int rc = tlb_read(d, n, &b, err, sizeof err);
+    CHECK(rc == -1 && b == NULL);
+    if (strncmp(err, prefix, strlen(prefix)) != 0) {
+        fprintf(stderr, "got '%s', expected '%s...'\n", err, prefix);
+        CHECK(0);
+    }
+}
+
+static void put32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++) p[i] = (uint8_t)(v >> 8 * i);
+}
+
+/* Recomputes both checksums after an edit of the payload. */
+static void reseal(uint8_t *d, size_t n) {
+    put32(d + 24, tlb_crc32c(0, d + TLB_HEADER_SIZE, n - TLB_HEADER_SIZE));
+    put32(d + 28, tlb_crc32c(0, d, 28));
+}
+
+/* ------------------------------------------------------------- tests */
+
+static void test_crc(void) {
+    CHECK(tlb_crc32c(0, "123456789", 9) == 0xE3069283u);
+    CHECK(tlb_crc32c(0, "", 0) == 0);
+}
+
+static void test_round_trip(void) {
+    TlbBundle in = sample();
+    size_t n;
+    uint8_t *d = write_sample(&in, &n);
+    TlbBundle *out;
+    CHECK(tlb_read(d, n, &out, err, sizeof err) == 0);
+    CHECK(same_bundle(&in, out));
+    /* Writing what was read gives the same bytes. */
+    size_t n2;
+    uint8_t *d2 = write_sample(out, &n2);
+    CHECK(n2 == n && memcmp(d, d2, n) == 0);
+    int64_t args[6] = {0, 0, 5, 300, 0, 0}, v;
+    CHECK(tlb_eval(&out->kernels[0].configs[0].grid[0], (int64_t[]){0, 0, 0, 3000}, &v) == 0 &&
+          v == 3);
+    CHECK(tlb_eval(&out->kernels[1].configs[0].require[0], args, &v) == 0 && v == 0);
+    CHECK(tlb_eval(&out->kernels[1].configs[0].grid[1], args, &v) == 0 && v == -7);
+    args[2] = 0;
+    CHECK(tlb_eval(&out->kernels[1].configs[0].grid[1], args, &v) == 0 && v == INT64_MIN);
+    tlb_free(out);
+    free(d2);
+
+    /* An empty bundle round-trips too. */
+    TlbBundle empty = {NULL, "sm_80", NULL, 0, 0, NULL, 0, NULL, NULL};
+    uint8_t *e = write_sample(&empty, &n2);
+    CHECK(tlb_read(e, n2, &out, err, sizeof err) == 0);
+    CHECK(out->nkernels == 0 && out->ptx_size == 0 && out->ptx[0] == 0 &&
+          strcmp(out->producer, "") == 0);
+    tlb_free(out);
+    free(e);
+    free(d);
+}
+
+/* Every single-byte change anywhere is rejected: in the header by the
+ * magic, the version or the header checksum; in the payload by its
+ * checksum. */
+static void test_each_byte_flipped(void) {
+    TlbBundle in = sample();
+    size_t n;
+    uint8_t *d = write_sample(&in, &n);
+    int rejected = 0;
+    for (size_t i = 0; i < n; i++) {
+        for (int bit = 0; bit < 8; bit += 7) {
+            d[i] ^= (uint8_t)(1u << bit);
+            const char *prefix = i < 8 ? "not a Tile bundle"
+                               : i < 12 ? "unsupported Tile bundle format version"
+                               : i < TLB_HEADER_SIZE ? "damaged Tile bundle: header checksum"
+                                                     : "damaged Tile bundle: payload checksum";
+            expect_reject(d, n, prefix);
+            rejected++;
+            d[i] ^= (uint8_t)(1u << bit);
+        }
+    }
+    CHECK(rejected == (int)(2 * n));
+    free(d);
+}
+
+static void test_truncation_and_trailing(void) {
+    TlbBundle in = sample();
+    size_t n;
+    uint8_t *d = write_sample(&in, &n);
+    expect_reject(d, 0, "not a Tile bundle");
+    for (size_t len = 1; len < n; len++) expect_reject(d, len, "truncated Tile bundle");
+    uint8_t *longer = malloc(n + 3);
+    memcpy(longer, d, n);
+    memset(longer + n, 0, 3);
+    expect_reject(longer, n + 3, "damaged Tile bundle: 3 unexpected bytes after the payload");
+    free(longer);
+    free(d);
+}
+
+static void test_foreign_and_versions(void) {
+    static const uint8_t elf[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+    expect_reject(elf, sizeof elf, "not a Tile bundle (no bundle magic number)");
+    expect_reject((const uint8_t *)"TLB", 3, "not a Tile bundle");
+    TlbBundle in = sample();
+    size_t n;
+    uint8_t *d = write_sample(&in, &n);
+    put32(d + 8, 2);
+    reseal(d, n);
+    expect_reject(d, n, "unsupported Tile bundle format version 2 (this reader "
+                        "understands version 1)");
+    put32(d + 8, 1);
+    put32(d + 12, 4);
+    reseal(d, n);
+    expect_reject(d, n, "unsupported Tile bundle: unknown flags 0x4");
+    free(d);
+}
+
+/* Payload layout of a bundle with producer "", arch "sm_90", no PTX, no
+ * cubins: kernel count at payload offset 25. */
+static void test_crafted_counts(void) {
+    TlbBundle in = sample();
+    in.producer = NULL;
+    in.ptx = NULL;
+    in.ptx_size = 0;
+    in.ncubins = 0;
+    size_t n;
+    uint8_t *d = write_sample(&in, &n);
+    uint8_t *p = d + TLB_HEADER_SIZE;
+    CHECK(p[25] == 2);
+    put32(p + 25, 0xffffffffu);
+    reseal(d, n);
+    expect_reject(d, n, "invalid Tile bundle (byte 57): kernel count 4294967295 "
+                        "cannot fit in the");
+    put32(p + 25, 2);
+    memset(p + 13, 0xff, 8);                          /* PTX length */
+    reseal(d, n);
+    expect_reject(d, n, "invalid Tile bundle (byte 45): PTX module runs past the end");
+    memset(p + 13, 0, 8);
+    put32(p + 21, 0x10000000u);                        /* cubin count */
+    reseal(d, n);
+    expect_reject(d, n, "invalid Tile bundle (byte 53): cubin count 268435456 cannot fit");
+    put32(p + 21, 0);
+    /* Kernel "vadd": name at 29, parameter count at 37. */
+    put32(p + 37, 0x7fffffffu);
+    reseal(d, n);
+    expect_reject(d, n, "invalid Tile bundle (byte 69): kernel 'vadd': parameter "
+                        "count 2147483647 cannot fit");
+    put32(p + 37, 4);
+    reseal(d, n);
+    TlbBundle *b;
+    CHECK(tlb_read(d, n, &b, err, sizeof err) == 0);
+    tlb_free(b);
+
+    /* Every payload byte set to a few values in turn, checksums fixed up:
+     * never a crash or a leak (the sanitizer build checks), and whatever
+     * is accepted writes back to the same bytes. */
+    int accepted = 0;
+    static const uint8_t values[] = {0x00, 0x01, 0x7f, 0x80, 0xff};
+    for (size_t i = TLB_HEADER_SIZE; i < n; i++) {
+        uint8_t keep = d[i];
+        for (size_t v = 0; v < sizeof values; v++) {
+            d[i] = values[v];
+            reseal(d, n);
+            err[0] = 0;
+            if (tlb_read(d, n, &b, err, sizeof err) == 0) {
+                size_t n2;
+                void *d2;
+                CHECK(tlb_write(b, &d2, &n2, err, sizeof err) == 0);
+                CHECK(n2 == n && memcmp(d2, d, n) == 0);
+                free(d2);
+                tlb_free(b);
+                accepted++;
+            } else {
+                CHECK(strncmp(err, "invalid Tile bundle (byte ", 26) == 0);
+            }
+        }
+        d[i] = keep;
+    }
+    CHECK(accepted > 0);
+    free(d);
+}
+
+/* Bundles the writer refuses: the reader's rules, reported through it. */
+static void expect_write_error(TlbBundle *b, const char *msg) {
+    void *d;
+    size_t n;
+    err[0] = 0;
+    CHECK(tlb_write(b, &d, &n, err, sizeof err) == -1 && d == NULL);
+    if (!strstr(err, msg)) {
+        fprintf(stderr, "got '%s', expected '...%s...'\n", err, msg);
+        CHECK(0);
+    }
+}
+
+static void test_invalid_content(void) {
+    TlbBundle b = sample();
+    TlbKernel k[2] = {kernels[0], kernels[1]};
+    TlbConfig c = sm_configs[0];
+    b.kernels = k;
+    k[1].configs = &c;
+
+    TlbInsn ptr_param[] = {{TLB_X_PARAM, 1, 0}};
+    c.grid[0] = (TlbExpr){1, ptr_param};
+    expect_write_error(&b, "kernel 'softmax': grid expression uses parameter 'x' of type ptr");
+    TlbInsn far[] = {{TLB_X_PARAM, 6, 0}};
+    c.grid[0] = (TlbExpr){1, far};
+    expect_write_error(&b, "grid expression uses parameter 6 of 6");
+    TlbInsn underflow[] = {{TLB_X_CONST, 0, 1}, {TLB_X_ADD, 0, 0}};
+    c.grid[0] = (TlbExpr){2, underflow};
+    expect_write_error(&b, "grid expression: operation 3 lacks operands");
+    TlbInsn two[] = {{TLB_X_CONST, 0, 1}, {TLB_X_CONST, 0, 2}};
+    c.grid[0] = (TlbExpr){2, two};
+    expect_write_error(&b, "grid expression leaves 2 values, not 1");
+    TlbInsn deep[TLB_EXPR_MAXDEPTH + 1];
+    for (int i = 0; i <= TLB_EXPR_MAXDEPTH; i++) deep[i] = (TlbInsn){TLB_X_CONST, 0, i};
+    c.grid[0] = (TlbExpr){TLB_EXPR_MAXDEPTH + 1, deep};
+    expect_write_error(&b, "grid expression needs more than 32 stack slots");
+    TlbInsn bad_op[] = {{99, 0, 0}};
+    c.grid[0] = (TlbExpr){1, bad_op};
+    expect_write_error(&b, "grid expression: unknown operation 99");
+    c.grid[0] = (TlbExpr){0, NULL};
+    expect_write_error(&b, "empty grid expression");
+    c = sm_configs[0];
+
+    c.warps = 33;
+    expect_write_error(&b, "kernel 'softmax': 33 warps (expected 1 to 32)");
+    c = sm_configs[0];
+    c.nvariants = 0;
+    expect_write_error(&b, "a configuration without variants");
+    c = sm_configs[0];
+    TlbVariant v = {4, 0, "x"};
+    c.variants = &v;
+    c.nvariants = 1;
+    expect_write_error(&b, "variant 'x' has unknown assumptions 0x4");
+    v = (TlbVariant){0, 0, ""};
+    expect_write_error(&b, "empty variant entry name");
+    c = sm_configs[0];
+
+    TlbParam p[6];
+    memcpy(p, sm_params, sizeof p);
+    k[1].params = p;
+    p[2].flags = TLB_PARAM_STORED;
+    expect_write_error(&b, "parameter 'rows' is stored through but is not a pointer");
+    p[2] = sm_params[2];
+    p[0].pointee = TLB_PTR;
+    expect_write_error(&b, "parameter 'out' has invalid pointee type code 14");
+    p[0] = sm_params[0];
+    p[3].type = 0;
+    expect_write_error(&b, "parameter 'cols' has unknown type code 0");
+    k[1].params = sm_params;
+
+    k[1].name = "vadd";
+    expect_write_error(&b, "kernel 'vadd' appears twice");
+    k[1] = kernels[1];
+    k[1].ngrid = 4;
+    expect_write_error(&b, "grid of 4 dimensions (at most 3)");
+    k[1] = kernels[1];
+    k[1].nconfigs = 0;
+    expect_write_error(&b, "kernel 'softmax': no configurations");
+    k[1] = kernels[1];
+    uint32_t key = 6;
+    k[1].tune_key = &key;
+    k[1].ntune_key = 1;
+    expect_write_error(&b, "tune key names parameter 6 of 6");
+    k[1] = kernels[1];
+
+    TlbCparam cp[3];
+    memcpy(cp, vadd_cparams, sizeof cp);
+    k[0].cparams = cp;
+    cp[0].type = TLB_F32;
+    expect_write_error(&b, "compile-time parameter 'BLOCK' has invalid type code 12");
+    memcpy(cp, vadd_cparams, sizeof cp);
+    TlbConfig vc[2] = {vadd_configs[0], vadd_configs[1]};
+    k[0].cparams = vadd_cparams;
+    k[0].configs = vc;
+    int64_t cv[3] = {1024, TLB_PTR, 0};
+    vc[1].cvalues = cv;
+    expect_write_error(&b, "type 'T' has unknown type code 14");
+    cv[1] = TLB_F32;
+    cv[2] = 2;
+    expect_write_error(&b, "bool 'EVEN' = 2");
+    k[0] = kernels[0];
+
+    b.arch = "sm_9";
+    expect_write_error(&b, "unknown architecture 'sm_9'");
+    b.arch = "sm_90";
+    TlbCubin cb = {"sm_90", 0, cubin_bytes};
+    b.cubins = &cb;
+    b.ncubins = 1;
+    expect_write_error(&b, "empty cubin for sm_90");
+    b.ncubins = 0;
+    b.ptx = "a\0b";
+    b.ptx_size = 3;
+    expect_write_error(&b, "PTX module contains a NUL byte");
+}
+
+static void test_arch(void) {
+    int a = -1;
+    CHECK(tlb_parse_arch("sm_90a", &a) == 90 && a == 1);
+    CHECK(tlb_parse_arch("sm_80", &a) == 80 && a == 0);
+    CHECK(tlb_parse_arch("sm_100", &a) == 100 && a == 0);
+    CHECK(tlb_parse_arch("sm_9", NULL) == -1);
+    CHECK(tlb_parse_arch("sm_90b", NULL) == -1);
+    CHECK(tlb_parse_arch("compute_90", NULL) == -1);
+    CHECK(tlb_parse_arch("sm_90a ", NULL) == -1);
+    CHECK(tlb_parse_arch(NULL, NULL) == -1);
+}
+
+/* ------------------------------------------ the evaluator vs gx_eval */
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static GExpr *random_gexpr(Arena *ar, int depth) {
+    GExpr *g = ar_alloc(ar, sizeof *g);
+    if (depth == 0 || next() % 4 == 0) {
+        if (next() % 2) {
+            g->kind = GX_PARAM;
+            g->param = (int)(next() % 3);
+        } else {
+            static const int64_t interesting[] = {0, 1, -1, 2, 16, 1024, INT64_MIN,
+                                                  INT64_MAX, 63, 64, -3};
+            g->kind = GX_CONST;
+            g->value = next() % 2 ? interesting[next() % 11] : (int64_t)(next() % 5000) - 100;
+        }
+        return g;
+    }
+    g->kind = (uint8_t)(GX_ADD + next() % (GX_SELECT - GX_ADD + 1));
+    g->a = random_gexpr(ar, depth - 1);
+    if (g->kind != GX_LNOT && g->kind != GX_NEG) g->b = random_gexpr(ar, depth - 1);
+    if (g->kind == GX_SELECT) g->c = random_gexpr(ar, depth - 1);
+    return g;
+}
+
+static void test_eval_matches_gx_eval(void) {
+    Arena *ar = ar_new();
+    int failures = 0, compared = 0;
+    for (int i = 0; i < 20000; i++) {
+        GExpr *g = random_gexpr(ar, 1 + i % 6);
+        TlbExpr e;
+        if (tlb_expr_from_gexpr(ar, g, &e)) continue;
+        int64_t args[3] = {(int64_t)(next() % 100000) - 50, (int64_t)next(), 16};
+        int64_t want = 0, got = 0;
+        int wrc = gx_eval(g, args, &want), grc = tlb_eval(&e, args, &got);
+        compared++;
+        if (wrc != grc || (wrc == 0 && want != got)) failures++;
+    }
+    CHECK(failures == 0 && compared == 20000);
+    /* Too deep for the stack: refused, not overflowed. */
+    GExpr *chain = NULL;
+    for (int i = 0; i < 40; i++) {
+        GExpr *g = ar_alloc(ar, sizeof *g);
+        GExpr *one = ar_alloc(ar, sizeof *one);
+        one->kind = GX_CONST;
+        one->value = 1;
+        g->kind = GX_ADD;
+        g->a = one;
+        g->b = chain ? chain : one;
+        chain = g;
+    }
+    TlbExpr e;
+    CHECK(tlb_expr_from_gexpr(ar, chain, &e) == -1);
+    ar_free(ar);
+}
+
+/* ------------------------------------------------ from the IR (sema) */
+
+static IrModule *compile_file(Arena *ar, const char *path) {
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f) return NULL;
+    char *text = ar_alloc(ar, 1 << 16);
+    size_t len = fread(text, 1, (1 << 16) - 1, f);
+    fclose(f);
+    Diag *dg = dg_new(ar, stderr, 0);
+    uint32_t file = dg_add_file(dg, path, text, len);
+    AstFile *ast = ps_parse(ar, dg, file, text, len);
+    SmOptions so = {0};
+    so.stdlib_dir = TILE_SRCDIR "/stdlib";
+    IrModule *m = ast && !dg_errors(dg) ? sm_compile(ar, dg, ast, &so) : NULL;
+    CHECK(m != NULL);
+    return m;
+}
+
+static const TlbKernel *find(const TlbBundle *b, const char *name) {
+    for (uint32_t i = 0; i < b->nkernels; i++)
+        if (strcmp(b->kernels[i].name, name) == 0) return &b->kernels[i];
+    return NULL;
+}
+
+static void test_from_ir(void) {
+    Arena *ar = ar_new();
+    IrModule *m = compile_file(ar, TILE_SRCDIR "/tests/unit/Inputs/bundle-kernels.tile");
+    if (!m) {
+        ar_free(ar);
+        return;
+    }
+    /* Two variants per IR kernel, listed backwards to check grouping. */
+    TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)m->nkernels * 2);
+    int nv = 0;
+    for (int i = m->nkernels - 1; i >= 0; i--)
+        for (int a = 0; a < 2; a++)
+            vs[nv++] = (TlbCodeVariant){i, a ? TLB_ASSUME_ALL : 0, 0,
+                                        ar_printf(ar, "%s_%d_%s", m->kernels[i]->name,
+                                                  m->kernels[i]->config_index,
+                                                  a ? "aligned16" : "generic")};
+    TlbCode code = {"tilec test", "sm_90", ".version 8.0\n", nv, vs, 0, NULL};
+    TlbBundle b;
+    CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == 0);
+    size_t n;
+    uint8_t *d = write_sample(&b, &n);
+    TlbBundle *r;
+    CHECK(tlb_read(d, n, &r, err, sizeof err) == 0);
+    CHECK(same_bundle(&b, r));
+
+    const TlbKernel *vadd = find(r, "vadd"), *bg = find(r, "bias_gelu"),
+                    *sm = find(r, "softmax"), *mm = find(r, "matmul_bias_relu");
+    CHECK(vadd && bg && sm && mm);
+    if (vadd && bg && sm && mm) {
+        CHECK(vadd->nparams == 4 && vadd->params[0].type == TLB_PTR &&
+              vadd->params[0].pointee == TLB_F32 &&
+              vadd->params[0].flags == TLB_PARAM_STORED && vadd->params[1].flags == 0 &&
+              vadd->params[3].type == TLB_I32 && strcmp(vadd->params[3].name, "n") == 0);
+        CHECK(vadd->nconfigs == 1 && vadd->ncparams == 1 &&
+              vadd->configs[0].cvalues[0] == 1024 && vadd->ngrid == 1);
+        CHECK(vadd->ntune_key == 1 && vadd->tune_key[0] == 3);
+        int64_t v, args[4] = {0, 0, 0, 1025};
+        CHECK(tlb_eval(&vadd->configs[0].grid[0], args, &v) == 0 && v == 2);
+        CHECK(vadd->configs[0].nvariants == 2 &&
+              strcmp(vadd->configs[0].variants[0].entry, "vadd_0_generic") == 0 &&
+              vadd->configs[0].variants[1].assume == TLB_ASSUME_ALL);
+        CHECK(bg->nconfigs == 6 && bg->ncparams == 2 &&
+              bg->cparams[0].kind == TLB_CPARAM_TYPE && bg->configs[0].cvalues[0] == TLB_F32 &&
+              bg->params[2].type == TLB_F32);
+        for (uint32_t i = 0; i < bg->nconfigs; i++)
+            CHECK(strcmp(bg->configs[i].variants[0].entry,
+                         ar_printf(ar, "bias_gelu_%u_generic", i)) == 0);
+        CHECK(sm->nconfigs == 21 && sm->configs[0].nrequire == 1);
+        int64_t sargs[5] = {0, 0, 7, 300, 300};
+        int admitted = 0;
+        for (uint32_t i = 0; i < sm->nconfigs; i++) {
+            CHECK(tlb_eval(&sm->configs[i].require[0], sargs, &v) == 0);
+            admitted += v != 0;
+        }
+        CHECK(admitted == 6 * 3);   /* BLOCK >= 300: 512..16384, times 3 warps */
+        CHECK(mm->ngrid == 2 && mm->ntune_key == 3 && mm->tune_key[0] == 4 &&
+              mm->tune_key[2] == 6);
+    }
+    const TlbKernel *fill = find(r, "fill");
+    CHECK(fill != NULL);
+    if (fill) {
+        CHECK(fill->ngrid == 0 && fill->nconfigs == 1 && fill->configs[0].warps == 2);
+        CHECK(fill->params[1].type == TLB_I64 &&
+              fill->params[1].flags == TLB_PARAM_NOSPECIALIZE &&
+              fill->params[2].type == TLB_U32 && fill->params[3].type == TLB_BOOL);
+        CHECK(fill->ncparams == 2 && fill->cparams[1].kind == TLB_CPARAM_BOOL &&
+              fill->configs[0].cvalues[0] == 3 && fill->configs[0].cvalues[1] == 1);
+        CHECK(fill->ntune_key == 2 && fill->tune_key[0] == 1 && fill->tune_key[1] == 2);
+    }
+    tlb_free(r);
+    free(d);
+
+    /* A configuration without code is an error. */
+    code.nvariants = nv - 2;
+    CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
+    CHECK_STR(err, "kernel 'vadd': no code for configuration 0");
+    TlbCodeVariant bad = {m->nkernels, 0, 0, "x"};
+    code.variants = &bad;
+    code.nvariants = 1;
+    CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
+    CHECK(strncmp(err, "variant 'x' names kernel", 24) == 0);
+    ar_free(ar);
+}
+
+int main(void) {
+    test_crc();
+    test_arch();
+    test_round_trip();
+    test_each_byte_flipped();
+    test_truncation_and_trailing();
+    test_foreign_and_versions();
+    test_crafted_counts();
+    test_invalid_content();
+    test_eval_matches_gx_eval();
+    test_from_ir();
+    return check_done("test_bundle");
+}
