@@ -1,19 +1,104 @@
-"""GPU mode. Runs only where torch with CUDA and libtile are present;
-elsewhere GPU mode must refuse clearly rather than pretend."""
+"""GPU mode. Without a GPU: loading a real bundle (the runtime tests'
+hand-written vadd, written by python/tests/write_vadd_bundle), its
+kernels and signatures, the argument checks made before any launch, and
+clear refusals (GPUUnavailableError) where the driver or tilec's bundle
+output is missing. With torch, CUDA and libtile: launches on tensors."""
 
+import os
+import subprocess
+import sys
+
+import numpy as np
 import pytest
 
 import tile
 from tile import gpu
 
+WRITER = os.environ.get("TILE_TEST_BUNDLE_WRITER")
 
-def test_gpu_mode_refuses_clearly_without_runtime(example):
-    if gpu.available():
-        pytest.skip("the GPU runtime is available")
+
+@pytest.fixture
+def vadd_bundle(tmp_path):
+    if not WRITER or not os.path.exists(WRITER):
+        pytest.skip("python/tests/write_vadd_bundle not built (run through make check)")
+    path = str(tmp_path / "vadd.tlb")
+    subprocess.run([WRITER, path], check=True)
+    return path
+
+
+class CudaArray:
+    """A minimal __cuda_array_interface__ producer, standing for CuPy or
+    Numba arrays in argument checks (its memory is never touched: no
+    launch reaches a device without a driver)."""
+
+    def __init__(self, n, typestr="<f4", ptr=0x7f0000000000, strides=None):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": typestr,
+                                         "data": (ptr, False), "strides": strides,
+                                         "version": 3}
+
+
+def test_load_bundle(vadd_bundle):
+    mod = tile.load(vadd_bundle)
+    assert not mod.interpret and mod.kernels == ["vadd"]
+    assert [(p.name, p.type, p.pointer) for p in mod.vadd.params] == [
+        ("out", "f32", True), ("x", "f32", True), ("y", "f32", True), ("n", "i32", False)]
+    assert "vadd(out: *f32, x: *f32, y: *f32, n: i32)" in repr(mod.vadd)
+    with pytest.raises(AttributeError, match="no kernel 'nope'"):
+        mod.nope
+
+
+def test_bad_bundles(tmp_path):
+    with pytest.raises(tile.BundleError, match="absent.tlb"):
+        tile.load(str(tmp_path / "absent.tlb"))
+    junk = tmp_path / "junk.tlb"
+    junk.write_bytes(b"not a bundle at all" * 4)
+    with pytest.raises(tile.BundleError):
+        tile.load(str(junk))
+
+
+def test_gpu_argument_checks(vadd_bundle):
+    k = tile.load(vadd_bundle).vadd
+    a = CudaArray(16)
+    with pytest.raises(tile.ArgumentError, match=r"argument 1 \('x'\) is host memory.*"
+                       r"GPU mode needs device memory"):
+        k(a, np.zeros(16, np.float32), a, 16)
+    with pytest.raises(tile.ArgumentError, match=r"argument 2 \('y'\) has element type f64"):
+        k(a, a, CudaArray(16, "<f8"), 16)
+    with pytest.raises(tile.ArgumentError, match=r"'y'\) is not contiguous"):
+        k(a, a, CudaArray(16, strides=(8,)), 16)
+    with pytest.raises(tile.ArgumentError, match=r"'n'\) is 4294967296, which does not fit"):
+        k(a, a, a, 2**32)
+    with pytest.raises(tile.ConfigError, match="libtile cannot be told which configuration"):
+        k(a, a, a, 16, BLOCK=1024)
+
+
+@pytest.mark.skipif(gpu.available(), reason="a GPU driver is present")
+def test_launch_without_driver_is_refused(vadd_bundle):
+    k = tile.load(vadd_bundle).vadd
+    a = CudaArray(16)
     with pytest.raises(tile.GPUUnavailableError, match="GPU runtime not available"):
-        tile.compile(example("vadd"))
-    with pytest.raises(tile.GPUUnavailableError, match="GPU runtime not available"):
-        tile.load("vadd.tlb")
+        k(a, a, a, 16)
+
+
+def test_compile_for_gpu(example, tmp_path, monkeypatch):
+    """tile.compile without interpret runs tilec --emit=bundle through the
+    cache; a tilec that cannot write bundles yet is a clear refusal."""
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    probe = subprocess.run([os.environ.get("TILEC", "tilec"), "--emit=bundle", "-o",
+                            os.devnull, example("vadd")], capture_output=True, text=True)
+    if probe.returncode != 0:
+        with pytest.raises(tile.GPUUnavailableError, match="cannot write bundles"):
+            tile.compile(example("vadd"))
+        assert os.listdir(tmp_path / "cache") == []   # nothing half-written left
+        return
+    mod = tile.compile(example("vadd"))
+    assert mod.kernels == ["vadd"]
+    cached = os.listdir(tmp_path / "cache")
+    assert len(cached) == 1 and cached[0].endswith(".tlb")
+    tile.compile(example("vadd"))
+    assert os.listdir(tmp_path / "cache") == cached            # served from the cache
+    tile.compile(example("vadd"), defines={"BLOCK": 256})
+    assert len(os.listdir(tmp_path / "cache")) == 2           # another key
 
 
 def _cuda():
@@ -25,12 +110,34 @@ def _cuda():
     return torch
 
 
-def test_gpu_vadd(example):
+def test_gpu_vadd_bundle(vadd_bundle):
     torch = _cuda()
-    mod = tile.compile(example("vadd"))
-    n = 100000
-    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    k = tile.load(vadd_bundle).vadd
+    for n in (1000, 4096, 100003):
+        x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+        out = torch.empty_like(x)
+        k(out, x, y, n)
+        torch.cuda.synchronize()
+        assert torch.equal(out, x + y)
+    with pytest.raises(tile.ArgumentError, match="torch.float64"):
+        k(out, x.double(), y, n)
+    with pytest.raises(tile.ArgumentError, match="is on cpu|host"):
+        k(out, x.cpu(), y, n)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):        # launches go to torch's current stream
+        k(out, y, y, n)
+    s.synchronize()
+    assert torch.equal(out, y + y)
+
+
+def test_gpu_compiled_examples(example):
+    torch = _cuda()
+    try:
+        mod = tile.compile(example("softmax"))
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
+    x = torch.randn(64, 1000, device="cuda")
     out = torch.empty_like(x)
-    mod.vadd(out, x, y, n)
+    mod.softmax(out, x, 64, 1000, 1000)
     torch.cuda.synchronize()
-    assert torch.equal(out, x + y)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1))

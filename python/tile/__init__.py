@@ -16,10 +16,10 @@ import os
 
 from . import interp as _interp
 from ._types import type_name as _type_name
-from .errors import (ArgumentError, CompileError, ConfigError, GPUUnavailableError,
+from .errors import (ArgumentError, BundleError, CompileError, ConfigError, GPUUnavailableError,
                      LaunchError, LibraryNotFoundError, TileError, TileWarning)
 
-__all__ = ["compile", "load", "TileError", "CompileError", "ArgumentError",
+__all__ = ["compile", "load", "TileError", "BundleError", "CompileError", "ArgumentError",
            "ConfigError", "LaunchError", "LibraryNotFoundError", "GPUUnavailableError",
            "TileWarning"]
 __version__ = "0.1.0"

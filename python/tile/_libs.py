@@ -1,8 +1,10 @@
 """Finding and loading Tile's shared libraries with ctypes.
 
-A library is looked for, in order: in $TILE_LIBDIR; in `lib/` next to this
-package (a wheel or a copied install may carry it there); in the build tree
-the package sits in (`<top>/.libs`, where libtool puts shared libraries);
+A library is looked for, in order: in $TILE_LIBDIR (a directory, or several
+separated by ':'); in `lib/` next to this package (a wheel or a copied
+install may carry it there); in the build tree the package sits in
+(`<top>/.libs` and `<top>/runtime/.libs`, where libtool puts libtilec and
+libtile);
 then where the system loader finds it (ctypes.util.find_library, which
 reads ldconfig's cache and LD_LIBRARY_PATH). The first that loads wins;
 when none does, the error lists every place tried.
@@ -25,11 +27,11 @@ def _candidates(name):
     """(path, origin) pairs to try for lib<name>.so, in order."""
     so = f"lib{name}.so"
     out = []
-    libdir = os.environ.get("TILE_LIBDIR")
-    if libdir:
+    for libdir in filter(None, os.environ.get("TILE_LIBDIR", "").split(os.pathsep)):
         out.append((os.path.join(libdir, so), "TILE_LIBDIR"))
     out.append((os.path.join(_PKG_DIR, "lib", so), "package"))
-    out.append((os.path.join(_BUILD_TOP, ".libs", so), "build tree"))
+    for sub in (".libs", os.path.join("runtime", ".libs")):
+        out.append((os.path.join(_BUILD_TOP, sub, so), "build tree"))
     return out
 
 
@@ -56,10 +58,13 @@ def find_and_load(name):
 
 
 def tree_root(libpath):
-    """The build tree a library was found in (<top>/.libs/lib*.so), or None."""
+    """The build tree a library was found in (<top>/.libs/lib*.so or
+    <top>/runtime/.libs/lib*.so), or None."""
     d = os.path.dirname(os.path.abspath(libpath))
     if os.path.basename(d) == ".libs":
         top = os.path.dirname(d)
+        if os.path.basename(top) == "runtime":
+            top = os.path.dirname(top)
         if os.path.exists(os.path.join(top, "stdlib")):
             return top
     return None

@@ -20,6 +20,10 @@ class GPUUnavailableError(TileError):
     """GPU mode was asked for but the GPU runtime (libtile) is not usable."""
 
 
+class BundleError(TileError):
+    """A bundle (.tlb) cannot be read: missing, damaged, or not a bundle."""
+
+
 class CompileError(TileError):
     """The compiler rejected the source; `diagnostics` holds its messages
     (clang style, with source lines and carets), as tilec prints them."""
@@ -36,11 +40,13 @@ class ArgumentError(TileError, TypeError):
     which argument; `index` and `name` are None when the message is about
     the argument list as a whole."""
 
-    def __init__(self, kernel, message, index=None, name=None):
+    def __init__(self, kernel, message, index=None, name=None, whole=False):
         self.kernel = kernel
         self.index = index
         self.name = name
-        if index is None:
+        if whole:            # the runtime's message, which names the kernel
+            text = message
+        elif index is None:
             text = f"kernel '{kernel}': {message}"
         else:
             text = f"kernel '{kernel}': argument {index} ('{name}') {message}"

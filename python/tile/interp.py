@@ -18,7 +18,7 @@ from ._host import buffer_checker
 from ._scalars import scalar_checker
 from ._types import parse_signature
 from .errors import CompileError, LaunchError, TileWarning
-from .kernel import Kernel, parse_configs
+from .kernel import Kernel, Module as ModuleBase, parse_configs
 
 
 def _c_strings(items):
@@ -47,18 +47,17 @@ def compile_file(path, defines, include_dirs, debug):
     return Module(path, prog, lib)
 
 
-class Module:
+class Module(ModuleBase):
     """A compiled source file for the interpreter; kernels are attributes
     (mod.vadd) or items (mod["vadd"]); `kernels` lists their names."""
+
+    interpret = True
 
     def __init__(self, path, prog, lib):
         self._lib = lib
         self._prog = prog
-        self.path = path
-        self.interpret = True
         n = lib.lib.tile_kernel_count(prog)
-        self.kernels = [lib.lib.tile_kernel_name(prog, i).decode() for i in range(n)]
-        self._made = {}
+        super().__init__(path, [lib.lib.tile_kernel_name(prog, i).decode() for i in range(n)])
 
     def __del__(self):
         prog, self._prog = getattr(self, "_prog", None), None
@@ -68,25 +67,8 @@ class Module:
     def __repr__(self):
         return f"<tile module {self.path} (interpreter): {', '.join(self.kernels)}>"
 
-    def __dir__(self):
-        return list(super().__dir__()) + self.kernels
-
-    def __getitem__(self, name):
-        k = self._made.get(name)
-        if k is None:
-            if name not in self.kernels:
-                raise KeyError(f"{self.path} has no kernel '{name}' "
-                               f"(kernels: {', '.join(self.kernels)})")
-            k = self._made[name] = InterpKernel(self, name)
-        return k
-
-    def __getattr__(self, name):
-        if name.startswith("_"):
-            raise AttributeError(name)
-        try:
-            return self[name]
-        except KeyError as e:
-            raise AttributeError(e.args[0]) from None
+    def _make_kernel(self, name):
+        return InterpKernel(self, name)
 
 
 class InterpKernel(Kernel):

@@ -48,6 +48,9 @@ class Kernel:
     per configuration the kernel was built with), has_grid.
     """
 
+    # Set by a mode that cannot select configurations: why not.
+    _no_config_reason = None
+
     def __init__(self, name, params, configs, has_grid):
         self.name = name
         self.params = params
@@ -96,6 +99,9 @@ class Kernel:
             elif key in self._config_names:
                 config[key] = v
             else:
+                if self._no_config_reason:
+                    raise ConfigError(self.name, f"cannot select '{key}': "
+                                      f"{self._no_config_reason}")
                 raise ConfigError(self.name, f"'{key}' is neither a parameter nor a "
                                   f"compile-time parameter (parameters: "
                                   f"{', '.join(self._index)}; configuration: "
@@ -144,3 +150,33 @@ def parse_configs(text):
         if line.strip():
             out.append(dict(item.split("=", 1) for item in line.split(",")))
     return out
+
+
+class Module:
+    """Kernels by name: mod.vadd or mod["vadd"]; `kernels` lists the names.
+    A mode supplies _make_kernel(name)."""
+
+    def __init__(self, path, kernels):
+        self.path = path
+        self.kernels = kernels
+        self._made = {}
+
+    def __dir__(self):
+        return list(super().__dir__()) + self.kernels
+
+    def __getitem__(self, name):
+        k = self._made.get(name)
+        if k is None:
+            if name not in self.kernels:
+                raise KeyError(f"{self.path} has no kernel '{name}' "
+                               f"(kernels: {', '.join(self.kernels)})")
+            k = self._made[name] = self._make_kernel(name)
+        return k
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError as e:
+            raise AttributeError(e.args[0]) from None
