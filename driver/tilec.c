@@ -366,6 +366,8 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
               o->emit == EMIT_CUBIN || o->stats)) {
         /* each variant needs its own copy of the IR (layout assignment
          * changes it) */
+        /* (sema's warnings come twice; a second Diag would renumber the
+         * imported files that locations refer to) */
         IrModule *mods[LW_NVARIANTS] = {m, sm_compile(ar, dg, ast, &so)};
         if (mods[1]) generate(o, ar, dg, mods, out);
         return;

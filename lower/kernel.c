@@ -3,9 +3,10 @@
  * the signature, the walk over the IR's nested blocks, and structured
  * control flow.
  *
- * The function: calling convention 71 (ptx_kernel), "nvvm.maxntid" and
- * "nvvm.reqntid" = 32 * warps (the launch block size is fixed: this lets
- * LLVM know the range of tid and ptxas budget registers), global pointers
+ * The function: calling convention 71 (ptx_kernel), "nvvm.reqntid" =
+ * 32 * warps (the launch block size is fixed: this lets LLVM know the
+ * range of tid and ptxas budget registers; ptxas rejects .maxntid beside
+ * .reqntid, which implies it), global pointers
  * in address space 1. The aligned variant marks pointer parameters
  * `align 16` (what lets LLVM emit 16-byte vector accesses from them) and
  * tells LLVM, through llvm.assume, that integer parameters are multiples
@@ -354,7 +355,6 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
     LLVMSetFunctionCallConv(f->fn, 71);
     char threads[16];
     snprintf(threads, sizeof threads, "%d", 32 * k->warps);
-    lw_str_attr(c, f->fn, "nvvm.maxntid", threads);
     lw_str_attr(c, f->fn, "nvvm.reqntid", threads);
     lw_di_kernel(f, name);
     LLVMPositionBuilderAtEnd(c->b, lw_new_bb(f, "entry"));

@@ -96,6 +96,11 @@ static LLVMValueRef lw_emit_store(LwFn *f, void *arg) {
     return NULL;
 }
 
+/* LLVM's "device" scope is PTX's .gpu (the default would be .sys). */
+static unsigned lw_gpu_scope(LwFn *f) {
+    return LLVMGetSyncScopeID(f->c->ctx, "device", 6);
+}
+
 static LLVMValueRef lw_emit_atomic(LwFn *f, void *arg) {
     LwAccess *a = arg;
     LLVMBuilderRef b = f->c->b;
@@ -108,8 +113,9 @@ static LLVMValueRef lw_emit_atomic(LwFn *f, void *arg) {
             cmp = LLVMBuildBitCast(b, cmp, it, "");
             val = LLVMBuildBitCast(b, val, it, "");
         }
-        LLVMValueRef x = LLVMBuildAtomicCmpXchg(b, a->ptr, cmp, val, ord,
-                                                LLVMAtomicOrderingAcquire, 0);
+        LLVMValueRef x = LLVMBuildAtomicCmpXchgSyncScope(
+            b, a->ptr, cmp, val, ord, LLVMAtomicOrderingAcquire,
+            lw_gpu_scope(f));
         LLVMValueRef old = LLVMBuildExtractValue(b, x, 0, "");
         return fl ? LLVMBuildBitCast(b, old, a->t, "") : old;
     }
@@ -123,7 +129,8 @@ static LLVMValueRef lw_emit_atomic(LwFn *f, void *arg) {
                                                          : LLVMAtomicRMWBinOpUMin; break;
     default: op = LLVMAtomicRMWBinOpXchg; break;
     }
-    return LLVMBuildAtomicRMW(b, op, a->ptr, a->val, ord, 0);
+    return LLVMBuildAtomicRMWSyncScope(b, op, a->ptr, a->val, ord,
+                                       lw_gpu_scope(f));
 }
 
 /* load ptr [, mask [, other]] */
