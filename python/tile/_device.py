@@ -11,7 +11,7 @@ import ctypes
 import sys
 
 from ._host import _dense
-from ._types import DLPACK, TORCH, describe_type, from_typestr
+from ._types import DLPACK, ELEM, TORCH, describe_type, from_typestr
 from .errors import ArgumentError
 
 _KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13
@@ -112,12 +112,17 @@ def pointer_checker(kernel, index, param):
                 f"buffer; pass a contiguous copy")
         return a.ptr, a.device
 
-    if Tensor is None:
-        return general
+    size = ELEM[want][0]
+    want_typestr = None if want == "bf16" else \
+        ("|" if size == 1 else "<") + ("b" if want == "bool" else want[0]) + str(size)
 
     def check(obj):
+        # The common cases first, with nothing computed for messages.
         if type(obj) is Tensor and obj.dtype is want_dtype and obj.is_cuda \
                 and obj.is_contiguous():
             return obj.data_ptr(), obj.get_device()
+        cai = getattr(obj, "__cuda_array_interface__", None)
+        if cai is not None and cai["typestr"] == want_typestr and cai.get("strides") is None:
+            return cai["data"][0] or 0, None
         return general(obj)
     return check
