@@ -126,8 +126,10 @@ class Tilec:
         lib.tile_interp_run.argtypes = [P, ctypes.c_char_p, ctypes.POINTER(Arg), ctypes.c_int,
                                         ctypes.POINTER(RunOptions), out_str]
         lib.tile_interp_run.restype = ctypes.c_int
-        libc = ctypes.CDLL(ctypes.util.find_library("c"))
-        self._free = libc.free
+        # free() as the process resolves it (an LD_PRELOADed allocator, such
+        # as ASan's, comes first), which is the one libtilec's malloc pairs
+        # with; libc's own handle would bypass the interposition.
+        self._free = ctypes.CDLL(None).free
         self._free.argtypes = [P]
         self._free.restype = None
         root = tree_root(self.path)

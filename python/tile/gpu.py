@@ -17,6 +17,7 @@ so configuration keywords raise ConfigError in GPU mode.
 """
 
 import ctypes
+import os
 import struct
 import sys
 
@@ -58,10 +59,7 @@ class Libtile:
             f.restype, f.argtypes = res, args
         root = _libs.tree_root(self.path)
         self.build_top = root
-        self.stdlib_dir = None
-        if root:
-            import os
-            self.stdlib_dir = os.path.join(root, "stdlib")
+        self.stdlib_dir = os.path.join(root, "stdlib") if root else None
 
     def message(self):
         return (self.lib.tile_last_error() or b"").decode("utf-8", "replace")
@@ -103,8 +101,7 @@ def available():
 def unavailable_reason():
     """Why available() is False ("" when it is True)."""
     try:
-        rc, msg = _init()
-        return msg
+        return _init()[1]
     except GPUUnavailableError as e:
         return str(e)
 
@@ -148,15 +145,22 @@ class GPUModule(ModuleBase):
         return GPUKernel(self, name)
 
 
-def _stream_getter():
-    """A function () -> torch's current CUDA stream handle (or None)."""
+def _torch_stream():
+    """A function () -> (current CUDA device, its current torch stream
+    handle), or None when torch is not imported."""
     torch = sys.modules.get("torch")
     if torch is None:
-        return lambda dev: None
+        return None
+    device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
     raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if raw is not None:
-        return raw
-    return lambda dev: torch.cuda.current_stream(dev).cuda_stream
+    if raw is None:
+        def raw(dev):
+            return torch.cuda.current_stream(dev).cuda_stream
+
+    def current():
+        dev = device()
+        return dev, raw(dev)
+    return current
 
 
 class GPUKernel(Kernel):
@@ -191,7 +195,7 @@ class GPUKernel(Kernel):
             for kind in kinds)).pack
         self._launch_c = lt.lib.tile_launch
         self._launch_grid_c = lt.lib.tile_launch_grid
-        self._stream = _stream_getter()
+        self._stream = _torch_stream()
 
     def _run(self, grid, args, config):
         vals = self._template.copy()
@@ -210,7 +214,15 @@ class GPUKernel(Kernel):
                 v = check(a)
             vals[2 * i + 1] = v
         packed = self._pack(*vals)
-        stream = self._stream(dev if dev is not None else 0)
+        stream = None
+        if dev is not None and self._stream is None:
+            self._stream = _torch_stream()      # torch imported since
+        if dev is not None and self._stream is not None:
+            current, stream = self._stream()
+            if dev != current:
+                raise ArgumentError(self.name, f"the tensors are on cuda:{dev} but the "
+                                    f"current device is cuda:{current} (launch inside "
+                                    f"torch.cuda.device({dev}))")
         if grid is None:
             rc = self._launch_c(self._k, packed, len(args), stream)
         else:
