@@ -13,3 +13,4 @@ tests_unit_test_bundle_SOURCES = tests/unit/test_bundle.c tests/unit/check.h
 tests_unit_test_bundle_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_bundle_LDADD = bundle/libtlbir.la bundle/libtlb.la \
 	sema/libsema.la parser/libparser.la base/libbase.la -lm
+EXTRA_DIST += tests/unit/Inputs/bundle-kernels.tile

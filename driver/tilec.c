@@ -20,6 +20,8 @@
 #include "config.h"
 
 #include "base/base.h"
+#include "bundle/bundle.h"
+#include "bundle/from_ir.h"
 #include "parser/parser.h"
 #include "lower/lower.h"
 #include "sema/layout.h"
@@ -32,7 +34,8 @@
 #include <sys/stat.h>
 
 typedef enum {
-    EMIT_CHECK, EMIT_TOKENS, EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX, EMIT_CUBIN
+    EMIT_CHECK, EMIT_TOKENS, EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX, EMIT_CUBIN,
+    EMIT_BUNDLE
 } Emit;
 
 typedef struct Opts {
@@ -79,19 +82,20 @@ static int set_output(Opts *o, const char *v) {
 }
 
 static int set_emit(Opts *o, const char *v) {
-    static const char *later[] = {"bundle", "c"};
+    static const char *later[] = {"c"};
     if (strcmp(v, "tokens") == 0) o->emit = EMIT_TOKENS;
     else if (strcmp(v, "ast") == 0) o->emit = EMIT_AST;
     else if (strcmp(v, "ir") == 0) o->emit = EMIT_IR;
     else if (strcmp(v, "llvm") == 0) o->emit = EMIT_LLVM;
     else if (strcmp(v, "ptx") == 0) o->emit = EMIT_PTX;
     else if (strcmp(v, "cubin") == 0) o->emit = EMIT_CUBIN;
+    else if (strcmp(v, "bundle") == 0) o->emit = EMIT_BUNDLE;
     else {
         for (size_t i = 0; i < sizeof later / sizeof *later; i++)
             if (strcmp(v, later[i]) == 0)
                 return usage_error("--emit=%s is not available yet", v);
         return usage_error("unknown --emit kind '%s' (expected tokens, ast, "
-                           "ir, llvm, ptx or cubin)", v);
+                           "ir, llvm, ptx, cubin or bundle)", v);
     }
     return 0;
 }
@@ -199,8 +203,9 @@ static const OptSpec OPTIONS[] = {
      "default)"},
     {"--emit", "KIND", set_emit, "output form: tokens, ast, ir, llvm "
      "(optimized LLVM IR), ptx (one module, an .entry per configuration and "
-     "variant) or cubin (needs ptxas); bundle and c are not available yet; "
-     "without it, only check the file"},
+     "variant), cubin (needs ptxas) or bundle (a .tlb for libtile; the "
+     "default when -o names a .tlb file); c is not available yet; without "
+     "it, only check the file"},
     {"-D", "NAME=VALUE", set_define, "give compile-time parameter NAME a "
      "value (repeatable)"},
     {"-I", "DIR", set_include, "search DIR for imports (repeatable, in "
@@ -315,7 +320,37 @@ static void print_stats(Diag *dg, const LwOutput *lo, const LwStats *st,
     }
 }
 
-/* --emit=llvm|ptx|cubin and --stats: the GPU code generator. */
+/* --emit=bundle: the generic variants' IR (metadata) and every entry of
+ * the PTX, with the cubin for --arch when ptxas made one. */
+static void write_bundle(const Opts *o, Arena *ar, Diag *dg,
+                         IrModule *mods[LW_NVARIANTS], const LwOutput *res,
+                         const char *cubin, size_t cubin_len, FILE *out) {
+    TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)(res->nentries + 1));
+    for (int e = 0; e < res->nentries; e++) {
+        const LwEntry *en = &res->entries[e];
+        const IrModule *m = mods[en->variant];
+        int index = 0;
+        while (index < m->nkernels && m->kernels[index] != en->kernel) index++;
+        vs[e] = (TlbCodeVariant){index, en->variant == LW_ALIGNED16 ? TLB_ASSUME_ALL : 0,
+                                 0, en->name};
+    }
+    TlbCubin cb = {o->arch, cubin_len, (const uint8_t *)cubin};
+    TlbCode code = {PACKAGE_NAME "c " PACKAGE_VERSION, o->arch, res->ptx, res->nentries,
+                    vs, cubin ? 1 : 0, &cb};
+    TlbBundle b;
+    char err[512];
+    void *data = NULL;
+    size_t size = 0;
+    if (tlb_from_ir(ar, mods[LW_GENERIC], &code, &b, err, sizeof err) ||
+        tlb_write(&b, &data, &size, err, sizeof err)) {
+        dg_plain(dg, DG_ERROR, "cannot write the bundle: %s", err);
+        return;
+    }
+    fwrite(data, 1, size, out);
+    free(data);
+}
+
+/* --emit=llvm|ptx|cubin|bundle and --stats: the GPU code generator. */
 static void generate(const Opts *o, Arena *ar, Diag *dg,
                      IrModule *mods[LW_NVARIANTS], FILE *out) {
     LwOptions lo = {.arch = o->arch, .opt_level = o->opt_level,
@@ -324,16 +359,20 @@ static void generate(const Opts *o, Arena *ar, Diag *dg,
     if (lw_compile(ar, dg, mods, &lo, &res) != 0) return;
     if (o->emit == EMIT_LLVM) fputs(res.llvm, out);
     if (o->emit == EMIT_PTX) fputs(res.ptx, out);
-    if (o->emit != EMIT_CUBIN && !o->stats) return;
+    int want_cubin = o->emit == EMIT_CUBIN || (o->emit == EMIT_BUNDLE && lw_have_ptxas());
+    if (o->emit == EMIT_BUNDLE && !want_cubin)
+        write_bundle(o, ar, dg, mods, &res, NULL, 0, out);
+    if (!want_cubin && !o->stats) return;
     char *cubin = NULL;
     size_t len = 0;
     LwStats *st = NULL;
     int nst = 0;
     if (lw_ptxas(ar, dg, res.ptx, o->arch,
-                 o->emit == EMIT_CUBIN ? &cubin : NULL, &len,
+                 want_cubin ? &cubin : NULL, &len,
                  o->stats ? &st : NULL, &nst) != 0)
         return;
-    if (cubin) fwrite(cubin, 1, len, out);
+    if (o->emit == EMIT_CUBIN && cubin) fwrite(cubin, 1, len, out);
+    if (o->emit == EMIT_BUNDLE) write_bundle(o, ar, dg, mods, &res, cubin, len, out);
     if (o->stats) print_stats(dg, &res, st, nst);
 }
 
@@ -363,7 +402,7 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     o->debug};
     IrModule *m = sm_compile(ar, dg, ast, &so);
     if (m && (o->emit == EMIT_LLVM || o->emit == EMIT_PTX ||
-              o->emit == EMIT_CUBIN || o->stats)) {
+              o->emit == EMIT_CUBIN || o->emit == EMIT_BUNDLE || o->stats)) {
         /* each variant needs its own copy of the IR (layout assignment
          * changes it) */
         /* (sema's warnings come twice; a second Diag would renumber the
@@ -420,6 +459,9 @@ int main(int argc, char **argv) {
     Opts o = {.ar = ar, .color = -1, .error_limit = 20, .arch = "sm_90",
               .opt_level = 3, .variant = -1};
     int status = parse_args(&o, argc, argv);
+    size_t outlen = o.output ? strlen(o.output) : 0;
+    if (o.emit == EMIT_CHECK && outlen > 4 && strcmp(o.output + outlen - 4, ".tlb") == 0)
+        o.emit = EMIT_BUNDLE;     /* -o FILE.tlb writes a bundle */
     if (status == 0 && o.help) {
         print_help(stdout);
     } else if (status == 0 && o.version) {

@@ -15,6 +15,7 @@ check_PROGRAMS += tests/unit/test_runtime
 TESTS += tests/unit/test_runtime
 tests_unit_test_runtime_SOURCES = tests/unit/test_runtime.c tests/unit/check.h \
 	tests/unit/vadd_bundle.h
+tests_unit_test_runtime_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_runtime_LDADD = runtime/libtile.la
 
 # GPU tests: built by make check, skipped (exit 77) without a GPU; run on a
@@ -24,8 +25,24 @@ check_PROGRAMS += tests/unit/test_gpu_runtime bench/launch_overhead
 TESTS += tests/unit/test_gpu_runtime
 tests_unit_test_gpu_runtime_SOURCES = tests/unit/test_gpu_runtime.c \
 	tests/unit/gpu_util.h tests/unit/vadd_bundle.h
-tests_unit_test_gpu_runtime_LDADD = runtime/libtile.la -lpthread
+tests_unit_test_gpu_runtime_LDADD = runtime/libtile.la -lpthread -lm
 bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h \
 	tests/unit/vadd_bundle.h
 bench_launch_overhead_LDADD = runtime/libtile.la
 EXTRA_DIST += scripts/gpu-runtime-check.sh
+
+# libtile against a test double of the driver (tests/unit/fake_libcuda.c,
+# built as a shared object here): too old, no device, failing calls.
+check_PROGRAMS += tests/unit/test_runtime_driver
+TESTS += tests/unit/test_runtime_driver
+tests_unit_test_runtime_driver_SOURCES = tests/unit/test_runtime_driver.c \
+	tests/unit/check.h tests/unit/vadd_bundle.h
+tests_unit_test_runtime_driver_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_runtime_driver_LDADD = runtime/libtile.la
+EXTRA_DIST += tests/unit/fake_libcuda.c
+CLEANFILES += tests/unit/fakecuda.so
+EXTRA_tests_unit_test_runtime_driver_DEPENDENCIES = tests/unit/fakecuda.so
+tests/unit/fakecuda.so: $(srcdir)/tests/unit/fake_libcuda.c
+	$(AM_V_CC)$(MKDIR_P) tests/unit && \
+	$(CC) $(AM_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ \
+	    $(srcdir)/tests/unit/fake_libcuda.c

@@ -307,6 +307,58 @@ static void test_ptx_assembles(void) {
 #endif
 }
 
+/* tilec FILE -o X.tlb, loaded back: the signature, configurations and
+ * variant entries the compiler wrote, and what launches would pick. */
+static TileBundle *compile_example(const char *name) {
+    char path[] = "/tmp/tile-example-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    close(fd);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "TILE_STDLIB=%s/stdlib %s/tilec --emit=bundle -o %s "
+             "%s/examples/%s.tile", TILE_SRCDIR, TILE_BUILDDIR, path, TILE_SRCDIR, name);
+    CHECK(system(cmd) == 0);
+    TileBundle *b = NULL;
+    TileStatus s = tile_bundle_load(path, &b);
+    if (s) fprintf(stderr, "%s\n", tile_last_error());
+    CHECK(s == TILE_OK);
+    unlink(path);
+    return b;
+}
+
+static void test_tilec_bundles(void) {
+    TileBundle *b = compile_example("vadd");
+    TileKernel *k;
+    RtPlan p;
+    if (b && tile_kernel_get(b, "vadd", &k) == TILE_OK) {
+        CHECK_STR(tile_kernel_signature(k), "vadd(out: *f32, x: *f32, y: *f32, n: i32)");
+        CHECK(k->k->nconfigs == 1 && k->configs[0].nvariants == 2);
+        TileLaunchArg a[4] = {tile_ptr(0x10000), tile_ptr(0x20000), tile_ptr(0x30000),
+                              tile_int(4096)};
+        CHECK(rt_plan(k, NULL, a, 4, &p) == TILE_OK && p.variant->v->assume == TLB_ASSUME_ALL);
+        CHECK(p.grid[0] == 4 && p.config->threads == 32 * k->k->configs[0].warps);
+        a[3] = tile_int(4097);
+        CHECK(rt_plan(k, NULL, a, 4, &p) == TILE_OK && p.variant->v->assume == 0 &&
+              p.grid[0] == 5);
+        CHECK(strstr(b->tlb->ptx, p.variant->v->entry) != NULL);
+    }
+    tile_bundle_free(b);
+    b = compile_example("softmax");
+    if (b && tile_kernel_get(b, "softmax", &k) == TILE_OK) {
+        CHECK(k->k->nconfigs == 21 && k->has_require);
+        TileLaunchArg a[5] = {tile_ptr(0x10000), tile_ptr(0x20000), tile_int(7),
+                              tile_int(300), tile_int(300)};
+        /* BLOCK = 256 fails @require(BLOCK >= cols); 512 is next. */
+        CHECK(rt_plan(k, NULL, a, 5, &p) == TILE_OK && p.grid[0] == 7);
+        CHECK(p.config->c->cvalues[0] == 512);
+        a[3] = tile_int(100000);
+        EXPECT(tile_launch(k, a, 5, NULL), TILE_ERROR_NO_CONFIG,
+               "kernel 'softmax': no configuration's @require holds for these arguments "
+               "(rows=7, cols=100000, stride=300; 21 configurations)");
+    }
+    tile_bundle_free(b);
+}
+
 int main(void) {
     setenv("TILE_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
     test_load();
@@ -315,5 +367,6 @@ int main(void) {
     test_float_bits();
     test_no_driver();
     test_ptx_assembles();
+    test_tilec_bundles();
     return check_done("test_runtime");
 }
