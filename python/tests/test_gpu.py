@@ -92,13 +92,50 @@ def test_compile_for_gpu(example, tmp_path, monkeypatch):
         assert os.listdir(tmp_path / "cache") == []   # nothing half-written left
         return
     mod = tile.compile(example("vadd"))
-    assert mod.kernels == ["vadd"]
+    assert mod.kernels == ["vadd"] and not mod.interpret and mod.path == example("vadd")
     cached = os.listdir(tmp_path / "cache")
     assert len(cached) == 1 and cached[0].endswith(".tlb")
-    tile.compile(example("vadd"))
-    assert os.listdir(tmp_path / "cache") == cached            # served from the cache
+    assert mod.bundle_path == str(tmp_path / "cache" / cached[0])
+    stamp = os.stat(mod.bundle_path).st_mtime_ns
+    again = tile.compile(example("vadd"))
+    assert again.bundle_path == mod.bundle_path                # served from the cache
+    assert os.stat(mod.bundle_path).st_mtime_ns == stamp
     tile.compile(example("vadd"), defines={"BLOCK": 256})
     assert len(os.listdir(tmp_path / "cache")) == 2           # another key
+    mod = tile.compile(example("bias_gelu"), defines={"T": np.float16}, arch="sm_80")
+    assert [p.type for p in mod.bias_gelu.params] == ["f16", "f16", "f32", "f32", "i32"]
+    assert len(os.listdir(tmp_path / "cache")) == 3
+
+
+def test_compile_for_gpu_imports_are_part_of_the_key(source, tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    helper = tmp_path / "helpers.tile"
+    helper.write_text("fn twice(x) { return x * 2.0; }\n")
+    path = source('import "helpers";\n'
+                  "kernel k(out: *f32) grid(1) { store(out + arange(0, 16), "
+                  "twice(arange(0, 16) as f32)); }\n")
+    try:
+        first = tile.compile(path).bundle_path
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
+    assert tile.compile(path).bundle_path == first
+    helper.write_text("fn twice(x) { return x + x; }\n")
+    assert tile.compile(path).bundle_path != first
+
+
+def test_compile_for_gpu_diagnostics(source, tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    path = source("kernel k() { let x = ; }\n", "bad.tile")
+    try:
+        tile.compile(path)
+    except tile.CompileError as e:
+        assert "bad.tile:1:22: error: expected expression" in e.diagnostics
+        assert "                     ^" in e.diagnostics
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
+    else:
+        pytest.fail("no CompileError")
+    assert [f for f in os.listdir(tmp_path / "cache")] == []   # no partial files
 
 
 def _cuda():

@@ -106,19 +106,21 @@ def unavailable_reason():
         return str(e)
 
 
-def load_bundle(path):
+def load_bundle(path, source=None):
+    """A GPUModule of the bundle at `path` (compiled from `source`, when
+    tile.compile made it)."""
     lt = libtile()
     b = ctypes.c_void_p()
-    if lt.lib.tile_bundle_load(path.encode(), ctypes.byref(b)) != _OK:
+    if lt.lib.tile_bundle_load(os.fsencode(path), ctypes.byref(b)) != _OK:
         raise BundleError(lt.message())
-    return GPUModule(path, b.value, lt)
+    return GPUModule(source or path, path, b.value, lt)
 
 
 def compile_file(path, defines, include_dirs, arch, debug):
     lt = libtile()
     bundle = _cache.compile_bundle(path, defines, include_dirs, arch, debug,
                                    lt.build_top, lt.stdlib_dir)
-    return load_bundle(bundle)
+    return load_bundle(bundle, path)
 
 
 class GPUModule(ModuleBase):
@@ -126,9 +128,10 @@ class GPUModule(ModuleBase):
 
     interpret = False
 
-    def __init__(self, path, bundle, lt):
+    def __init__(self, path, bundle_path, bundle, lt):
         self._lt = lt
         self._bundle = bundle
+        self.bundle_path = bundle_path
         n = lt.lib.tile_bundle_nkernels(bundle)
         super().__init__(path, [lt.lib.tile_bundle_kernel(bundle, i).decode()
                                 for i in range(n)])

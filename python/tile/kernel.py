@@ -62,7 +62,8 @@ class Kernel:
 
     def __repr__(self):
         sig = ", ".join(f"{p.name}: {describe_type(p)}" for p in self.params)
-        return f"<tile kernel {self.name}({sig}), {len(self.configs)} configuration(s)>"
+        n = len(self.configs)
+        return f"<tile kernel {self.name}({sig})" + (f", {n} configuration(s)>" if n else ">")
 
     def __getitem__(self, grid):
         g = normalize_grid(self.name, grid)
