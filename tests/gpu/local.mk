@@ -47,3 +47,9 @@ TESTS += tests/gpu/examples-gpu.test
 EXTRA_DIST += tests/gpu/examples-gpu.test tests/gpu/examples-bundles.sh \
 	scripts/gpu-bench.sh
 CLEANFILES += tests/gpu/bundles/*.tlb tests/gpu/bundles/spec.tile
+
+# The benchmark (run on the GPU machine by scripts/gpu-bench.sh; see
+# docs/PERF.md) is distributed with the tests that share its bundles.
+EXTRA_DIST += bench/README.md bench/bench.py bench/tile_ctypes.py \
+	bench/configs.py bench/build_bundles.py bench/compile_time.sh \
+	bench/kernels/softmax.tile bench/kernels/layernorm.tile
