@@ -302,7 +302,10 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
                     o->debug};
     IrModule *m = sm_compile(ar, dg, ast, &so);
-    if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant);
+    if (m && o->variant >= 0) {
+        ly_assign_module(ar, m, (LyVariant)o->variant);
+        ly_budget_module(ar, dg, m, NULL);
+    }
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 
