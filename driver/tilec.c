@@ -21,6 +21,7 @@
 
 #include "base/base.h"
 #include "parser/parser.h"
+#include "lower/lower.h"
 #include "sema/layout.h"
 #include "sema/sema.h"
 
@@ -30,7 +31,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-typedef enum { EMIT_CHECK, EMIT_TOKENS, EMIT_AST, EMIT_IR } Emit;
+typedef enum {
+    EMIT_CHECK, EMIT_TOKENS, EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX, EMIT_CUBIN
+} Emit;
 
 typedef struct Opts {
     Arena *ar;
@@ -45,6 +48,7 @@ typedef struct Opts {
     int color;                   /* -1: decide (terminal and no NO_COLOR) */
     int error_limit;
     int variant;                 /* LyVariant to assign layouts for; -1: none */
+    int stats;                   /* --stats: ptxas resource report */
     int help, version;
 } Opts;
 
@@ -75,16 +79,19 @@ static int set_output(Opts *o, const char *v) {
 }
 
 static int set_emit(Opts *o, const char *v) {
-    static const char *later[] = {"llvm", "ptx", "cubin", "bundle", "c"};
+    static const char *later[] = {"bundle", "c"};
     if (strcmp(v, "tokens") == 0) o->emit = EMIT_TOKENS;
     else if (strcmp(v, "ast") == 0) o->emit = EMIT_AST;
     else if (strcmp(v, "ir") == 0) o->emit = EMIT_IR;
+    else if (strcmp(v, "llvm") == 0) o->emit = EMIT_LLVM;
+    else if (strcmp(v, "ptx") == 0) o->emit = EMIT_PTX;
+    else if (strcmp(v, "cubin") == 0) o->emit = EMIT_CUBIN;
     else {
         for (size_t i = 0; i < sizeof later / sizeof *later; i++)
             if (strcmp(v, later[i]) == 0)
                 return usage_error("--emit=%s is not available yet", v);
-        return usage_error("unknown --emit kind '%s' (expected tokens, ast or ir)",
-                           v);
+        return usage_error("unknown --emit kind '%s' (expected tokens, ast, "
+                           "ir, llvm, ptx or cubin)", v);
     }
     return 0;
 }
@@ -160,6 +167,12 @@ static int set_variant(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_stats(Opts *o, const char *v) {
+    (void)v;
+    o->stats = 1;
+    return 0;
+}
+
 static int set_help(Opts *o, const char *v) {
     (void)v;
     o->help = 1;
@@ -184,9 +197,10 @@ typedef struct OptSpec {
 static const OptSpec OPTIONS[] = {
     {"-o", "PATH", set_output, "write the output to PATH ('-': stdout, the "
      "default)"},
-    {"--emit", "KIND", set_emit, "output form: tokens, ast or ir (llvm, ptx, "
-     "cubin, bundle and c are not available yet); without it, only check "
-     "the file"},
+    {"--emit", "KIND", set_emit, "output form: tokens, ast, ir, llvm "
+     "(optimized LLVM IR), ptx (one module, an .entry per configuration and "
+     "variant) or cubin (needs ptxas); bundle and c are not available yet; "
+     "without it, only check the file"},
     {"-D", "NAME=VALUE", set_define, "give compile-time parameter NAME a "
      "value (repeatable)"},
     {"-I", "DIR", set_include, "search DIR for imports (repeatable, in "
@@ -204,6 +218,8 @@ static const OptSpec OPTIONS[] = {
     {"--variant", "V", set_variant, "assign layouts for specialization "
      "variant V (generic, or aligned: 16-byte pointers, integers divisible "
      "by 16); --emit=ir then prints every tile's layout"},
+    {"--stats", NULL, set_stats, "print registers, spills and shared memory "
+     "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},
     {"--version", NULL, set_version, "print the version and exit"},
 };
@@ -277,6 +293,50 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- stages */
 
+/* --stats: one line per entry on stderr; a warning per spilling entry. */
+static void print_stats(Diag *dg, const LwOutput *lo, const LwStats *st,
+                        int n) {
+    fprintf(stderr, "%-32s %5s %9s %9s %7s %7s\n", "entry", "regs",
+            "spill-st", "spill-ld", "stack", "smem");
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "%-32s %5d %9lld %9lld %7lld %7lld\n", st[i].entry,
+                st[i].registers, (long long)st[i].spill_stores,
+                (long long)st[i].spill_loads, (long long)st[i].stack,
+                (long long)st[i].shared);
+    for (int i = 0; i < n; i++) {
+        if (!st[i].spill_stores && !st[i].spill_loads) continue;
+        for (int e = 0; e < lo->nentries; e++)
+            if (strcmp(lo->entries[e].name, st[i].entry) == 0)
+                dg_warn(dg, lo->entries[e].kernel->loc,
+                        "entry '%s' spills registers (%lld bytes stored, "
+                        "%lld loaded)", st[i].entry,
+                        (long long)st[i].spill_stores,
+                        (long long)st[i].spill_loads);
+    }
+}
+
+/* --emit=llvm|ptx|cubin and --stats: the GPU code generator. */
+static void generate(const Opts *o, Arena *ar, Diag *dg,
+                     IrModule *mods[LW_NVARIANTS], FILE *out) {
+    LwOptions lo = {.arch = o->arch, .opt_level = o->opt_level,
+                    .debug = o->debug, .want_llvm = o->emit == EMIT_LLVM};
+    LwOutput res;
+    if (lw_compile(ar, dg, mods, &lo, &res) != 0) return;
+    if (o->emit == EMIT_LLVM) fputs(res.llvm, out);
+    if (o->emit == EMIT_PTX) fputs(res.ptx, out);
+    if (o->emit != EMIT_CUBIN && !o->stats) return;
+    char *cubin = NULL;
+    size_t len = 0;
+    LwStats *st = NULL;
+    int nst = 0;
+    if (lw_ptxas(ar, dg, res.ptx, o->arch,
+                 o->emit == EMIT_CUBIN ? &cubin : NULL, &len,
+                 o->stats ? &st : NULL, &nst) != 0)
+        return;
+    if (cubin) fwrite(cubin, 1, len, out);
+    if (o->stats) print_stats(dg, &res, st, nst);
+}
+
 /* Runs the requested stages on `text`, printing into `out`. */
 static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     const char *text, size_t len, FILE *out) {
@@ -302,6 +362,16 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
                     o->debug};
     IrModule *m = sm_compile(ar, dg, ast, &so);
+    if (m && (o->emit == EMIT_LLVM || o->emit == EMIT_PTX ||
+              o->emit == EMIT_CUBIN || o->stats)) {
+        /* each variant needs its own copy of the IR (layout assignment
+         * changes it) */
+        /* (sema's warnings come twice; a second Diag would renumber the
+         * imported files that locations refer to) */
+        IrModule *mods[LW_NVARIANTS] = {m, sm_compile(ar, dg, ast, &so)};
+        if (mods[1]) generate(o, ar, dg, mods, out);
+        return;
+    }
     if (m && o->variant >= 0) {
         ly_assign_module(ar, m, (LyVariant)o->variant);
         ly_budget_module(ar, dg, m, NULL);

@@ -1,14 +1,33 @@
 /*
- * lower.h — the code generator's public face: tile IR to LLVM IR to PTX.
+ * lower.h — the code generator's public face: tile IR + layouts to LLVM IR
+ * to NVPTX PTX (and, through ptxas when present, cubin and a resource
+ * report).
  *
- * For now this stage holds what the driver needs before any code is
- * generated: the LLVM it was built with and the GPU architectures it can
- * target. Lowering of the tile IR arrives with the code-generation issue.
+ * One call compiles a whole module: every kernel configuration, each in
+ * two specialization variants (LANGUAGE.md, runtime contract), into ONE
+ * LLVM module and so one PTX text in which each (configuration, variant)
+ * is its own `.entry`. Entry names are
+ *
+ *     KERNEL__cCONFIG__VARIANT        e.g. softmax__c3__a16, vadd__c0__g
+ *
+ * with CONFIG the configuration's index in the kernel's list
+ * (IrKernel.config_index) and VARIANT `g` (generic: assumes nothing) or
+ * `a16` (every pointer parameter 16-byte aligned, every integer parameter
+ * without @nospecialize divisible by 16).
+ *
+ * Parameters of an entry are the kernel's runtime parameters in order:
+ * pointers as global pointers (8 bytes), integers and floats at their
+ * width, bool as an 8-bit integer (0 or 1). Launch with 32 * warps
+ * threads in x; shared memory is static (nothing to pass at launch).
  */
 #ifndef TILE_LOWER_H
 #define TILE_LOWER_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+#include "base/base.h"
+#include "sema/ir.h"
 
 /* "22.1.8": the version of the LLVM linked in (LLVMGetVersion), in a
  * static buffer. */
@@ -25,5 +44,66 @@ int lw_arch_supported(const char *arch);
  * lw_arch_name(0 .. lw_arch_count()-1), oldest first. */
 size_t lw_arch_count(void);
 const char *lw_arch_name(size_t i);
+
+/* The PTX ISA version (times ten) Tile emits for `arch`: the version
+ * that introduced the architecture, at least 8.0. 0 when unknown. */
+int lw_arch_ptx_version(const char *arch);
+
+/* ------------------------------------------------------------ compiling */
+
+/* The two specialization variants, in the order lw_compile takes them. */
+enum { LW_GENERIC = 0, LW_ALIGNED16 = 1, LW_NVARIANTS = 2 };
+
+typedef struct LwOptions {
+    const char *arch;        /* "sm_90" (default when NULL) */
+    int opt_level;           /* 0..3 */
+    int debug;               /* -g: line info (.loc), device_assert */
+    const char *libdevice;   /* libdevice.10.bc; NULL: the configured one */
+    int want_llvm;           /* also return the optimized LLVM IR text */
+} LwOptions;
+
+typedef struct LwEntry {
+    const char *name;        /* softmax__c3__a16 */
+    const IrKernel *kernel;  /* kernel and configuration */
+    int variant;             /* LW_GENERIC or LW_ALIGNED16 */
+    int warps;               /* threads per program / 32 */
+    int64_t shared_bytes;    /* static shared memory the entry uses */
+} LwEntry;
+
+typedef struct LwOutput {
+    char *ptx;               /* NUL-terminated, in the arena */
+    size_t ptx_len;
+    char *llvm;              /* with want_llvm */
+    int nentries;
+    LwEntry *entries;        /* kernel-major, then configuration, then
+                                variant */
+} LwOutput;
+
+/* Lowers every kernel of `mods`: mods[LW_GENERIC] and mods[LW_ALIGNED16]
+ * are two fresh results of sm_compile of the same source (layout
+ * assignment changes a kernel, so each variant needs its own copy); this
+ * runs the layout pass on them. Returns 0, or -1 after reporting errors
+ * (e.g. `dot`, which this back end does not support yet). */
+int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
+               const LwOptions *opt, LwOutput *out);
+
+/* ---------------------------------------------------- ptxas: cubin, stats */
+
+typedef struct LwStats {
+    const char *entry;
+    int registers;
+    int64_t spill_stores, spill_loads;  /* bytes */
+    int64_t stack, shared;              /* bytes */
+} LwStats;
+
+/* Non-zero when this build knows a ptxas (configure --with-cuda). */
+int lw_have_ptxas(void);
+
+/* Assembles `ptx` for `arch` with ptxas. On success returns 0 and sets
+ * the cubin (and its length) when cubin is not NULL, and the stats
+ * (one per entry, in the arena) when stats is not NULL. On failure reports
+ * ptxas's messages through dg and returns -1. */
+int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
+             char **cubin, size_t *cubin_len, LwStats **stats, int *nstats);
 
 #endif

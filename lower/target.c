@@ -29,7 +29,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 
-#define LW_TRIPLE "nvptx64-nvidia-cuda"
+#include "lower/lw_target.h"
 
 typedef struct {
     const char *name;
@@ -65,7 +65,7 @@ const char *lw_llvm_version(void) {
 }
 
 /* Registering a target with LLVM is idempotent. */
-static LLVMTargetRef lw_nvptx_target(void) {
+LLVMTargetRef lw_nvptx_target(void) {
     LLVMTargetRef target;
     char *error = NULL;
     LLVMInitializeNVPTXTargetInfo();
@@ -125,5 +125,14 @@ int lw_arch_supported(const char *arch) {
         LLVMTargetRef target = lw_nvptx_target();
         return target && lw_emitted_ptx_version(target, arch) >= lw_archs[i].ptx;
     }
+    return 0;
+}
+
+int lw_arch_ptx_version(const char *arch) {
+    if (!arch)
+        return 0;
+    for (size_t i = 0; i < lw_arch_count(); i++)
+        if (strcmp(arch, lw_archs[i].name) == 0)
+            return lw_archs[i].ptx < 80 ? 80 : lw_archs[i].ptx;
     return 0;
 }

@@ -1,0 +1,331 @@
+/*
+ * elementwise.c — element-wise ops, one register at a time.
+ *
+ * Operands are first brought into the result's layout (the layout pass
+ * makes them equal; lw_in_layout converts if not, and replicates scalars).
+ * Semantics follow the interpreter (docs/internals/interp.md) where the
+ * hardware allows:
+ *  - integers wrap; `/` and `%` truncate; INT_MIN / -1 gives INT_MIN
+ *    (remainder 0); a zero divisor divides by 1 instead (the interpreter
+ *    stops with an error there; the GPU cannot, and LLVM must not see the
+ *    undefined division). Shifts by the width or more give 0, or the sign
+ *    fill for `>>` on signed types, as PTX shl/shr clamp.
+ *  - floats: IEEE ops (`/` is div.rn, sqrt is sqrt.rn); min/max are
+ *    minNum/maxNum; casts to integers saturate and map NaN to 0
+ *    (fptosi.sat, like cvt.rzi.sat).
+ *  - math functions come from libdevice (__nv_*), computed in f32 for f16
+ *    and bf16 and rounded once. The exceptions are f32 `exp` and `exp2`,
+ *    which use the MUFU instruction `ex2.approx.f32` (as Triton does):
+ *    exp2(x) has a relative error of at most 2^-22 (2 ulp); exp(x) is
+ *    ex2.approx(x * log2(e)), whose error grows with |x| by the rounding
+ *    of the product: about 2^-24 * |x| * 1.44 relative, i.e. below 1e-5
+ *    for |x| < 88, where exp(x) is finite in f32 — inside the f32
+ *    tolerance the numerics tests use. f64 `exp` stays exact (__nv_exp).
+ *    `rsqrt` is __nv_rsqrtf (rsqrt.approx, 2 ulp).
+ */
+#include "lower/lw.h"
+
+#include <string.h>
+
+LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l) {
+    LwVal *x = lw_val(f, v);
+    if (v->layout == l || (v->layout && l && ly_eq(v->layout, l))) return *x;
+    if (!v->layout) {
+        LwVal out = lw_new_val(f, l ? ly_size(l, LY_REG) : 1);
+        for (int r = 0; r < out.n; r++) out.r[r] = x->r[0];
+        return out;
+    }
+    return lw_remap(f, *x, (ScalarKind)v->ty.k, v->layout, l, NULL);
+}
+
+/* ---------------------------------------------------------------- casts */
+
+LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
+                            ScalarKind to) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMTypeRef t = lw_type(c, to);
+    if (from == to) return x;
+    if (to == SK_BOOL) {
+        LLVMValueRef z = LLVMConstNull(LLVMTypeOf(x));
+        return ty_isfloat(from) ? LLVMBuildFCmp(b, LLVMRealUNE, x, z, "")
+                                : LLVMBuildICmp(b, LLVMIntNE, x, z, "");
+    }
+    if (from == SK_BOOL)
+        return ty_isfloat(to) ? LLVMBuildUIToFP(b, x, t, "")
+                              : LLVMBuildZExt(b, x, t, "");
+    if (from == SK_PTR || to == SK_PTR) {
+        if (from == SK_PTR && to == SK_PTR) return x;
+        return from == SK_PTR ? LLVMBuildPtrToInt(b, x, t, "")
+                              : LLVMBuildIntToPtr(b, x, t, "");
+    }
+    int fb = ty_bits(from), tb = ty_bits(to);
+    if (ty_isint(from) && ty_isint(to)) {
+        if (tb < fb) return LLVMBuildTrunc(b, x, t, "");
+        if (tb == fb) return x;
+        return ty_issigned(from) ? LLVMBuildSExt(b, x, t, "")
+                                 : LLVMBuildZExt(b, x, t, "");
+    }
+    if (ty_isint(from))
+        return ty_issigned(from) ? LLVMBuildSIToFP(b, x, t, "")
+                                 : LLVMBuildUIToFP(b, x, t, "");
+    if (ty_isint(to)) {
+        LLVMTypeRef ov[2] = {t, LLVMTypeOf(x)};
+        return lw_call_intr(c, ty_issigned(to) ? "llvm.fptosi.sat"
+                                               : "llvm.fptoui.sat",
+                            ov, 2, &x, 1);
+    }
+    /* float to float; f16 <-> bf16 through f32 (exact, then one rounding) */
+    if (fb == tb) x = LLVMBuildFPExt(b, x, c->f32, "");
+    else if (tb > fb) return LLVMBuildFPExt(b, x, t, "");
+    return LLVMBuildFPTrunc(b, x, t, "");
+}
+
+/* ---------------------------------------------------------------- math */
+
+static LLVMValueRef lw_ex2(LwFn *f, LLVMValueRef x) {
+    LLVMTypeRef t = f->c->f32;
+    return lw_call_intr(f->c, "llvm.nvvm.ex2.approx", &t, 1, &x, 1);
+}
+
+/* A libdevice function of one or two arguments at f32 or f64. */
+static LLVMValueRef lw_nv(LwFn *f, const char *base, int f64,
+                          LLVMValueRef *args, int n) {
+    LwCtx *c = f->c;
+    char name[32];
+    snprintf(name, sizeof name, "__nv_%s%s", base, f64 ? "" : "f");
+    LLVMTypeRef t = f64 ? c->f64 : c->f32, p[2] = {t, t};
+    return lw_call(c, lw_libdevice(c, name, t, p, n), args, n);
+}
+
+/* A float math op at f32/f64 (f16/bf16 go through f32). */
+static LLVMValueRef lw_float_math(LwFn *f, int opc, ScalarKind k,
+                                  LLVMValueRef *a, int n) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    int narrow = k == SK_F16 || k == SK_BF16, f64 = k == SK_F64;
+    LLVMValueRef x[3];
+    for (int i = 0; i < n; i++)
+        x[i] = narrow ? LLVMBuildFPExt(b, a[i], c->f32, "") : a[i];
+    LLVMTypeRef t = f64 ? c->f64 : c->f32;
+    LLVMValueRef r;
+    switch (opc) {
+    case IR_EXP:
+        r = f64 ? lw_nv(f, "exp", 1, x, 1)
+                : lw_ex2(f, LLVMBuildFMul(b, x[0], LLVMConstReal(c->f32,
+                                                    1.4426950408889634), ""));
+        break;
+    case IR_EXP2: r = f64 ? lw_nv(f, "exp2", 1, x, 1) : lw_ex2(f, x[0]); break;
+    case IR_LOG: r = lw_nv(f, "log", f64, x, 1); break;
+    case IR_LOG2: r = lw_nv(f, "log2", f64, x, 1); break;
+    case IR_RSQRT: r = lw_nv(f, "rsqrt", f64, x, 1); break;
+    case IR_SIN: r = lw_nv(f, "sin", f64, x, 1); break;
+    case IR_COS: r = lw_nv(f, "cos", f64, x, 1); break;
+    case IR_TANH: r = lw_nv(f, "tanh", f64, x, 1); break;
+    case IR_ERF: r = lw_nv(f, "erf", f64, x, 1); break;
+    case IR_POW: r = lw_nv(f, "pow", f64, x, 2); break;
+    case IR_SQRT: r = lw_call_intr(c, "llvm.sqrt", &t, 1, x, 1); break;
+    case IR_FLOOR: r = lw_call_intr(c, "llvm.floor", &t, 1, x, 1); break;
+    case IR_CEIL: r = lw_call_intr(c, "llvm.ceil", &t, 1, x, 1); break;
+    case IR_ABS: r = lw_call_intr(c, "llvm.fabs", &t, 1, x, 1); break;
+    case IR_FMA: r = lw_call_intr(c, "llvm.fma", &t, 1, x, 3); break;
+    case IR_MIN: r = lw_call_intr(c, "llvm.minnum", &t, 1, x, 2); break;
+    case IR_MAX: r = lw_call_intr(c, "llvm.maxnum", &t, 1, x, 2); break;
+    default: return NULL;
+    }
+    return narrow ? LLVMBuildFPTrunc(b, r, lw_type(c, k), "") : r;
+}
+
+/* Integer x ** y by squaring (wrapping); a negative exponent on a signed
+ * type gives 1/x^|y| truncated: 1 for x == 1, +-1 for x == -1, else 0. */
+static LLVMValueRef lw_int_pow(LwFn *f, LLVMValueRef x, LLVMValueRef y,
+                               int sgn) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMTypeRef t = LLVMTypeOf(x);
+    LLVMValueRef zero = LLVMConstInt(t, 0, 0), one = LLVMConstInt(t, 1, 0);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef head = lw_new_bb(f, "pow.head"), body = lw_new_bb(f, "pow.body"),
+                      done = lw_new_bb(f, "pow.done");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LLVMValueRef r = LLVMBuildPhi(b, t, ""), base = LLVMBuildPhi(b, t, ""),
+                 e = LLVMBuildPhi(b, t, "");
+    LLVMAddIncoming(r, &one, &pre, 1);
+    LLVMAddIncoming(base, &x, &pre, 1);
+    LLVMAddIncoming(e, &y, &pre, 1);
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntNE, e, zero, ""), body, done);
+    LLVMPositionBuilderAtEnd(b, body);
+    LLVMValueRef odd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, e, one, ""), zero, "");
+    LLVMValueRef r2 = LLVMBuildSelect(b, odd, LLVMBuildMul(b, r, base, ""), r, "");
+    LLVMValueRef base2 = LLVMBuildMul(b, base, base, "");
+    LLVMValueRef e2 = LLVMBuildLShr(b, e, one, "");
+    LLVMAddIncoming(r, &r2, &body, 1);
+    LLVMAddIncoming(base, &base2, &body, 1);
+    LLVMAddIncoming(e, &e2, &body, 1);
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, done);
+    if (!sgn) return r;
+    LLVMValueRef neg = LLVMBuildICmp(b, LLVMIntSLT, y, zero, "");
+    LLVMValueRef minus1 = LLVMConstAllOnes(t);
+    LLVMValueRef yodd = LLVMBuildICmp(b, LLVMIntNE, LLVMBuildAnd(b, y, one, ""), zero, "");
+    LLVMValueRef inv = LLVMBuildSelect(
+        b, LLVMBuildICmp(b, LLVMIntEQ, x, one, ""), one,
+        LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, x, minus1, ""),
+                        LLVMBuildSelect(b, yodd, minus1, one, ""), zero, ""),
+        "");
+    return LLVMBuildSelect(b, neg, inv, r, "");
+}
+
+/* x << y, x >> y with amounts >= the width clamped as PTX does. */
+static LLVMValueRef lw_shift(LwFn *f, int opc, ScalarKind k, LLVMValueRef x,
+                             LLVMValueRef y) {
+    LLVMBuilderRef b = f->c->b;
+    LLVMTypeRef t = LLVMTypeOf(x);
+    int w = ty_bits(k);
+    LLVMValueRef big = LLVMBuildICmp(b, LLVMIntUGE, y, LLVMConstInt(t, (unsigned)w, 0), "");
+    if (opc == IR_SHL)
+        return LLVMBuildSelect(b, big, LLVMConstNull(t), LLVMBuildShl(b, x, y, ""), "");
+    if (!ty_issigned(k))
+        return LLVMBuildSelect(b, big, LLVMConstNull(t), LLVMBuildLShr(b, x, y, ""), "");
+    LLVMValueRef amt = LLVMBuildSelect(b, big, LLVMConstInt(t, (unsigned)w - 1, 0), y, "");
+    return LLVMBuildAShr(b, x, amt, "");
+}
+
+/* x / y, x % y (C semantics, see the header). */
+static LLVMValueRef lw_divrem(LwFn *f, int opc, ScalarKind k, LLVMValueRef x,
+                              LLVMValueRef y) {
+    LLVMBuilderRef b = f->c->b;
+    LLVMTypeRef t = LLVMTypeOf(x);
+    LLVMValueRef one = LLVMConstInt(t, 1, 0);
+    LLVMValueRef bad = LLVMBuildICmp(b, LLVMIntEQ, y, LLVMConstNull(t), "");
+    if (ty_issigned(k)) {
+        int w = ty_bits(k);
+        LLVMValueRef min = LLVMConstInt(t, 1ull << (w - 1), 0);
+        LLVMValueRef ovf = LLVMBuildAnd(
+            b, LLVMBuildICmp(b, LLVMIntEQ, x, min, ""),
+            LLVMBuildICmp(b, LLVMIntEQ, y, LLVMConstAllOnes(t), ""), "");
+        bad = LLVMBuildOr(b, bad, ovf, "");
+    }
+    LLVMValueRef d = LLVMBuildSelect(b, bad, one, y, "");
+    if (opc == IR_DIV)
+        return ty_issigned(k) ? LLVMBuildSDiv(b, x, d, "") : LLVMBuildUDiv(b, x, d, "");
+    return ty_issigned(k) ? LLVMBuildSRem(b, x, d, "") : LLVMBuildURem(b, x, d, "");
+}
+
+static LLVMValueRef lw_int_minmax(LwFn *f, int opc, ScalarKind k,
+                                  LLVMValueRef *x) {
+    LLVMTypeRef t = LLVMTypeOf(x[0]);
+    int s = ty_issigned(k);
+    const char *n = opc == IR_MIN ? (s ? "llvm.smin" : "llvm.umin")
+                                  : (s ? "llvm.smax" : "llvm.umax");
+    return lw_call_intr(f->c, n, &t, 1, x, 2);
+}
+
+static LLVMValueRef lw_cmp(LwFn *f, CmpPred p, ScalarKind k, LLVMValueRef x,
+                           LLVMValueRef y) {
+    LLVMBuilderRef b = f->c->b;
+    if (ty_isfloat(k)) {
+        static const LLVMRealPredicate fp[] = {LLVMRealOEQ, LLVMRealUNE,
+                                               LLVMRealOLT, LLVMRealOLE,
+                                               LLVMRealOGT, LLVMRealOGE};
+        return LLVMBuildFCmp(b, fp[p], x, y, "");
+    }
+    static const LLVMIntPredicate sp[] = {LLVMIntEQ, LLVMIntNE, LLVMIntSLT,
+                                          LLVMIntSLE, LLVMIntSGT, LLVMIntSGE};
+    static const LLVMIntPredicate up[] = {LLVMIntEQ, LLVMIntNE, LLVMIntULT,
+                                          LLVMIntULE, LLVMIntUGT, LLVMIntUGE};
+    return LLVMBuildICmp(b, ty_issigned(k) ? sp[p] : up[p], x, y, "");
+}
+
+/* One element of op (operand kind k, result kind rk). */
+static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
+                              ScalarKind rk, LLVMValueRef *x) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    int fl = ty_isfloat(k);
+    switch (op->op) {
+    case IR_CAST: return lw_cast_scalar(f, x[0], k, rk);
+    case IR_ADD: return fl ? LLVMBuildFAdd(b, x[0], x[1], "") : LLVMBuildAdd(b, x[0], x[1], "");
+    case IR_SUB: return fl ? LLVMBuildFSub(b, x[0], x[1], "") : LLVMBuildSub(b, x[0], x[1], "");
+    case IR_MUL: return fl ? LLVMBuildFMul(b, x[0], x[1], "") : LLVMBuildMul(b, x[0], x[1], "");
+    case IR_DIV: return fl ? LLVMBuildFDiv(b, x[0], x[1], "") : lw_divrem(f, IR_DIV, k, x[0], x[1]);
+    case IR_REM: return fl ? LLVMBuildFRem(b, x[0], x[1], "") : lw_divrem(f, IR_REM, k, x[0], x[1]);
+    case IR_AND: return LLVMBuildAnd(b, x[0], x[1], "");
+    case IR_OR: return LLVMBuildOr(b, x[0], x[1], "");
+    case IR_XOR: return LLVMBuildXor(b, x[0], x[1], "");
+    case IR_SHL: case IR_SHR: return lw_shift(f, op->op, k, x[0], x[1]);
+    case IR_MIN: case IR_MAX:
+        return fl ? lw_float_math(f, op->op, k, x, 2) : lw_int_minmax(f, op->op, k, x);
+    case IR_POW:
+        return fl ? lw_float_math(f, op->op, k, x, 2)
+                  : lw_int_pow(f, x[0], x[1], ty_issigned(k));
+    case IR_UMULHI: {
+        LLVMTypeRef t = LLVMTypeOf(x[0]);
+        LLVMTypeRef w = LLVMIntTypeInContext(c->ctx, 2 * (unsigned)ty_bits(k));
+        LLVMValueRef p = LLVMBuildMul(b, LLVMBuildZExt(b, x[0], w, ""),
+                                      LLVMBuildZExt(b, x[1], w, ""), "");
+        return LLVMBuildTrunc(b, LLVMBuildLShr(b, p, LLVMConstInt(w, (unsigned)ty_bits(k), 0), ""), t, "");
+    }
+    case IR_CMP: return lw_cmp(f, (CmpPred)op->iattr[0], k, x[0], x[1]);
+    case IR_NEG: return fl ? LLVMBuildFNeg(b, x[0], "") : LLVMBuildNeg(b, x[0], "");
+    case IR_NOT: return LLVMBuildNot(b, x[0], "");
+    case IR_ABS:
+        if (fl) return lw_float_math(f, IR_ABS, k, x, 1);
+        if (!ty_issigned(k)) return x[0];
+        {
+            LLVMTypeRef t = LLVMTypeOf(x[0]);
+            LLVMValueRef a[2] = {x[0], LLVMConstInt(c->i1, 0, 0)};
+            return lw_call_intr(c, "llvm.abs", &t, 1, a, 2);
+        }
+    case IR_FMA:
+        if (fl) return lw_float_math(f, IR_FMA, k, x, 3);
+        return LLVMBuildAdd(b, LLVMBuildMul(b, x[0], x[1], ""), x[2], "");
+    case IR_SELECT: return LLVMBuildSelect(b, x[0], x[1], x[2], "");
+    case IR_PTRADD: {
+        LLVMValueRef off = x[1];
+        if (ty_bits(k) < 64)
+            off = ty_issigned(k) ? LLVMBuildSExt(b, off, c->i64, "")
+                                 : LLVMBuildZExt(b, off, c->i64, "");
+        ScalarKind pk = (ScalarKind)op->args[0]->ty.pointee;
+        return LLVMBuildGEP2(b, lw_mem_type(c, pk), x[0], &off, 1, "");
+    }
+    case IR_EXP: case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT:
+    case IR_RSQRT: case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF:
+    case IR_FLOOR: case IR_CEIL:
+        return lw_float_math(f, op->op, k, x, 1);
+    default: return NULL;
+    }
+}
+
+int lw_elementwise(LwFn *f, const IrOp *op) {
+    switch (op->op) {
+    case IR_CAST: case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV:
+    case IR_REM: case IR_AND: case IR_OR: case IR_XOR: case IR_SHL:
+    case IR_SHR: case IR_MIN: case IR_MAX: case IR_POW: case IR_UMULHI:
+    case IR_CMP: case IR_NEG: case IR_NOT: case IR_ABS: case IR_EXP:
+    case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT: case IR_RSQRT:
+    case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF: case IR_FLOOR:
+    case IR_CEIL: case IR_FMA: case IR_SELECT: case IR_PTRADD:
+        break;
+    default:
+        return 0;
+    }
+    const IrValue *res = op->res[0];
+    const Layout *l = res->layout;
+    LwVal in[3];
+    for (int i = 0; i < op->nargs && i < 3; i++)
+        in[i] = lw_in_layout(f, op->args[i], l);
+    /* the operand kind: of the value operands (select: operand 1; ptradd:
+     * the offset) */
+    int ki = op->op == IR_SELECT || op->op == IR_PTRADD ? 1 : 0;
+    ScalarKind k = (ScalarKind)op->args[ki]->ty.k;
+    LwVal out = lw_new_val(f, lw_nregs(res));
+    for (int r = 0; r < out.n; r++) {
+        LLVMValueRef x[3];
+        for (int i = 0; i < op->nargs && i < 3; i++) x[i] = in[i].r[r];
+        out.r[r] = lw_scalar(f, op, k, (ScalarKind)res->ty.k, x);
+    }
+    lw_set(f, res, out);
+    return 1;
+}

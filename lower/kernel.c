@@ -1,0 +1,373 @@
+/*
+ * kernel.c — one kernel configuration and variant as one LLVM function:
+ * the signature, the walk over the IR's nested blocks, and structured
+ * control flow.
+ *
+ * The function: calling convention 71 (ptx_kernel), "nvvm.reqntid" =
+ * 32 * warps (the launch block size is fixed: this lets LLVM know the
+ * range of tid and ptxas budget registers; ptxas rejects .maxntid beside
+ * .reqntid, which implies it), global pointers
+ * in address space 1. The aligned variant marks pointer parameters
+ * `align 16` (what lets LLVM emit 16-byte vector accesses from them) and
+ * tells LLVM, through llvm.assume, that integer parameters are multiples
+ * of 16. No parameter is `noalias` and no load uses the non-coherent
+ * path: callers may pass one buffer as two parameters (in-place kernels),
+ * and the variant has no run-time check that would make that sound.
+ *
+ * Control flow. A tile IR `for`/`while`/`if` becomes LLVM blocks with one
+ * phi per register of each carried value. The loop counter is kept in 64
+ * bits so that `iv + step` cannot wrap before the comparison, as the
+ * interpreter counts. Conditions are scalars, hence uniform across the
+ * program, so regions may contain barriers.
+ */
+#include "lower/lw.h"
+
+#include <string.h>
+
+LwVal *lw_val(LwFn *f, const IrValue *v) { return &f->vals[v->id]; }
+
+void lw_set(LwFn *f, const IrValue *v, LwVal x) { f->vals[v->id] = x; }
+
+LwVal lw_new_val(LwFn *f, int n) {
+    LwVal v = {n, ar_alloc(f->c->ar, sizeof(LLVMValueRef) * (size_t)n)};
+    return v;
+}
+
+int lw_nregs(const IrValue *v) {
+    return v->layout ? ly_size(v->layout, LY_REG) : 1;
+}
+
+LLVMBasicBlockRef lw_new_bb(LwFn *f, const char *name) {
+    return LLVMAppendBasicBlockInContext(f->c->ctx, f->fn, name);
+}
+
+/* `x` (a lowered value of IR value `from`) in the layout of `to`. */
+static LwVal lw_as(LwFn *f, const IrValue *from, const IrValue *to) {
+    LwVal *x = lw_val(f, from);
+    const Layout *a = from->layout, *b = to->layout;
+    if (a == b || (a && b && ly_eq(a, b))) return *x;
+    return lw_remap(f, *x, (ScalarKind)from->ty.k, a, b, NULL);
+}
+
+/* ----------------------------------------------------------- control */
+
+/* Phis for each register of each value in `vals`, in the current block. */
+static LwVal *lw_phis(LwFn *f, int n, IrValue *const *vals) {
+    LwVal *p = ar_alloc(f->c->ar, sizeof(LwVal) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) {
+        p[i] = lw_new_val(f, lw_nregs(vals[i]));
+        LLVMTypeRef t = lw_type(f->c, (ScalarKind)vals[i]->ty.k);
+        for (int r = 0; r < p[i].n; r++)
+            p[i].r[r] = LLVMBuildPhi(f->c->b, t, "");
+    }
+    return p;
+}
+
+/* IR values `src` converted to the layouts of `dst`. */
+static LwVal *lw_convert_all(LwFn *f, int n, IrValue *const *src,
+                             IrValue *const *dst) {
+    LwVal *x = ar_alloc(f->c->ar, sizeof(LwVal) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) x[i] = lw_as(f, src[i], dst[i]);
+    return x;
+}
+
+/* Adds x (converted values) as incoming from block bb to phis p. */
+static void lw_incoming(LwVal *p, int n, const LwVal *x, LLVMBasicBlockRef bb) {
+    for (int i = 0; i < n; i++)
+        for (int r = 0; r < p[i].n; r++)
+            LLVMAddIncoming(p[i].r[r], &x[i].r[r], &bb, 1);
+}
+
+static LLVMValueRef lw_to_i64(LwFn *f, const IrValue *v) {
+    LLVMValueRef x = lw_val(f, v)->r[0];
+    if (ty_bits((ScalarKind)v->ty.k) == 64) return x;
+    return ty_issigned((ScalarKind)v->ty.k)
+               ? LLVMBuildSExt(f->c->b, x, f->c->i64, "")
+               : LLVMBuildZExt(f->c->b, x, f->c->i64, "");
+}
+
+/* for lo, hi, step, inits...: region 0 args (iv, carried...) */
+static void lw_for(LwFn *f, const IrOp *op) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    const IrBlock *body = op->regions[0];
+    int n = op->nargs - 3;
+    LLVMValueRef lo = lw_to_i64(f, op->args[0]);
+    LLVMValueRef hi = lw_to_i64(f, op->args[1]);
+    LLVMValueRef step = lw_to_i64(f, op->args[2]);
+    LwVal *init = lw_convert_all(f, n, op->args + 3, body->args + 1);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef head = lw_new_bb(f, "for.head");
+    LLVMBasicBlockRef loop = lw_new_bb(f, "for.body");
+    LLVMBasicBlockRef exit = lw_new_bb(f, "for.exit");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LLVMValueRef iv = LLVMBuildPhi(b, c->i64, "iv");
+    LLVMAddIncoming(iv, &lo, &pre, 1);
+    LwVal *carried = lw_phis(f, n, body->args + 1);
+    lw_incoming(carried, n, init, pre);
+    LLVMValueRef zero = LLVMConstInt(c->i64, 0, 0);
+    LLVMValueRef up = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, step, zero, ""),
+                                   LLVMBuildICmp(b, LLVMIntSLT, iv, hi, ""), "");
+    LLVMValueRef down = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, step, zero, ""),
+                                     LLVMBuildICmp(b, LLVMIntSGT, iv, hi, ""), "");
+    LLVMBuildCondBr(b, LLVMBuildOr(b, up, down, ""), loop, exit);
+
+    LLVMPositionBuilderAtEnd(b, loop);
+    LwVal ivv = lw_new_val(f, 1);
+    ivv.r[0] = LLVMBuildTrunc(b, iv, lw_type(c, (ScalarKind)body->args[0]->ty.k), "");
+    if (ty_bits((ScalarKind)body->args[0]->ty.k) == 64) ivv.r[0] = iv;
+    lw_set(f, body->args[0], ivv);
+    for (int i = 0; i < n; i++) lw_set(f, body->args[i + 1], carried[i]);
+    lw_block(f, body);
+    const IrOp *y = body->last;
+    if (y && y->op == IR_YIELD) {
+        LwVal *x = lw_convert_all(f, n, y->args, body->args + 1);
+        lw_incoming(carried, n, x, LLVMGetInsertBlock(b));
+    }
+    LLVMValueRef next = LLVMBuildAdd(b, iv, step, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    LLVMAddIncoming(iv, &next, &latch, 1);
+    LLVMBuildBr(b, head);
+
+    LLVMPositionBuilderAtEnd(b, exit);
+    for (int i = 0; i < op->nres; i++)
+        lw_set(f, op->res[i], lw_as(f, body->args[i + 1], op->res[i]));
+}
+
+/* if cond: regions then, else; results from their yields */
+static void lw_if(LwFn *f, const IrOp *op) {
+    LLVMBuilderRef b = f->c->b;
+    LLVMBasicBlockRef bb[2] = {lw_new_bb(f, "if.then"), lw_new_bb(f, "if.else")};
+    LLVMBasicBlockRef join = lw_new_bb(f, "if.join");
+    LLVMBuildCondBr(b, lw_val(f, op->args[0])->r[0], bb[0], bb[1]);
+    LLVMBasicBlockRef ends[2];
+    const IrOp *ys[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        LLVMPositionBuilderAtEnd(b, bb[i]);
+        if (i < op->nregions) {
+            lw_block(f, op->regions[i]);
+            ys[i] = op->regions[i]->last;
+        }
+        ends[i] = LLVMGetInsertBlock(b);
+        if (op->nres && ys[i] && ys[i]->op == IR_YIELD) {
+            /* convert in the arm, before the branch */
+            for (int r = 0; r < op->nres; r++) {
+                LwVal x = lw_as(f, ys[i]->args[r], op->res[r]);
+                lw_set(f, ys[i]->args[r], x);
+            }
+            ends[i] = LLVMGetInsertBlock(b);
+        }
+        LLVMBuildBr(b, join);
+    }
+    LLVMPositionBuilderAtEnd(b, join);
+    if (!op->nres) return;
+    LwVal *p = lw_phis(f, op->nres, op->res);
+    for (int i = 0; i < 2; i++)
+        for (int r = 0; r < op->nres; r++) {
+            LwVal *x = lw_val(f, ys[i]->args[r]);
+            for (int k = 0; k < p[r].n; k++)
+                LLVMAddIncoming(p[r].r[k], &x->r[k], &ends[i], 1);
+        }
+    for (int r = 0; r < op->nres; r++) lw_set(f, op->res[r], p[r]);
+}
+
+/* while inits...: "before" ends in condition(c, values...), "after" in
+ * yield */
+static void lw_while(LwFn *f, const IrOp *op) {
+    LLVMBuilderRef b = f->c->b;
+    const IrBlock *before = op->regions[0], *after = op->regions[1];
+    int n = op->nargs;
+    LwVal *init = lw_convert_all(f, n, op->args, before->args);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
+    LLVMBasicBlockRef head = lw_new_bb(f, "while.before");
+    LLVMBasicBlockRef loop = lw_new_bb(f, "while.after");
+    LLVMBasicBlockRef exit = lw_new_bb(f, "while.exit");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LwVal *carried = lw_phis(f, n, before->args);
+    lw_incoming(carried, n, init, pre);
+    for (int i = 0; i < n; i++) lw_set(f, before->args[i], carried[i]);
+    lw_block(f, before);
+    const IrOp *cond = before->last;
+    int nv = cond->nargs - 1;
+    for (int i = 0; i < nv; i++) {
+        lw_set(f, after->args[i], lw_as(f, cond->args[i + 1], after->args[i]));
+    }
+    LwVal *outs = ar_alloc(f->c->ar, sizeof(LwVal) * (size_t)(nv ? nv : 1));
+    for (int i = 0; i < nv && i < op->nres; i++)
+        outs[i] = lw_as(f, cond->args[i + 1], op->res[i]);
+    LLVMBuildCondBr(b, lw_val(f, cond->args[0])->r[0], loop, exit);
+
+    LLVMPositionBuilderAtEnd(b, loop);
+    lw_block(f, after);
+    const IrOp *y = after->last;
+    if (y && y->op == IR_YIELD) {
+        LwVal *x = lw_convert_all(f, n, y->args, before->args);
+        lw_incoming(carried, n, x, LLVMGetInsertBlock(b));
+    }
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, exit);
+    for (int i = 0; i < op->nres; i++) lw_set(f, op->res[i], outs[i]);
+}
+
+/* ----------------------------------------------------------- the walk */
+
+static LLVMValueRef lw_sreg(LwFn *f, const char *what, int axis) {
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.read.ptx.sreg.%s.%c", what,
+             "xyz"[axis < 0 || axis > 2 ? 0 : axis]);
+    return lw_call_intr(f->c, name, NULL, 0, NULL, 0);
+}
+
+static void lw_const(LwFn *f, const IrOp *op) {
+    ScalarKind k = (ScalarKind)op->res[0]->ty.k;
+    LLVMTypeRef t = lw_type(f->c, k);
+    LwVal v = lw_new_val(f, 1);
+    if (ty_isfloat(k))
+        v.r[0] = LLVMConstReal(t, op->fattr);
+    else if (k == SK_PTR)
+        v.r[0] = LLVMConstNull(t);
+    else
+        v.r[0] = LLVMConstInt(t, (unsigned long long)op->iattr[0], 0);
+    lw_set(f, op->res[0], v);
+}
+
+static void lw_arange(LwFn *f, const IrOp *op) {
+    const Layout *l = op->res[0]->layout;
+    LwVal v = lw_new_val(f, lw_nregs(op->res[0]));
+    for (int r = 0; r < v.n; r++)
+        v.r[r] = LLVMBuildAdd(f->c->b, lw_coord(f, l, r, 0),
+                              lw_i32(f->c, op->iattr[0]), "");
+    lw_set(f, op->res[0], v);
+}
+
+static void lw_op(LwFn *f, const IrOp *op) {
+    lw_set_loc(f, op->loc);
+    switch (op->op) {
+    case IR_CONST: lw_const(f, op); return;
+    case IR_PROGRAM_ID:
+    case IR_NUM_PROGRAMS: {
+        LwVal v = lw_new_val(f, 1);
+        v.r[0] = lw_sreg(f, op->op == IR_PROGRAM_ID ? "ctaid" : "nctaid",
+                         (int)op->iattr[0]);
+        if (ty_bits((ScalarKind)op->res[0]->ty.k) == 64)
+            v.r[0] = LLVMBuildZExt(f->c->b, v.r[0], f->c->i64, "");
+        lw_set(f, op->res[0], v);
+        return;
+    }
+    case IR_ARANGE: lw_arange(f, op); return;
+    case IR_FOR: lw_for(f, op); return;
+    case IR_IF: lw_if(f, op); return;
+    case IR_WHILE: lw_while(f, op); return;
+    case IR_YIELD: case IR_CONDITION: return;   /* read by the parent */
+    case IR_DOT:
+        lw_error(f, op->loc, "'dot' is not supported by the GPU backend yet");
+        return;
+    default: break;
+    }
+    if (lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
+        lw_reduce(f, op) || lw_scan(f, op) || lw_debug_op(f, op))
+        return;
+    lw_error(f, op->loc, "internal error: no lowering for '%s'",
+             ir_op_name[op->op]);
+}
+
+void lw_block(LwFn *f, const IrBlock *b) {
+    for (const IrOp *op = b->first; op && !f->failed; op = op->next)
+        lw_op(f, op);
+}
+
+/* ----------------------------------------------------------- function */
+
+static LLVMTypeRef lw_param_type(LwCtx *c, const IrParam *p) {
+    return p->ty.k == SK_BOOL ? c->i8 : lw_type(c, (ScalarKind)p->ty.k);
+}
+
+static void lw_str_attr(LwCtx *c, LLVMValueRef fn, const char *k,
+                        const char *v) {
+    LLVMAddAttributeAtIndex(
+        fn, LLVMAttributeFunctionIndex,
+        LLVMCreateStringAttribute(c->ctx, k, (unsigned)strlen(k), v,
+                                  (unsigned)strlen(v)));
+}
+
+/* The parameters as IR values of the body; assumptions of the variant. */
+static void lw_params(LwFn *f, LyVariant variant) {
+    LwCtx *c = f->c;
+    const IrKernel *k = f->k;
+    unsigned align = LLVMGetEnumAttributeKindForName("align", 5);
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        LLVMValueRef x = LLVMGetParam(f->fn, (unsigned)i);
+        LLVMSetValueName2(x, p->name, strlen(p->name));
+        if (variant == LY_VARIANT_ALIGNED && p->ty.k == SK_PTR)
+            LLVMAddAttributeAtIndex(f->fn, (unsigned)i + 1,
+                                    LLVMCreateEnumAttribute(c->ctx, align, 16));
+        if (variant == LY_VARIANT_ALIGNED && ty_isint((ScalarKind)p->ty.k) &&
+            !p->nospecialize) {
+            LLVMTypeRef t = LLVMTypeOf(x);
+            LLVMValueRef low = LLVMBuildAnd(c->b, x, LLVMConstInt(t, 15, 0), "");
+            LLVMValueRef ok = LLVMBuildICmp(c->b, LLVMIntEQ, low,
+                                            LLVMConstInt(t, 0, 0), "");
+            lw_call_intr(c, "llvm.assume", NULL, 0, &ok, 1);
+        }
+        if (p->ty.k == SK_BOOL)
+            x = LLVMBuildICmp(c->b, LLVMIntNE, x, LLVMConstInt(c->i8, 0, 0), "");
+        LwVal v = lw_new_val(f, 1);
+        v.r[0] = x;
+        lw_set(f, k->body->args[i], v);
+    }
+}
+
+/* The shared scratch: a placeholder global of no size while lowering,
+ * replaced by one of the final size. */
+static void lw_finish_smem(LwFn *f, const char *name) {
+    if (!f->smem) return;
+    LwCtx *c = f->c;
+    LLVMTypeRef t = LLVMArrayType2(c->i8, (uint64_t)f->smem_bytes);
+    char *gname = ar_printf(c->ar, "%s__smem", name);
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(c->mod, t, gname, LW_AS_SHARED);
+    LLVMSetInitializer(g, LLVMGetUndef(t));
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    LLVMSetAlignment(g, 16);
+    LLVMReplaceAllUsesWith(f->smem, g);
+    LLVMDeleteGlobal(f->smem);
+}
+
+static void lw_count_uses(LwFn *f, const IrBlock *b) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nargs; i++) f->uses[op->args[i]->id]++;
+        for (int r = 0; r < op->nregions; r++) lw_count_uses(f, op->regions[r]);
+    }
+}
+
+void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
+               LyVariant variant, const char *name, LwEntry *entry) {
+    LwFn fs = {.c = c, .k = k, .ly = ly}, *f = &fs;
+    f->vals = ar_alloc(c->ar, sizeof(LwVal) * (size_t)(k->nvalues + 1));
+    f->uses = ar_alloc(c->ar, sizeof(int) * (size_t)(k->nvalues + 1));
+    lw_count_uses(f, k->body);
+    LLVMTypeRef *pt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)(k->nparams + 1));
+    for (int i = 0; i < k->nparams; i++) pt[i] = lw_param_type(c, &k->params[i]);
+    LLVMTypeRef ft = LLVMFunctionType(c->vd, pt, (unsigned)k->nparams, 0);
+    f->fn = LLVMAddFunction(c->mod, name, ft);
+    LLVMSetFunctionCallConv(f->fn, 71);
+    char threads[16];
+    snprintf(threads, sizeof threads, "%d", 32 * k->warps);
+    lw_str_attr(c, f->fn, "nvvm.reqntid", threads);
+    lw_di_kernel(f, name);
+    LLVMPositionBuilderAtEnd(c->b, lw_new_bb(f, "entry"));
+    lw_set_loc(f, k->loc);
+    LLVMValueRef tid = lw_sreg(f, "tid", 0);
+    f->lane = LLVMBuildAnd(c->b, tid, lw_i32(c, 31), "lane");
+    f->warp = LLVMBuildLShr(c->b, tid, lw_i32(c, 5), "warp");
+    lw_params(f, variant);
+    lw_block(f, k->body);
+    LLVMBuildRetVoid(c->b);
+    lw_finish_smem(f, name);
+    entry->name = name;
+    entry->kernel = k;
+    entry->warps = k->warps;
+    entry->shared_bytes = f->smem_bytes;
+}

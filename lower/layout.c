@@ -1,0 +1,284 @@
+/*
+ * layout.c — from linear layouts to registers: element coordinates, the
+ * register maps behind every shape op and layout conversion, ownership of
+ * replicated elements, and the shared scratch.
+ *
+ * A layout (sema/layout.h) maps a hardware index (register r, lane l,
+ * warp w) to the packed (row-major) coordinate of the element it holds,
+ * linearly over F2: coord(r, l, w) = R(r) ^ T(l, w). R(r) is a constant
+ * per register; T is computed once per layout from the lane and warp ids
+ * (LLVM folds the bit moves of a blocked layout into a few shifts and
+ * masks). A scalar has no layout: one register, the same in every thread.
+ *
+ * Every shape op — splat, broadcast, expand_dims, reshape, permute,
+ * convert_layout — is one question: the destination element at packed
+ * coordinate y is source element P(y), for a linear P on packed
+ * coordinates (identity for reshape, expand_dims and conversions, since
+ * row-major packing ignores size-1 axes and reshapes; dropped bits for a
+ * broadcast; moved bits for a permute). With D the destination layout,
+ * the source layout S and P∘D agree on every lane and warp basis vector
+ * exactly when each thread already holds what it needs: then each
+ * destination register is a source register of the same thread (found by
+ * its constant R part) and the op costs nothing. Otherwise the data goes
+ * through shared memory: every thread writes its elements at their
+ * packed coordinates, padded by one element every 32 so that rows of 32
+ * (the transposes of 2-D conversions) fall in distinct banks, a barrier,
+ * and every thread reads P(y) for its registers. Shuffle-based
+ * conversions (data crossing lanes only) are not implemented: those take
+ * the shared-memory path too.
+ */
+#include "lower/lw.h"
+
+#include <string.h>
+
+static int lw_nbits(const Layout *l, LyIn d) { return l ? l->nbits[d] : 0; }
+
+static uint32_t lw_basis(const Layout *l, LyIn d, int i) {
+    return l && i < l->nbits[d] ? l->basis[d][i] : 0;
+}
+
+/* The constant part R(r) of register r's packed coordinate. */
+static uint32_t lw_reg_part(const Layout *l, int r) {
+    uint32_t y = 0;
+    for (int i = 0; i < lw_nbits(l, LY_REG); i++)
+        if (r >> i & 1) y ^= lw_basis(l, LY_REG, i);
+    return y;
+}
+
+/* T(lane, warp) for this thread: the XOR of the lane and warp basis
+ * vectors of the set bits of lane and warp. */
+static LLVMValueRef lw_thread_part(LwFn *f, const Layout *l) {
+    LwCtx *c = f->c;
+    LLVMValueRef acc = lw_i32(c, 0);
+    LyIn dims[2] = {LY_LANE, LY_WARP};
+    LLVMValueRef ids[2] = {f->lane, f->warp};
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < lw_nbits(l, dims[d]); i++) {
+            uint32_t b = lw_basis(l, dims[d], i);
+            if (!b) continue;
+            LLVMValueRef bit = LLVMBuildAnd(
+                c->b, LLVMBuildLShr(c->b, ids[d], lw_i32(c, i), ""),
+                lw_i32(c, 1), "");
+            LLVMValueRef term =
+                (b & (b - 1)) == 0
+                    ? LLVMBuildShl(c->b, bit, lw_i32(c, __builtin_ctz(b)), "")
+                    : LLVMBuildMul(c->b, bit, lw_i32(c, b), "");
+            acc = LLVMBuildXor(c->b, acc, term, "");
+        }
+    return acc;
+}
+
+LLVMValueRef lw_packed_coord(LwFn *f, const Layout *l, int r) {
+    return LLVMBuildXor(f->c->b, lw_thread_part(f, l),
+                        lw_i32(f->c, lw_reg_part(l, r)), "");
+}
+
+/* Bit offset of dimension d in a packed coordinate of `shape`. */
+static int lw_dim_offset(int rank, const int32_t *shape, int d) {
+    int off = 0;
+    for (int i = rank - 1; i > d; i--) off += ly_log2(shape[i]);
+    return off;
+}
+
+LLVMValueRef lw_coord(LwFn *f, const Layout *l, int r, int d) {
+    LwCtx *c = f->c;
+    if (!l) return lw_i32(c, 0);
+    LLVMValueRef y = lw_packed_coord(f, l, r);
+    int off = lw_dim_offset(l->rank, l->shape, d);
+    if (off) y = LLVMBuildLShr(c->b, y, lw_i32(c, off), "");
+    return LLVMBuildAnd(c->b, y, lw_i32(c, l->shape[d] - 1), "");
+}
+
+/* ------------------------------------------------------ shared scratch */
+
+LLVMValueRef lw_smem(LwFn *f, int64_t bytes) {
+    LwCtx *c = f->c;
+    if (!f->smem)
+        f->smem = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->i8, 0),
+                                              "tile.smem.placeholder",
+                                              LW_AS_SHARED);
+    if (bytes > f->smem_bytes) f->smem_bytes = bytes;
+    return f->smem;
+}
+
+void lw_barrier(LwFn *f) {
+    LLVMValueRef zero = lw_i32(f->c, 0);
+    lw_call_intr(f->c, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0,
+                 &zero, 1);
+}
+
+/* Element i of type t in the scratch. */
+static LLVMValueRef lw_smem_at(LwFn *f, LLVMTypeRef t, LLVMValueRef i) {
+    return LLVMBuildGEP2(f->c->b, t, f->smem, &i, 1, "");
+}
+
+/* One element every 32 of padding. */
+static LLVMValueRef lw_padded(LwFn *f, LLVMValueRef y) {
+    LwCtx *c = f->c;
+    return LLVMBuildAdd(c->b, y, LLVMBuildLShr(c->b, y, lw_i32(c, 5), ""), "");
+}
+
+static LLVMValueRef lw_to_mem(LwFn *f, LLVMValueRef v, ScalarKind k) {
+    return k == SK_BOOL ? LLVMBuildZExt(f->c->b, v, f->c->i8, "") : v;
+}
+
+static LLVMValueRef lw_from_mem(LwFn *f, LLVMValueRef v, ScalarKind k) {
+    return k == SK_BOOL ? LLVMBuildICmp(f->c->b, LLVMIntNE, v,
+                                        LLVMConstInt(f->c->i8, 0, 0), "")
+                        : v;
+}
+
+/* ----------------------------------------------------------- ownership */
+
+/* Mask of the register bits whose basis vector is zero (copies). */
+static uint32_t lw_copy_bits(const Layout *l, LyIn d, int nbits) {
+    uint32_t m = 0;
+    for (int i = 0; i < nbits; i++)
+        if (!lw_basis(l, d, i)) m |= 1u << i;
+    return m;
+}
+
+LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg) {
+    LwCtx *c = f->c;
+    if (first_reg)
+        *first_reg = (r & (int)lw_copy_bits(l, LY_REG, lw_nbits(l, LY_REG))) == 0;
+    uint32_t lanes = lw_copy_bits(l, LY_LANE, 5);
+    uint32_t warps = lw_copy_bits(l, LY_WARP, ly_log2(f->k->warps));
+    LLVMValueRef p = NULL;
+    if (lanes)
+        p = LLVMBuildICmp(c->b, LLVMIntEQ,
+                          LLVMBuildAnd(c->b, f->lane, lw_i32(c, lanes), ""),
+                          lw_i32(c, 0), "");
+    if (warps) {
+        LLVMValueRef q = LLVMBuildICmp(
+            c->b, LLVMIntEQ, LLVMBuildAnd(c->b, f->warp, lw_i32(c, warps), ""),
+            lw_i32(c, 0), "");
+        p = p ? LLVMBuildAnd(c->b, p, q, "") : q;
+    }
+    return p;
+}
+
+/* ------------------------------------------------------------- remaps */
+
+static uint32_t lw_map(const LyMap *m, uint32_t x) {
+    if (!m) return x;
+    uint32_t y = 0;
+    for (int i = 0; i < m->nin; i++)
+        if (x >> i & 1) y ^= m->col[i];
+    return y;
+}
+
+LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
+               const Layout *dl, const LyMap *proj) {
+    LwCtx *c = f->c;
+    /* P∘D: the destination layout with source coordinates. */
+    Layout pd;
+    memset(&pd, 0, sizeof pd);
+    if (sl) {
+        pd.rank = sl->rank;
+        memcpy(pd.shape, sl->shape, sizeof pd.shape);
+    }
+    for (int d = 0; d < LY_NIN; d++) {
+        pd.nbits[d] = (uint8_t)lw_nbits(dl, (LyIn)d);
+        for (int i = 0; i < pd.nbits[d]; i++)
+            pd.basis[d][i] = lw_map(proj, lw_basis(dl, (LyIn)d, i));
+    }
+    int nd = dl ? ly_size(dl, LY_REG) : 1;
+    int ns = src.n;
+    LwVal out = lw_new_val(f, nd);
+    int in_thread = 1;
+    for (int d = LY_LANE; d <= LY_WARP && in_thread; d++) {
+        int n = pd.nbits[d] > lw_nbits(sl, (LyIn)d) ? pd.nbits[d]
+                                                     : lw_nbits(sl, (LyIn)d);
+        for (int i = 0; i < n; i++)
+            if (lw_basis(&pd, (LyIn)d, i) != lw_basis(sl, (LyIn)d, i))
+                in_thread = 0;
+    }
+    for (int r = 0; r < nd && in_thread; r++) {
+        uint32_t y = lw_reg_part(&pd, r);
+        out.r[r] = NULL;
+        for (int s = 0; s < ns; s++)
+            if (lw_reg_part(sl, s) == y) {
+                out.r[r] = src.r[s];
+                break;
+            }
+        if (!out.r[r]) in_thread = 0;
+    }
+    if (in_thread) return out;
+
+    /* Through shared memory. */
+    int64_t numel = 1;
+    for (int d = 0; sl && d < sl->rank; d++) numel *= sl->shape[d];
+    LLVMTypeRef t = lw_mem_type(c, k);
+    lw_smem(f, (numel + numel / 32 + 1) * ty_bytes(k));
+    lw_barrier(f);
+    uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
+    for (int s = 0; s < ns; s++) {
+        if (s & (int)copies) continue;
+        LLVMValueRef at = lw_smem_at(f, t, lw_padded(f, lw_packed_coord(f, sl, s)));
+        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), at);
+    }
+    lw_barrier(f);
+    for (int r = 0; r < nd; r++) {
+        LLVMValueRef at = lw_smem_at(f, t, lw_padded(f, lw_packed_coord(f, &pd, r)));
+        out.r[r] = lw_from_mem(f, LLVMBuildLoad2(c->b, t, at, ""), k);
+    }
+    return out;
+}
+
+/* ----------------------------------------------------------- shape ops */
+
+static int lw_total_bits(const Type *t) {
+    int n = 0;
+    for (int d = 0; d < t->rank; d++) n += ly_log2(t->dim[d]);
+    return n;
+}
+
+/* The map from destination to source packed coordinates of a shape op. */
+static LyMap lw_shape_map(const IrOp *op) {
+    const Type *dt = &op->res[0]->ty, *st = &op->args[0]->ty;
+    LyMap m;
+    memset(&m, 0, sizeof m);
+    m.nin = lw_total_bits(dt);
+    m.nout = lw_total_bits(st);
+    for (int d = 0; d < dt->rank; d++) {
+        int off = lw_dim_offset(dt->rank, dt->dim, d);
+        for (int j = 0; j < ly_log2(dt->dim[d]); j++) {
+            uint32_t col;
+            if (op->op == IR_BROADCAST)
+                col = st->dim[d] == 1
+                          ? 0
+                          : 1u << (lw_dim_offset(st->rank, st->dim, d) + j);
+            else if (op->op == IR_PERMUTE) {
+                int sd = (int)op->iattr[d];
+                col = 1u << (lw_dim_offset(st->rank, st->dim, sd) + j);
+            } else
+                col = 1u << (off + j);
+            m.col[off + j] = col;
+        }
+    }
+    return m;
+}
+
+int lw_shape_op(LwFn *f, const IrOp *op) {
+    switch (op->op) {
+    case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_RESHAPE:
+    case IR_PERMUTE: case IR_CONVERT_LAYOUT: case IR_MULTIPLE_OF:
+    case IR_MAX_CONTIG:
+        break;
+    default:
+        return 0;
+    }
+    const IrValue *s = op->args[0], *d = op->res[0];
+    LyMap m = lw_shape_map(op);
+    const LyMap *proj = op->op == IR_SPLAT ? NULL : &m;
+    if (op->op == IR_SPLAT || !s->layout) {
+        LwVal out = lw_new_val(f, lw_nregs(d));
+        for (int r = 0; r < out.n; r++) out.r[r] = lw_val(f, s)->r[0];
+        lw_set(f, d, out);
+        return 1;
+    }
+    lw_set(f, d, lw_remap(f, *lw_val(f, s), (ScalarKind)s->ty.k, s->layout,
+                          d->layout, proj));
+    return 1;
+}

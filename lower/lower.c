@@ -1,0 +1,348 @@
+/*
+ * lower.c — one compilation: the LLVM context, the NVPTX target machine,
+ * the module that receives every entry, libdevice, the pass pipeline and
+ * PTX emission.
+ *
+ * The flow of lw_compile: for each kernel configuration and each variant,
+ * run layout assignment (sema/layout.h) on that variant's copy of the IR
+ * and lower it to one LLVM function (kernel.c). Then, in this order:
+ * finalize debug info; verify; link libdevice if any `__nv_*` function is
+ * called, making every non-kernel function internal so that O3 deletes
+ * what is unused (libdevice is ~500 functions; a kernel calls a few);
+ * set `nvvm-reflect-ftz` = 0 (libdevice's __nvvm_reflect queries then pick
+ * the IEEE, non-flushing paths); run `default<On>` with the target machine
+ * (which brings NVVMReflect and the NVPTX-specific passes); emit PTX into
+ * memory.
+ *
+ * The PTX ISA version is chosen per architecture (target.c): the one that
+ * introduced it, at least 8.0, written as the `+ptxNN` target feature.
+ * CUDA 13's ptxas accepts that for sm_80..sm_90a; `.version 8.0` also
+ * loads under any driver from CUDA 12.0 on.
+ */
+#include "config.h"
+
+#include "lower/lw.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/BitReader.h>
+#include <llvm-c/Linker.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+
+/* ------------------------------------------------------------- helpers */
+
+LLVMTypeRef lw_type(LwCtx *c, ScalarKind k) {
+    switch (k) {
+    case SK_BOOL: return c->i1;
+    case SK_I8: case SK_U8: return c->i8;
+    case SK_I16: case SK_U16: return c->i16;
+    case SK_I32: case SK_U32: return c->i32;
+    case SK_I64: case SK_U64: return c->i64;
+    case SK_F16: return c->f16;
+    case SK_BF16: return c->bf16;
+    case SK_F32: return c->f32;
+    case SK_F64: return c->f64;
+    case SK_PTR: return c->gptr;
+    default: return c->vd;
+    }
+}
+
+LLVMTypeRef lw_mem_type(LwCtx *c, ScalarKind k) {
+    return k == SK_BOOL ? c->i8 : lw_type(c, k);
+}
+
+LLVMValueRef lw_i32(LwCtx *c, int64_t v) {
+    return LLVMConstInt(c->i32, (unsigned long long)v, 1);
+}
+
+/* Intrinsics by name. An overloaded intrinsic needs exactly its overload
+ * types (a wrong count crashes LLVM), a plain one none: checked here so
+ * that a typo or a renamed intrinsic is a clear internal error. */
+LLVMValueRef lw_intrinsic(LwCtx *c, const char *name, LLVMTypeRef *over,
+                          int nover) {
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (id == 0) {
+        fprintf(stderr, "tilec: internal error: LLVM has no intrinsic %s\n",
+                name);
+        abort();
+    }
+    if (!LLVMIntrinsicIsOverloaded(id))
+        nover = 0;
+    else if (nover == 0) {
+        fprintf(stderr, "tilec: internal error: intrinsic %s needs overload "
+                "types\n", name);
+        abort();
+    }
+    return LLVMGetIntrinsicDeclaration(c->mod, id, over, (size_t)nover);
+}
+
+LLVMValueRef lw_call(LwCtx *c, LLVMValueRef fn, LLVMValueRef *args, int n) {
+    return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args,
+                          (unsigned)n, "");
+}
+
+LLVMValueRef lw_call_intr(LwCtx *c, const char *name, LLVMTypeRef *over,
+                          int nover, LLVMValueRef *args, int n) {
+    return lw_call(c, lw_intrinsic(c, name, over, nover), args, n);
+}
+
+/* A libdevice function, declared on first use (defined once libdevice is
+ * linked). */
+LLVMValueRef lw_libdevice(LwCtx *c, const char *name, LLVMTypeRef ret,
+                          LLVMTypeRef *params, int n) {
+    LLVMValueRef fn = LLVMGetNamedFunction(c->mod, name);
+    if (!fn)
+        fn = LLVMAddFunction(c->mod, name,
+                             LLVMFunctionType(ret, params, (unsigned)n, 0));
+    return fn;
+}
+
+void lw_error(LwFn *f, Loc l, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    dg_report(f->c->dg, DG_ERROR, l, fmt, ap);
+    va_end(ap);
+    f->failed = 1;
+}
+
+/* ----------------------------------------------------------- libdevice */
+
+static int lw_needs_libdevice(LLVMModuleRef m) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn;
+         fn = LLVMGetNextFunction(fn)) {
+        size_t len;
+        const char *name = LLVMGetValueName2(fn, &len);
+        if (LLVMIsDeclaration(fn) && len > 5 && strncmp(name, "__nv_", 5) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+static const char *lw_libdevice_path(const LwOptions *opt) {
+    if (opt->libdevice)
+        return opt->libdevice;
+#ifdef TILE_LIBDEVICE
+    return TILE_LIBDEVICE;
+#else
+    return NULL;
+#endif
+}
+
+/* Links libdevice into c->mod. Returns 0 or -1 (reported). */
+static int lw_link_libdevice(LwCtx *c) {
+    const char *path = lw_libdevice_path(c->opt);
+    if (!path) {
+        dg_plain(c->dg, DG_ERROR, "math functions need libdevice, which this "
+                 "build does not know (configure --with-cuda=DIR)");
+        return -1;
+    }
+    LLVMMemoryBufferRef buf;
+    char *msg = NULL;
+    if (LLVMCreateMemoryBufferWithContentsOfFile(path, &buf, &msg)) {
+        dg_plain(c->dg, DG_ERROR, "cannot read libdevice '%s': %s", path, msg);
+        LLVMDisposeMessage(msg);
+        return -1;
+    }
+    LLVMModuleRef ld;
+    int bad = LLVMParseBitcodeInContext2(c->ctx, buf, &ld);
+    LLVMDisposeMemoryBuffer(buf);
+    if (bad) {
+        dg_plain(c->dg, DG_ERROR, "cannot parse libdevice '%s'", path);
+        return -1;
+    }
+    LLVMSetTarget(ld, LW_TRIPLE);
+    LLVMSetDataLayout(ld, LLVMGetDataLayoutStr(c->mod));
+    if (LLVMLinkModules2(c->mod, ld)) {
+        dg_plain(c->dg, DG_ERROR, "cannot link libdevice '%s'", path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Everything but the entries becomes internal, so that O3 drops the
+ * unused libdevice functions and their tables. */
+static void lw_internalize(LwCtx *c) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(c->mod); fn;
+         fn = LLVMGetNextFunction(fn))
+        if (!LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) != 71)
+            LLVMSetLinkage(fn, LLVMInternalLinkage);
+    for (LLVMValueRef g = LLVMGetFirstGlobal(c->mod); g;
+         g = LLVMGetNextGlobal(g))
+        if (!LLVMIsDeclaration(g))
+            LLVMSetLinkage(g, LLVMInternalLinkage);
+}
+
+/* ------------------------------------------------------------- the run */
+
+static int lw_init(LwCtx *c) {
+    LLVMTargetRef target = lw_nvptx_target();
+    if (!target) {
+        dg_plain(c->dg, DG_ERROR, "this LLVM has no NVPTX target");
+        return -1;
+    }
+    char features[32];
+    snprintf(features, sizeof features, "+ptx%d",
+             lw_arch_ptx_version(c->opt->arch));
+    LLVMCodeGenOptLevel lvl = c->opt->opt_level <= 0 ? LLVMCodeGenLevelNone
+                              : c->opt->opt_level == 1 ? LLVMCodeGenLevelLess
+                              : c->opt->opt_level == 2 ? LLVMCodeGenLevelDefault
+                                                       : LLVMCodeGenLevelAggressive;
+    c->tm = LLVMCreateTargetMachine(target, LW_TRIPLE, c->opt->arch, features,
+                                    lvl, LLVMRelocDefault,
+                                    LLVMCodeModelDefault);
+    if (!c->tm) {
+        dg_plain(c->dg, DG_ERROR, "cannot create a target machine for %s",
+                 c->opt->arch);
+        return -1;
+    }
+    c->ctx = LLVMContextCreate();
+    c->mod = LLVMModuleCreateWithNameInContext("tile", c->ctx);
+    LLVMSetTarget(c->mod, LW_TRIPLE);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(c->tm);
+    char *dl = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(c->mod, dl);
+    LLVMDisposeMessage(dl);
+    LLVMDisposeTargetData(td);
+    c->b = LLVMCreateBuilderInContext(c->ctx);
+    c->i1 = LLVMInt1TypeInContext(c->ctx);
+    c->i8 = LLVMInt8TypeInContext(c->ctx);
+    c->i16 = LLVMInt16TypeInContext(c->ctx);
+    c->i32 = LLVMInt32TypeInContext(c->ctx);
+    c->i64 = LLVMInt64TypeInContext(c->ctx);
+    c->f16 = LLVMHalfTypeInContext(c->ctx);
+    c->bf16 = LLVMBFloatTypeInContext(c->ctx);
+    c->f32 = LLVMFloatTypeInContext(c->ctx);
+    c->f64 = LLVMDoubleTypeInContext(c->ctx);
+    c->vd = LLVMVoidTypeInContext(c->ctx);
+    c->gptr = LLVMPointerTypeInContext(c->ctx, LW_AS_GLOBAL);
+    c->sptr = LLVMPointerTypeInContext(c->ctx, LW_AS_SHARED);
+    c->gen_ptr = LLVMPointerTypeInContext(c->ctx, 0);
+    return 0;
+}
+
+static void lw_dispose(LwCtx *c) {
+    if (c->di) LLVMDisposeDIBuilder(c->di);
+    if (c->b) LLVMDisposeBuilder(c->b);
+    if (c->mod) LLVMDisposeModule(c->mod);
+    if (c->ctx) LLVMContextDispose(c->ctx);
+    if (c->tm) LLVMDisposeTargetMachine(c->tm);
+}
+
+static char *lw_arena_copy(Arena *ar, const char *s, size_t n) {
+    char *d = ar_alloc(ar, n + 1);
+    memcpy(d, s, n);
+    d[n] = '\0';
+    return d;
+}
+
+/* Verifies, links, optimizes and emits. Returns 0 or -1. */
+static int lw_finish(LwCtx *c, LwOutput *out) {
+    char *msg = NULL;
+    if (c->di) LLVMDIBuilderFinalize(c->di);
+    if (LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
+        dg_plain(c->dg, DG_ERROR, "internal error: invalid LLVM IR: %s", msg);
+        LLVMDisposeMessage(msg);
+        return -1;
+    }
+    LLVMDisposeMessage(msg);
+    if (lw_needs_libdevice(c->mod) && lw_link_libdevice(c) != 0)
+        return -1;
+    lw_internalize(c);
+    LLVMAddModuleFlag(c->mod, LLVMModuleFlagBehaviorOverride,
+                      "nvvm-reflect-ftz", 16,
+                      LLVMValueAsMetadata(lw_i32(c, 0)));
+    char passes[32];
+    snprintf(passes, sizeof passes, "default<O%d>",
+             c->opt->opt_level < 0 ? 0 : c->opt->opt_level > 3 ? 3
+                                                               : c->opt->opt_level);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef err = LLVMRunPasses(c->mod, passes, c->tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (err) {
+        char *em = LLVMGetErrorMessage(err);
+        dg_plain(c->dg, DG_ERROR, "internal error: LLVM passes: %s", em);
+        LLVMDisposeErrorMessage(em);
+        return -1;
+    }
+    if (c->opt->want_llvm) {
+        char *ir = LLVMPrintModuleToString(c->mod);
+        out->llvm = lw_arena_copy(c->ar, ir, strlen(ir));
+        LLVMDisposeMessage(ir);
+    }
+    LLVMMemoryBufferRef ptx;
+    if (LLVMTargetMachineEmitToMemoryBuffer(c->tm, c->mod, LLVMAssemblyFile,
+                                            &msg, &ptx)) {
+        dg_plain(c->dg, DG_ERROR, "internal error: PTX emission: %s", msg);
+        LLVMDisposeMessage(msg);
+        return -1;
+    }
+    out->ptx_len = LLVMGetBufferSize(ptx);
+    out->ptx = lw_arena_copy(c->ar, LLVMGetBufferStart(ptx), out->ptx_len);
+    LLVMDisposeMemoryBuffer(ptx);
+    return 0;
+}
+
+/* The first op of kind `opc` in b (nested regions included), or NULL. */
+static const IrOp *lw_find_op(const IrBlock *b, int opc) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        if (op->op == opc) return op;
+        for (int r = 0; r < op->nregions; r++) {
+            const IrOp *in = lw_find_op(op->regions[r], opc);
+            if (in) return in;
+        }
+    }
+    return NULL;
+}
+
+static const char *lw_variant_tag(int v) {
+    return v == LW_GENERIC ? "g" : "a16";
+}
+
+int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
+               const LwOptions *opt_in, LwOutput *out) {
+    LwOptions opt = *opt_in;
+    if (!opt.arch) opt.arch = "sm_90";
+    memset(out, 0, sizeof *out);
+    LwCtx c = {.ar = ar, .dg = dg, .opt = &opt};
+    int rc = -1;
+    if (lw_init(&c) != 0) goto done;
+    const IrModule *m0 = mods[LW_GENERIC];
+    for (int v = 1; v < LW_NVARIANTS; v++)
+        if (mods[v]->nkernels != m0->nkernels) {
+            dg_plain(dg, DG_ERROR, "internal error: variant modules differ");
+            goto done;
+        }
+    if (opt.debug && m0->nkernels)
+        lw_di_init(&c, dg_file_path(dg, m0->kernels[0]->loc.file));
+    out->nentries = m0->nkernels * LW_NVARIANTS;
+    out->entries = ar_alloc(ar, sizeof(LwEntry) * (size_t)(out->nentries + 1));
+    int errors = dg_errors(dg);
+    for (int i = 0; i < m0->nkernels; i++) {
+        for (int v = 0; v < LW_NVARIANTS; v++) {
+            IrKernel *k = mods[v]->kernels[i];
+            const IrOp *dot = lw_find_op(k->body, IR_DOT);
+            if (dot) {
+                dg_error(dg, dot->loc, "'dot' is not supported by the GPU "
+                         "backend yet (kernel '%s')", k->name);
+                goto done;
+            }
+            LyVariant lv = v == LW_GENERIC ? LY_VARIANT_GENERIC
+                                           : LY_VARIANT_ALIGNED;
+            LyResult *ly = ly_assign_kernel(ar, k, lv);
+            const char *name = ar_printf(ar, "%s__c%d__%s", k->name,
+                                         k->config_index, lw_variant_tag(v));
+            LwEntry *e = &out->entries[i * LW_NVARIANTS + v];
+            e->variant = v;
+            lw_kernel(&c, k, ly, lv, name, e);
+            if (dg_errors(dg) > errors) goto done;
+        }
+    }
+    if (lw_finish(&c, out) != 0) goto done;
+    rc = 0;
+done:
+    lw_dispose(&c);
+    return rc;
+}

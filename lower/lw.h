@@ -1,0 +1,132 @@
+/*
+ * lw.h — the code generator's internal header: one LwCtx per compilation
+ * (an LLVM context and module holding every entry), one LwFn per kernel
+ * function being built.
+ *
+ * The model every file of lower/ shares: a tile value lives in registers.
+ * Its layout (sema/layout.h) says which element each register of each
+ * thread holds; the lowering keeps, per IR value, an array of LLVM values,
+ * one per register of the layout (LwVal). A scalar (rank 0) has one
+ * register and every thread holds it: scalars are uniform across the
+ * program, which is what lets structured control flow on scalar
+ * conditions contain barriers.
+ *
+ * Whatever crosses threads goes through a few shared helpers: butterfly
+ * shuffles (reduce.c), and one shared-memory scratch buffer per kernel
+ * (lw_smem_*), sized by the largest user and reported per entry.
+ */
+#ifndef TILE_LW_H
+#define TILE_LW_H
+
+#include "base/base.h"
+#include "lower/lower.h"
+#include "sema/ir.h"
+#include "sema/layout.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/DebugInfo.h>
+#include <llvm-c/TargetMachine.h>
+
+#include "lower/lw_target.h"
+#define LW_AS_GLOBAL 1
+#define LW_AS_SHARED 3
+
+/* A lowered IR value: n registers (n == 1 for scalars). */
+typedef struct LwVal {
+    int n;
+    LLVMValueRef *r;
+} LwVal;
+
+typedef struct LwCtx {
+    Arena *ar;
+    Diag *dg;
+    const LwOptions *opt;
+    LLVMContextRef ctx;
+    LLVMModuleRef mod;
+    LLVMTargetMachineRef tm;
+    LLVMBuilderRef b;
+    LLVMDIBuilderRef di;       /* with -g */
+    LLVMMetadataRef di_cu;
+    Vec(LLVMMetadataRef) di_files;   /* per Diag file index, lazily */
+    /* common types */
+    LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, vd;
+    LLVMTypeRef gptr, sptr, gen_ptr;  /* ptr addrspace(1), (3), (0) */
+} LwCtx;
+
+typedef struct LwFn {
+    LwCtx *c;
+    const IrKernel *k;
+    const LyResult *ly;
+    LLVMValueRef fn;
+    LwVal *vals;               /* by IrValue id */
+    int *uses;                 /* number of uses, by IrValue id */
+    LLVMValueRef lane, warp;   /* i32 */
+    LLVMValueRef smem;         /* placeholder global for the scratch */
+    int64_t smem_bytes;        /* largest scratch use */
+    LLVMMetadataRef di_sp;     /* subprogram, with -g */
+    int failed;                /* an error was reported */
+} LwFn;
+
+/* ---- lower.c: types and helpers */
+LLVMTypeRef lw_type(LwCtx *c, ScalarKind k);       /* register type */
+LLVMTypeRef lw_mem_type(LwCtx *c, ScalarKind k);   /* in memory (bool: i8) */
+LLVMValueRef lw_intrinsic(LwCtx *c, const char *name, LLVMTypeRef *over,
+                          int nover);
+LLVMValueRef lw_call(LwCtx *c, LLVMValueRef fn, LLVMValueRef *args, int n);
+LLVMValueRef lw_call_intr(LwCtx *c, const char *name, LLVMTypeRef *over,
+                          int nover, LLVMValueRef *args, int n);
+LLVMValueRef lw_i32(LwCtx *c, int64_t v);
+LLVMValueRef lw_libdevice(LwCtx *c, const char *name, LLVMTypeRef ret,
+                          LLVMTypeRef *params, int n);
+void lw_error(LwFn *f, Loc l, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- kernel.c: functions, regions, values */
+LwVal *lw_val(LwFn *f, const IrValue *v);
+void lw_set(LwFn *f, const IrValue *v, LwVal x);
+LwVal lw_new_val(LwFn *f, int n);
+int lw_nregs(const IrValue *v);
+void lw_block(LwFn *f, const IrBlock *b);
+LLVMBasicBlockRef lw_new_bb(LwFn *f, const char *name);
+void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
+               LyVariant variant, const char *name, LwEntry *entry);
+
+/* ---- elementwise.c */
+/* IR value v in layout l (converted, or replicated when v is a scalar). */
+LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l);
+int lw_elementwise(LwFn *f, const IrOp *op);
+LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
+                            ScalarKind to);
+
+/* ---- layout.c: coordinates, register maps, shared memory */
+/* Coordinate of register r along dimension d, for this thread (i32). */
+LLVMValueRef lw_coord(LwFn *f, const Layout *l, int r, int d);
+/* The packed coordinate held by register r of this thread (i32). */
+LLVMValueRef lw_packed_coord(LwFn *f, const Layout *l, int r);
+/* Moves `src` (layout sl, shape ss) to layout dl (shape ds) where the
+ * element at packed destination coordinate y is source element proj(y)
+ * (proj a linear map over packed coordinates; NULL: identity). */
+LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
+               const Layout *dl, const LyMap *proj);
+int lw_shape_op(LwFn *f, const IrOp *op);
+/* Per-thread predicate: this thread is the first holder (lowest lane and
+ * warp) of the elements it holds in register r: i1 (NULL for "always"). */
+LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg);
+LLVMValueRef lw_smem(LwFn *f, int64_t bytes);
+void lw_barrier(LwFn *f);
+
+/* ---- memory.c */
+int lw_memory(LwFn *f, const IrOp *op);
+
+/* ---- reduce.c */
+int lw_reduce(LwFn *f, const IrOp *op);
+int lw_scan(LwFn *f, const IrOp *op);
+LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
+
+/* ---- debug.c */
+int lw_debug_op(LwFn *f, const IrOp *op);
+void lw_set_loc(LwFn *f, Loc l);
+void lw_di_kernel(LwFn *f, const char *name);
+void lw_di_init(LwCtx *c, const char *file);
+
+#endif

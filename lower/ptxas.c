@@ -1,0 +1,133 @@
+/*
+ * ptxas.c — PTX to cubin, and the resource report, through the CUDA
+ * toolkit's ptxas (configure --with-cuda).
+ *
+ * ptxas runs as a child process on temporary files: `ptxas -v
+ * --gpu-name ARCH -o T.cubin T.ptx`. Its `-v` report names each entry
+ * ("Function properties for NAME", then "N bytes stack frame, N bytes
+ * spill stores, N bytes spill loads", then "Used N registers, ... N bytes
+ * smem"), which is parsed into one LwStats per entry. nvJitLink would do
+ * the same in-process; it is not used yet.
+ */
+#include "config.h"
+
+#include "lower/lower.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int lw_have_ptxas(void) {
+#ifdef TILE_PTXAS
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+#ifdef TILE_PTXAS
+static char *lw_slurp(Arena *ar, const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    Buf b = {0};
+    char tmp[4096];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) buf_put(&b, tmp, n);
+    fclose(f);
+    char *out = ar_alloc(ar, b.n + 1);
+    if (b.n) memcpy(out, b.s, b.n);
+    *len = b.n;
+    buf_free(&b);
+    return out;
+}
+
+/* Parses ptxas -v output into stats (one per "Function properties"). */
+static void lw_parse_report(Arena *ar, const char *text, LwStats **stats,
+                            int *nstats) {
+    Vec(LwStats) v = {0};
+    LwStats *cur = NULL;
+    for (const char *line = text; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t n = end ? (size_t)(end - line) : strlen(line);
+        char *l = ar_strndup(ar, line, n);
+        const char *p;
+        long long a, b2, c;
+        if ((p = strstr(l, "Function properties for "))) {
+            LwStats s = {0};
+            s.entry = ar_strdup(ar, p + strlen("Function properties for "));
+            vec_push(ar, &v, s);
+            cur = &v.v[v.n - 1];
+        } else if (cur && sscanf(l, " %lld bytes stack frame, %lld bytes spill "
+                                    "stores, %lld bytes spill loads",
+                                 &a, &b2, &c) == 3) {
+            cur->stack = a, cur->spill_stores = b2, cur->spill_loads = c;
+        } else if (cur && (p = strstr(l, "Used ")) &&
+                   sscanf(p, "Used %lld registers", &a) == 1) {
+            cur->registers = (int)a;
+            const char *s = strstr(p, "bytes smem");
+            if (s) {
+                while (s > p && s[-1] == ' ') s--;
+                while (s > p && s[-1] >= '0' && s[-1] <= '9') s--;
+                cur->shared = atoll(s);
+            }
+        }
+        line = end ? end + 1 : NULL;
+    }
+    /* vec_push may have moved entries: cur pointers are not kept */
+    *stats = v.v;
+    *nstats = v.n;
+}
+#endif
+
+int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
+             char **cubin, size_t *cubin_len, LwStats **stats, int *nstats) {
+#ifndef TILE_PTXAS
+    (void)ar, (void)ptx, (void)arch, (void)cubin, (void)cubin_len,
+        (void)stats, (void)nstats;
+    dg_plain(dg, DG_ERROR, "no ptxas in this build (configure --with-cuda=DIR "
+             "with the CUDA toolkit)");
+    return -1;
+#else
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/tilec-ptxas-XXXXXX", tmp);
+    if (!mkdtemp(dir)) {
+        dg_plain(dg, DG_ERROR, "cannot create a temporary directory in '%s'", tmp);
+        return -1;
+    }
+    char *in = ar_printf(ar, "%s/in.ptx", dir), *out = ar_printf(ar, "%s/out.cubin", dir);
+    char *log = ar_printf(ar, "%s/log.txt", dir);
+    int rc = -1;
+    FILE *f = fopen(in, "wb");
+    if (!f || fwrite(ptx, 1, strlen(ptx), f) != strlen(ptx)) {
+        if (f) fclose(f);
+        dg_plain(dg, DG_ERROR, "cannot write '%s'", in);
+        goto done;
+    }
+    fclose(f);
+    char *cmd = ar_printf(ar, "'%s' -v --gpu-name %s -o '%s' '%s' >'%s' 2>&1",
+                          TILE_PTXAS, arch, out, in, log);
+    int st = system(cmd);
+    size_t loglen = 0;
+    char *report = lw_slurp(ar, log, &loglen);
+    if (st != 0) {
+        dg_plain(dg, DG_ERROR, "ptxas failed on the generated PTX:\n%s",
+                 report ? report : "");
+        goto done;
+    }
+    if (cubin && !(*cubin = lw_slurp(ar, out, cubin_len))) {
+        dg_plain(dg, DG_ERROR, "cannot read '%s'", out);
+        goto done;
+    }
+    if (stats) lw_parse_report(ar, report ? report : "", stats, nstats);
+    rc = 0;
+done:
+    unlink(in);
+    unlink(out);
+    unlink(log);
+    rmdir(dir);
+    return rc;
+#endif
+}
