@@ -10,9 +10,10 @@
  *    16 bytes / element size), capped by elements / threads; lanes then
  *    warps laid along the order (ly_blocked_default). A load's result
  *    has its anchor's layout. Matrix products are the second kind of
- *    anchor: for now the accumulator and result share a blocked layout
- *    and the operands keep theirs (dot_layout() is the hook where the
- *    tensor-core issue puts MMA layouts).
+ *    anchor: dot_layout() gives the result (and accumulator) an mma.sync
+ *    layout (sema/mma.c; the FMA path's blocked layout where no
+ *    tensor-core instruction applies) and the operands the matching
+ *    operand layouts, reached by conversions (docs/internals/mma.md).
  *
  * 2. Planning. Layouts flow forward from anchors through element-wise ops,
  *    broadcasts, expand_dims of slices, permutes, reshapes and reductions
