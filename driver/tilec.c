@@ -415,7 +415,10 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         if (mods[1]) generate(o, ar, dg, mods, out);
         return;
     }
-    if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant);
+    if (m && o->variant >= 0) {
+        ly_assign_module(ar, m, (LyVariant)o->variant);
+        ly_budget_module(ar, dg, m, NULL);
+    }
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 

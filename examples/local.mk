@@ -8,8 +8,9 @@ examplesdir = $(pkgdatadir)/examples
 dist_examples_DATA = examples/vadd.tile examples/bias_gelu.tile \
 	examples/softmax.tile examples/matmul_bias_relu.tile \
 	examples/layernorm.tile examples/cross_entropy.tile \
-	examples/stencil.tile examples/dropout.tile \
-	examples/transpose.tile
+	examples/stencil.tile examples/dropout.tile examples/transpose.tile \
+	examples/matmul.tile examples/matmul_gelu.tile examples/bmm.tile \
+	examples/attention.tile
 
 noinst_LTLIBRARIES += examples/ref/libref.la
 examples_ref_libref_la_SOURCES = examples/ref/ref.h examples/ref/half.c \
@@ -17,7 +18,7 @@ examples_ref_libref_la_SOURCES = examples/ref/ref.h examples/ref/half.c \
 	examples/ref/bias_gelu.c examples/ref/softmax.c \
 	examples/ref/matmul_bias_relu.c examples/ref/layernorm.c \
 	examples/ref/cross_entropy.c examples/ref/stencil.c \
-	examples/ref/dropout.c examples/ref/transpose.c
+	examples/ref/dropout.c examples/ref/transpose.c examples/ref/mma.c
 
 # The README's quick start: `make && ./examples/softmax_demo`. It also runs
 # as a test.

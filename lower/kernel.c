@@ -261,9 +261,7 @@ static void lw_op(LwFn *f, const IrOp *op) {
     case IR_IF: lw_if(f, op); return;
     case IR_WHILE: lw_while(f, op); return;
     case IR_YIELD: case IR_CONDITION: return;   /* read by the parent */
-    case IR_DOT:
-        lw_error(f, op->loc, "'dot' is not supported by the GPU backend yet");
-        return;
+    case IR_DOT: lw_dot(f, op); return;
     default: break;
     }
     if (lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||

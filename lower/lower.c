@@ -285,18 +285,6 @@ static int lw_finish(LwCtx *c, LwOutput *out) {
     return 0;
 }
 
-/* The first op of kind `opc` in b (nested regions included), or NULL. */
-static const IrOp *lw_find_op(const IrBlock *b, int opc) {
-    for (const IrOp *op = b->first; op; op = op->next) {
-        if (op->op == opc) return op;
-        for (int r = 0; r < op->nregions; r++) {
-            const IrOp *in = lw_find_op(op->regions[r], opc);
-            if (in) return in;
-        }
-    }
-    return NULL;
-}
-
 static const char *lw_variant_tag(int v) {
     return v == LW_GENERIC ? "g" : "a16";
 }
@@ -323,12 +311,6 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
     for (int i = 0; i < m0->nkernels; i++) {
         for (int v = 0; v < LW_NVARIANTS; v++) {
             IrKernel *k = mods[v]->kernels[i];
-            const IrOp *dot = lw_find_op(k->body, IR_DOT);
-            if (dot) {
-                dg_error(dg, dot->loc, "'dot' is not supported by the GPU "
-                         "backend yet (kernel '%s')", k->name);
-                goto done;
-            }
             LyVariant lv = v == LW_GENERIC ? LY_VARIANT_GENERIC
                                            : LY_VARIANT_ALIGNED;
             LyResult *ly = ly_assign_kernel(ar, k, lv);

@@ -123,6 +123,9 @@ int lw_reduce(LwFn *f, const IrOp *op);
 int lw_scan(LwFn *f, const IrOp *op);
 LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
 
+/* ---- dot.c: matrix products (mma.sync, or FMA chains) */
+int lw_dot(LwFn *f, const IrOp *op);
+
 /* ---- debug.c */
 int lw_debug_op(LwFn *f, const IrOp *op);
 void lw_set_loc(LwFn *f, Loc l);

@@ -446,6 +446,8 @@ static void pr_op(Printer *p, const IrOp *op, int depth) {
         fprintf(o, ", cache %s", (const char *[]){"", "ca", "cg", "cs", "cv"}[op->iattr[1]]);
     if (op->op == IR_LOAD && op->iattr[2])
         fprintf(o, ", evict %s", (const char *[]){"", "first", "last"}[op->iattr[2]]);
+    if (op->op == IR_LOAD && op->iattr[3])
+        fprintf(o, ", cp.async stages %" PRId64, op->iattr[3]);
     if (op->sattr) {
         fputs(op->nargs ? ", " : " ", o);
         pr_string(o, op->sattr);

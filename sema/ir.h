@@ -91,7 +91,9 @@ const char *ty_str(Arena *a, Type t);
     X(SELECT,       "select")       /* cond, a, b (where) */               \
     X(PTRADD,       "ptradd")       /* ptr, int offset in elements */      \
     X(LOAD,         "load")         /* ptr [, mask [, other]]; iattr[0]    \
-                                       LoadFlags, [1] cache, [2] evict */  \
+                                       LoadFlags, [1] cache, [2] evict,    \
+                                       [3] cp.async ring depth (0: none;   \
+                                       set by sema/pipeline.c) */          \
     X(STORE,        "store")        /* ptr, value [, mask] */              \
     X(ATOMIC,       "atomic")       /* ptr, value [, mask]; iattr[0]       \
                                        AtomicKind; result: old values */   \

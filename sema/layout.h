@@ -53,7 +53,11 @@ typedef enum { LY_REG, LY_LANE, LY_WARP, LY_NIN } LyIn;
 typedef enum {
     LY_BLOCKED,   /* spt/tpw/wpc/order below */
     LY_SLICE,     /* parent with dimension slice_dim removed */
-    LY_LINEAR,    /* only the map (reshape results, future MMA layouts) */
+    LY_LINEAR,    /* only the map (reshape results, permuted MMA layouts) */
+    LY_MMA,       /* mma.sync accumulator (sema/mma.c): mma_k, mma_warps */
+    LY_DOT_OP,    /* operand op_idx of a dot whose accumulator layout is
+                     `parent` (LY_MMA: registers as ldmatrix gives them;
+                     LY_BLOCKED: the FMA path's broadcast operands) */
 } LyKind;
 
 typedef struct Layout {
@@ -75,6 +79,17 @@ typedef struct Layout {
      * slice_dim removed: what a reduction over slice_dim leaves. */
     const struct Layout *parent;
     int slice_dim;
+
+    /* LY_MMA: the instruction is mma.sync m16n8k<mma_k>; mma_warps[0]
+     * warps split M and mma_warps[1] split N (their product is the
+     * program's warps). */
+    int32_t mma_k;
+    int32_t mma_warps[2];
+    /* LY_DOT_OP: 0 for A ([M, K]), 1 for B ([K, N]); `parent` is the
+     * accumulator's layout (shape [M, N]). kwidth: consecutive K elements
+     * per 32-bit register (32 / element bits) for an MMA parent, 0 for
+     * the FMA path. */
+    int op_idx, kwidth;
 } Layout;
 
 /* A hardware index. */
@@ -212,6 +227,68 @@ void ly_print(FILE *out, const Layout *l);
 /* The same text in an arena string. */
 const char *ly_str(Arena *ar, const Layout *l);
 
+/* ----------------------------------------------- tensor cores (sema/mma.c) */
+
+/* The K of the mma.sync instruction for operands of kind `in` (m16n8k16
+ * for f16/bf16, m16n8k8 tf32 for f32, m16n8k32 for i8), or 0 when no
+ * tensor-core instruction applies: f32 with precision="ieee" (exact FMA),
+ * or a K smaller than the instruction's. */
+int ly_mma_k(ScalarKind in, int ieee, int K);
+
+/* How `warps` warps split an M x N accumulator (Triton's warpsPerTileV2):
+ * doubling along M while M still has more 16-row repeats per warp than N
+ * has 16-column ones, else along N. A dot whose result feeds another
+ * dot's A operand (`chained`: attention) puts every warp on M when M has
+ * 16 rows per warp, so that the row reductions in between stay inside
+ * warps and the result feeds the next product without a conversion. */
+void ly_mma_warps(int32_t M, int32_t N, int warps, int chained,
+                  int32_t out[2]);
+
+/* The accumulator layout of mma.sync m16n8k<mma_k> for a [M, N] tile (or
+ * a tile of the same family with size-1 dimensions: copies): per warp,
+ * a 16 x 8 block where lane l holds row l/4 (+8 for register bit 1) and
+ * columns 2(l%4) + register bit 0; warps over M and N by `warps`;
+ * repeats in registers, N before M. Returns NULL for bad parameters. */
+Layout *ly_mma(Arena *ar, const int32_t shape[2], int mma_k,
+               const int32_t warps[2]);
+
+/* The layout of operand op_idx (0: A [M, K], 1: B [K, N]) of a dot whose
+ * accumulator has layout `acc`, with `shape` the operand's shape and
+ * `ebits` its element width. For an LY_MMA accumulator, the registers
+ * mma.sync reads, exactly as ldmatrix leaves them: 8 x 16-byte core
+ * matrices (lane l holds row l/4, 32-bit column l%4, kwidth = 32/ebits
+ * elements along K per register); A takes 2 x 2 core matrices (M+8, then
+ * K), B two along K; repeats along K, then M (A) or N (B). Warps copy
+ * along the dimension the operand lacks. For a blocked accumulator (the
+ * FMA path): each thread holds, for every row (A) or column (B) of the
+ * accumulator it owns, the whole of K. */
+Layout *ly_dot_operand(Arena *ar, const Layout *acc, int op_idx,
+                       const int32_t shape[2], int ebits);
+
+/* A 2-D tile staged in shared memory: `fast` is the contiguous dimension
+ * (its elements are consecutive in memory), rows are the other one. The
+ * swizzle XORs the index of each 16-byte unit of a row with the row's
+ * phase = (row / per_phase) % max_phase (Triton's swizzled shared
+ * layout: vec = 16 bytes of elements, per_phase = max(1, 128 bytes /
+ * row bytes), max_phase = min(8 / per_phase, units per row)), so that the
+ * 8 rows of any ldmatrix core matrix (8 consecutive rows, one 16-byte
+ * unit) fall in 8 distinct 16-byte bank groups. The map from packed
+ * coordinate to element offset is linear over F2: `off`. */
+typedef struct LySmem {
+    int32_t shape[2];
+    int fast;                 /* contiguous dimension: 0 or 1 */
+    int esize;                /* bytes per element */
+    int vec, per_phase, max_phase;
+    LyMap off;                /* packed coordinate -> element offset */
+} LySmem;
+
+LySmem *ly_smem_swizzled(Arena *ar, const int32_t shape[2], int fast,
+                         int esize);
+/* Element offset of the element at packed coordinate `packed`. */
+uint32_t ly_smem_offset(const LySmem *s, uint32_t packed);
+/* Bytes one buffer of s takes. */
+int64_t ly_smem_bytes(const LySmem *s);
+
 /* -------------------------------------------------------------- axis info */
 
 /* What one specialization variant assumes about the runtime parameters
@@ -272,6 +349,31 @@ void ly_assign_module(Arena *ar, IrModule *m, LyVariant v);
  * operands; carried values: one layout). Returns the number of
  * violations (0 after ly_assign_kernel). */
 int ly_verify_kernel(Arena *ar, const IrKernel *k);
+
+/* ------------------------------------ pipelining and shared memory budget */
+
+/* Software pipelining analysis (sema/pipeline.c), run by ly_assign_kernel
+ * at its end: marks each load that feeds a tensor-core operand inside a
+ * `for` loop, and can be copied ahead with cp.async, by setting its
+ * iattr[3] to the ring depth (k->stages); the IR prints it as
+ * `, cp.async stages N`. Returns the number of loads marked. See
+ * docs/internals/mma.md for the conditions. */
+int ly_pipeline_kernel(const LyResult *r, IrKernel *k);
+
+/* Shared memory, in bytes, that k's tensor-core operands take after
+ * assignment: `stages` swizzled buffers per pipelined load, one per other
+ * conversion to an operand layout. */
+int64_t ly_smem_estimate(const IrKernel *k);
+
+/* The most shared memory one program may use on `arch` (opt-in limit):
+ * sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90/sm_90a 227 KiB; NULL: sm_90. */
+int64_t ly_smem_limit(const char *arch);
+
+/* Drops from m, after assignment, every configuration whose estimate is
+ * over the limit of `arch`, with a note naming the configuration; a
+ * kernel left with no configuration is an error. Returns how many were
+ * dropped. */
+int ly_budget_module(Arena *ar, Diag *dg, IrModule *m, const char *arch);
 
 /* Elements per access for a load, store or atomic op after assignment:
  * the vector width of its pointer's layout along the fastest dimension,

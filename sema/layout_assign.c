@@ -10,9 +10,10 @@
  *    16 bytes / element size), capped by elements / threads; lanes then
  *    warps laid along the order (ly_blocked_default). A load's result
  *    has its anchor's layout. Matrix products are the second kind of
- *    anchor: for now the accumulator and result share a blocked layout
- *    and the operands keep theirs (dot_layout() is the hook where the
- *    tensor-core issue puts MMA layouts).
+ *    anchor: dot_layout() gives the result (and accumulator) an mma.sync
+ *    layout (sema/mma.c; the FMA path's blocked layout where no
+ *    tensor-core instruction applies) and the operands the matching
+ *    operand layouts, reached by conversions (docs/internals/mma.md).
  *
  * 2. Planning. Layouts flow forward from anchors through element-wise ops,
  *    broadcasts, expand_dims of slices, permutes, reshapes and reductions
@@ -116,14 +117,85 @@ static const Layout *coalesced(LaCtx *c, const IrOp *op) {
     return ly_blocked_default(c->ar, rank, p->ty.dim, c->k->warps, (int)per, order);
 }
 
-/* The tensor-core hook: the layout a dot's accumulator and result take
- * (an anchor, like memory ops). Until MMA layouts exist (the tensor-core
- * issue returns one here), the accumulator keeps what reaches it, and a
- * dot with nothing reaching it gets the default blocked layout. */
-static const Layout *dot_layout(LaCtx *c, const IrOp *op) {
-    const IrValue *acc = op->nargs > 2 ? op->args[2] : NULL;
-    if (acc && acc->layout) return acc->layout;
-    return default_layout(c, op->res[0]->ty);
+/* --------------------------------------------------------- matrix products */
+
+/* Marks in `seen` every value computed from v, forward through any op
+ * (and loop-carried values, by repeating the walk). */
+static int reach_block(const IrBlock *b, unsigned char *seen) {
+    int grew = 0;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        int from = 0;
+        for (int i = 0; i < op->nargs; i++) from |= seen[op->args[i]->id];
+        for (int r = 0; r < op->nregions; r++) {
+            const IrBlock *rb = op->regions[r];
+            /* Carried values: an initial value reaching a region argument. */
+            int first = op->op == IR_FOR ? 3 : 0;
+            for (int i = 0; r == 0 && i + first < op->nargs && op->op != IR_IF; i++)
+                if (seen[op->args[i + first]->id]) {
+                    int a = i + (op->op == IR_FOR);
+                    if (a < rb->nargs && !seen[rb->args[a]->id])
+                        seen[rb->args[a]->id] = 1, grew = 1;
+                }
+            grew |= reach_block(rb, seen);
+            const IrOp *t = rb->last;
+            if (t && (t->op == IR_YIELD || t->op == IR_CONDITION))
+                for (int i = 0; i < t->nargs; i++) from |= seen[t->args[i]->id];
+        }
+        if (!from) continue;
+        for (int i = 0; i < op->nres; i++)
+            if (!seen[op->res[i]->id]) seen[op->res[i]->id] = 1, grew = 1;
+    }
+    return grew;
+}
+
+typedef Vec(IrOp *) OpVec;
+
+static void collect_dots(IrBlock *b, OpVec *dots, Arena *ar) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        if (op->op == IR_DOT) vec_push(ar, dots, op);
+        for (int r = 0; r < op->nregions; r++) collect_dots(op->regions[r], dots, ar);
+    }
+}
+
+/* True when dot d's result flows into another dot's operands, or another
+ * dot's result into d's (Triton's chained-dot rule: attention). */
+static int chained_dot(LaCtx *c, IrOp *const *dots, int n, const IrOp *d) {
+    for (int j = 0; j < n; j++) {
+        const IrOp *from = dots[j];
+        unsigned char *seen = ar_alloc(c->ar, (size_t)c->k->nvalues + 1);
+        memset(seen, 0, (size_t)c->k->nvalues + 1);
+        seen[from->res[0]->id] = 1;
+        for (int round = 0; round < 4 && reach_block(c->k->body, seen); round++) {}
+        for (int i = 0; i < 2; i++)
+            for (int e = 0; e < n; e++) {
+                const IrOp *to = dots[e];
+                if (to == from || (from != d && to != d)) continue;
+                if (seen[to->args[i]->id]) return 1;
+            }
+    }
+    return 0;
+}
+
+/* The anchor layout of a dot's accumulator and result: an mma.sync
+ * accumulator layout (sema/mma.c) when a tensor-core instruction fits
+ * the operands, else (f32 with precision="ieee", i8 with K < 32) the
+ * default blocked layout, which the FMA path computes in. */
+static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n,
+                                const IrOp *op) {
+    const Type ta = op->args[0]->ty, tr = op->res[0]->ty;
+    int mk = ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]);
+    if (!mk) return default_layout(c, tr);
+    int32_t warps[2];
+    ly_mma_warps(tr.dim[0], tr.dim[1], c->k->warps, chained_dot(c, dots, n, op),
+                 warps);
+    return ly_mma(c->ar, tr.dim, mk, warps);
+}
+
+static void anchor_dots(LaCtx *c) {
+    OpVec dots = {0};
+    collect_dots(c->k->body, &dots, c->ar);
+    for (int i = 0; i < dots.n; i++)
+        assign(c, dots.v[i]->res[0], dot_layout(c, dots.v, dots.n, dots.v[i]));
 }
 
 static void find_anchors(LaCtx *c, IrBlock *b) {
@@ -156,7 +228,6 @@ static const Layout *forward_layout(LaCtx *c, const IrOp *op) {
     const IrValue *res = op->res[0];
     const IrValue *x = op->nargs ? op->args[0] : NULL;
     const Layout *lx = x ? x->layout : NULL;
-    if (op->op == IR_DOT) return dot_layout(c, op);
     if (elementwise(op->op)) {
         for (int i = 0; i < op->nargs; i++)
             if (op->args[i]->layout && ty_same_shape(op->args[i]->ty, res->ty))
@@ -202,7 +273,9 @@ static const Layout *operand_layout(LaCtx *c, const IrOp *op, int i) {
     case IR_YIELD: case IR_CONDITION: return carried_layout(op, i);
     case IR_FOR: return i >= 3 ? op->regions[0]->args[i - 2]->layout : NULL;
     case IR_WHILE: return op->regions[0]->args[i]->layout;
-    case IR_DOT: return i == 2 ? r : NULL;
+    case IR_DOT:
+        if (!r) return NULL;
+        return i == 2 ? r : ly_dot_operand(c->ar, r, i, x->ty.dim, ty_bits(x->ty.k));
     default: break;
     }
     if (!r) return NULL;
@@ -453,11 +526,13 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v) {
     IrBuilder b = {ar, k, NULL, k->loc};
     c.scratch = ir_block(&b, 0, NULL);
     find_anchors(&c, k->body);
+    anchor_dots(&c);
     plan(&c);
     materialize_block(&c, k->body);
     LyResult *r = ar_alloc(ar, sizeof *r);
     r->variant = v;
     r->axis = ax_analyze(ar, k, v);
+    ly_pipeline_kernel(r, k);
     return r;
 }
 

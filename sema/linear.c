@@ -217,6 +217,16 @@ Layout *ly_reshaped_family(Arena *ar, const Layout *l, const int32_t *shape) {
         const Layout *p = ly_reshaped_family(ar, l->parent, pshape);
         return p ? ly_slice(ar, p, l->slice_dim) : NULL;
     }
+    if (l->kind == LY_MMA) return ly_mma(ar, shape, l->mma_k, l->mma_warps);
+    if (l->kind == LY_DOT_OP) {
+        /* The accumulator keeps its other dimension; K follows the operand. */
+        int32_t ashape[2] = {l->parent->shape[0], l->parent->shape[1]};
+        ashape[l->op_idx] = shape[l->op_idx];
+        const Layout *acc = ly_reshaped_family(ar, l->parent, ashape);
+        return acc ? ly_dot_operand(ar, acc, l->op_idx, shape,
+                                    l->kwidth ? 32 / l->kwidth : 32)
+                   : NULL;
+    }
     return NULL;
 }
 
@@ -495,6 +505,15 @@ void ly_print(FILE *out, const Layout *l) {
         fputc('>', out);
     } else if (l->kind == LY_SLICE) {
         fprintf(out, "#slice<dim=%d, ", l->slice_dim);
+        ly_print(out, l->parent);
+        fputc('>', out);
+    } else if (l->kind == LY_MMA) {
+        fprintf(out, "#mma<m16n8k%d, ", (int)l->mma_k);
+        print_list(out, "warps", 2, l->mma_warps);
+        fputc('>', out);
+    } else if (l->kind == LY_DOT_OP) {
+        fprintf(out, "#dot_op<idx=%d, ", l->op_idx);
+        if (l->kwidth) fprintf(out, "kwidth=%d, ", l->kwidth);
         ly_print(out, l->parent);
         fputc('>', out);
     } else {

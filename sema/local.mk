@@ -15,7 +15,8 @@ tests_unit_test_sema_LDADD = sema/libsema.la parser/libparser.la base/libbase.la
 
 # Layouts (linear maps over F2), axis info and layout assignment: part of
 # both libraries, since the IR printer prints layouts.
-sema_layout_sources = sema/layout.h sema/linear.c sema/axis.c sema/layout_assign.c
+sema_layout_sources = sema/layout.h sema/linear.c sema/axis.c sema/layout_assign.c \
+	sema/mma.c sema/pipeline.c
 
 check_PROGRAMS += tests/unit/test_layout
 TESTS += tests/unit/test_layout
@@ -26,3 +27,8 @@ check_PROGRAMS += tests/unit/test_layout_assign
 TESTS += tests/unit/test_layout_assign
 tests_unit_test_layout_assign_SOURCES = tests/unit/test_layout_assign.c tests/unit/check.h
 tests_unit_test_layout_assign_LDADD = sema/libsema.la parser/libparser.la base/libbase.la -lm
+
+check_PROGRAMS += tests/unit/test_mma
+TESTS += tests/unit/test_mma
+tests_unit_test_mma_SOURCES = tests/unit/test_mma.c tests/unit/check.h
+tests_unit_test_mma_LDADD = sema/libir.la base/libbase.la -lm

@@ -3,4 +3,5 @@
 # neither -I nor TILE_PATH nor TILE_STDLIB names another place) and
 # shipped in the tarball.
 stdlibstddir = $(pkgdatadir)/stdlib/std
-dist_stdlibstd_DATA = stdlib/std/math.tile stdlib/std/random.tile
+dist_stdlibstd_DATA = stdlib/std/math.tile stdlib/std/random.tile \
+	stdlib/std/grid.tile

@@ -45,6 +45,23 @@ void ref_matmul_bias_relu(double *c, const double *a, const double *b,
                           const double *bias, long M, long N, long K,
                           long lda, long ldb, long ldc);
 
+/* c = a @ b: a M x K (lda), b K x N (ldb), c M x N (ldc). */
+void ref_matmul(double *c, const double *a, const double *b, long M, long N,
+                long K, long lda, long ldb, long ldc);
+/* c = gelu(a @ b + bias), gelu in its erf form. */
+void ref_matmul_gelu(double *c, const double *a, const double *b,
+                     const double *bias, long M, long N, long K, long lda,
+                     long ldb, long ldc);
+/* c[i] = a[i] @ b[i] for i < batch; matrix i of a at a + i * sa, etc. */
+void ref_bmm(double *c, const double *a, const double *b, long batch, long M,
+             long N, long K, long sa, long sb, long sc, long lda, long ldb,
+             long ldc);
+/* o = softmax(q k^T * scale) v per head (heads matrices of S x D, head h
+ * at h * stride_h, rows stride_s apart); causal: query i sees keys <= i. */
+void ref_attention(double *o, const double *q, const double *k,
+                   const double *v, long heads, long S, long D, long stride_h,
+                   long stride_s, double scale, int causal);
+
 /* h = x + res; out = (h - mean) / sqrt(var + eps) * w + b per row, with the
  * biased variance; mean[r] and rstd[r] = 1/sqrt(var + eps) per row. */
 void ref_add_layernorm(double *out, double *h, double *mean, double *rstd,

@@ -138,6 +138,10 @@ int run_cross_entropy(Run *r);
 int run_stencil(Run *r);
 int run_dropout(Run *r);
 int run_transpose(Run *r);
+int run_matmul(Run *r);
+int run_matmul_gelu(Run *r);
+int run_bmm(Run *r);
+int run_attention(Run *r);
 int run_std_math(Run *r);
 int run_std_random(Run *r);
 

@@ -6,7 +6,8 @@
 check_PROGRAMS += tests/numerics/numerics
 tests_numerics_numerics_SOURCES = tests/numerics/numerics.c \
 	tests/numerics/harness.c tests/numerics/harness.h \
-	tests/numerics/run_examples.c tests/numerics/run_stdlib.c
+	tests/numerics/run_examples.c tests/numerics/run_stdlib.c \
+	tests/numerics/run_mma.c
 tests_numerics_numerics_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_numerics_numerics_LDADD = examples/ref/libref.la interp/libinterp.la \
 	sema/libsema.la parser/libparser.la base/libbase.la -lm
@@ -15,6 +16,16 @@ TEST_EXTENSIONS += .num
 NUM_LOG_COMPILER = $(top_builddir)/tests/numerics/numerics
 # Listed one by one (Automake writes a log rule per test).
 numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
+	tests/numerics/cases/matmul-f16.num \
+	tests/numerics/cases/matmul-bf16.num \
+	tests/numerics/cases/matmul-f32.num \
+	tests/numerics/cases/matmul-group.num \
+	tests/numerics/cases/matmul_gelu.num \
+	tests/numerics/cases/bmm.num \
+	tests/numerics/cases/attention-d64.num \
+	tests/numerics/cases/attention-d64-causal.num \
+	tests/numerics/cases/attention-d128.num \
+	tests/numerics/cases/attention-d128-causal.num \
 	tests/numerics/cases/bias_gelu-f16.num \
 	tests/numerics/cases/bias_gelu-f32.num \
 	tests/numerics/cases/cross_entropy-vocab.num \

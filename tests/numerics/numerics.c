@@ -41,6 +41,10 @@ static const struct { const char *name; Runner fn; } runners[] = {
     {"stencil", run_stencil},
     {"dropout", run_dropout},
     {"transpose", run_transpose},
+    {"matmul", run_matmul},
+    {"matmul_gelu", run_matmul_gelu},
+    {"bmm", run_bmm},
+    {"attention", run_attention},
     {"std_math", run_std_math},
     {"std_random", run_std_random},
 };

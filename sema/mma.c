@@ -1,0 +1,233 @@
+/*
+ * mma.c — tensor-core layouts as linear maps: the mma.sync accumulator,
+ * the operands as ldmatrix leaves them, the FMA fallback's operands, and
+ * swizzled shared memory.
+ *
+ * Everything mma.sync does on sm_80+ is built from one shape: the 8 x 16
+ * byte *core matrix*. Lane l holds row l/4 and the 32-bit column l%4 of
+ * it, one 32-bit register holding 32/bits elements (f16: 2, tf32: 1,
+ * i8: 4). ldmatrix reads up to four core matrices from shared memory,
+ * each row given by one lane's address, and leaves them exactly so; the
+ * instructions' fragments are 2 x 2 core matrices for A (M+8 then K+one
+ * core matrix), 2 along K for B, and the f32/i32 accumulator is the same
+ * picture with 8-byte columns (two elements per lane per row). So the
+ * three m16n8kK shapes differ only in how many elements a register holds
+ * (kwidth), and each layout is a list of bit placements:
+ *
+ *   accumulator  reg: n+1, m+8          lane: n+2, n+4, m+1, m+2, m+4
+ *   A            reg: k+1.., m+8, k+4kw lane: k+kw, k+2kw, m+1, m+2, m+4
+ *   B            reg: k+1.., k+4kw      lane: k+kw, k+2kw, n+1, n+2, n+4
+ *
+ * then the warps (M warps right above the instruction's 16 rows, N warps
+ * above its 8 columns), then register repeats for the rest of the tile:
+ * N before M for the accumulator, K before M (A) or N (B) for operands.
+ * Those orders are chosen so that an accumulator [M, N] with every warp on
+ * M is, bit for bit, the A operand (f16, kwidth 2) of a product with
+ * K = N: attention's probabilities feed the second product with no data
+ * movement (ly_eq holds, the pass inserts nothing).
+ *
+ * A bit placement past the tile's extent (a [1, N] bias broadcast into an
+ * accumulator's family, a tile smaller than the warps cover) becomes a
+ * zero vector for lanes and warps (copies) and is dropped for registers,
+ * as for blocked layouts.
+ *
+ * Shared memory: rows of 16-byte units, the unit index XORed with the
+ * row's phase. A read of 8 consecutive rows at one unit (an ldmatrix core
+ * matrix, plain or .trans) then touches 8 distinct groups of 4 banks: the
+ * rows of one 128-byte line differ in their unit, and successive lines
+ * differ in their phase (tests/unit/test_mma.c counts the banks).
+ */
+#include "layout.h"
+
+#include <string.h>
+
+/* One placement: input bit goes to bit `bit` of dimension `dim`. */
+typedef struct Place {
+    int dim, bit;
+} Place;
+
+/* Incrementally built 2-D layout. */
+typedef struct Builder {
+    Layout *l;
+    int dbits[2];       /* log2 of the shape */
+    unsigned covered[2]; /* dimension bits reached so far */
+} Builder;
+
+static void bld_init(Builder *b, Arena *ar, LyKind kind, const int32_t shape[2]) {
+    b->l = ar_alloc(ar, sizeof *b->l);
+    b->l->kind = (uint8_t)kind;
+    b->l->rank = 2;
+    b->l->shape[0] = shape[0];
+    b->l->shape[1] = shape[1];
+    b->dbits[0] = ly_log2(shape[0]);
+    b->dbits[1] = ly_log2(shape[1]);
+    b->covered[0] = b->covered[1] = 0;
+}
+
+static void bld_push(Builder *b, LyIn in, uint32_t v) {
+    b->l->basis[in][b->l->nbits[in]++] = v;
+}
+
+static void bld_place(Builder *b, LyIn in, Place p) {
+    if (p.dim >= 0 && p.bit < b->dbits[p.dim]) {
+        b->covered[p.dim] |= 1u << p.bit;
+        bld_push(b, in, 1u << (p.bit + (p.dim == 0 ? b->dbits[1] : 0)));
+    } else if (in != LY_REG) {
+        bld_push(b, in, 0);
+    }
+}
+
+/* `count` input bits of `in` walking dimension dim from bit `from`. */
+static void bld_run(Builder *b, LyIn in, int dim, int from, int count) {
+    for (int i = 0; i < count; i++) bld_place(b, in, (Place){dim, from + i});
+}
+
+/* Register repeats: every bit of dims[0], then dims[1], not yet covered. */
+static void bld_repeat(Builder *b, const int dims[2]) {
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < b->dbits[dims[j]]; i++)
+            if (!(b->covered[dims[j]] >> i & 1)) bld_place(b, LY_REG, (Place){dims[j], i});
+}
+
+/* ------------------------------------------------------ instruction choice */
+
+int ly_mma_k(ScalarKind in, int ieee, int K) {
+    int k;
+    switch (in) {
+    case SK_F16: case SK_BF16: k = 16; break;
+    case SK_F32: k = ieee ? 0 : 8; break;
+    case SK_I8: k = 32; break;
+    default: k = 0; break;
+    }
+    return k && K >= k ? k : 0;
+}
+
+void ly_mma_warps(int32_t M, int32_t N, int warps, int chained, int32_t out[2]) {
+    out[0] = out[1] = 1;
+    if (chained && M >= 16 * warps) {
+        out[0] = warps;
+        return;
+    }
+    while (out[0] * out[1] < warps) {
+        if (M / 16 / out[0] >= N / 16 / out[1] && out[0] < M / 16)
+            out[0] *= 2;
+        else
+            out[1] *= 2;
+    }
+}
+
+/* ------------------------------------------------------------- layouts */
+
+Layout *ly_mma(Arena *ar, const int32_t shape[2], int mma_k, const int32_t warps[2]) {
+    if (ly_log2(shape[0]) < 0 || ly_log2(shape[1]) < 0 || ly_log2(warps[0]) < 0 ||
+        ly_log2(warps[1]) < 0 || (mma_k != 8 && mma_k != 16 && mma_k != 32))
+        return NULL;
+    Builder b;
+    bld_init(&b, ar, LY_MMA, shape);
+    b.l->mma_k = mma_k;
+    b.l->mma_warps[0] = warps[0];
+    b.l->mma_warps[1] = warps[1];
+    bld_place(&b, LY_REG, (Place){1, 0});
+    bld_place(&b, LY_REG, (Place){0, 3});
+    bld_run(&b, LY_LANE, 1, 1, 2);
+    bld_run(&b, LY_LANE, 0, 0, 3);
+    /* Warps above the instruction tile; where the warps go past a
+     * dimension, the M ones still sit at bit 4 (copies). */
+    bld_run(&b, LY_WARP, 0, 4, ly_log2(warps[0]));
+    bld_run(&b, LY_WARP, 1, 3, ly_log2(warps[1]));
+    bld_repeat(&b, (const int[2]){1, 0});
+    return b.l;
+}
+
+/* The FMA path: the accumulator's map with the dimension the operand
+ * lacks dropped (copies across those lanes and warps), then all of K in
+ * registers. */
+static Layout *fma_operand(Arena *ar, const Layout *acc, int op_idx,
+                           const int32_t shape[2]) {
+    Builder b;
+    bld_init(&b, ar, LY_DOT_OP, shape);
+    b.l->parent = acc;
+    b.l->op_idx = op_idx;
+    int keep = op_idx == 0 ? 0 : 1;          /* acc dim the operand keeps */
+    int to = op_idx == 0 ? 0 : 1;            /* where it is in the operand */
+    int kdim = op_idx == 0 ? 1 : 0;
+    int nb = ly_log2(acc->shape[1]);
+    for (int in = 0; in < LY_NIN; in++)
+        for (int i = 0; i < acc->nbits[in]; i++) {
+            uint32_t v = acc->basis[in][i];
+            uint32_t c = keep == 0 ? v >> nb : v & ((1u << nb) - 1);
+            if (!c) {
+                if (in != LY_REG) bld_push(&b, (LyIn)in, 0);
+                continue;
+            }
+            bld_place(&b, (LyIn)in, (Place){to, __builtin_ctz(c)});
+        }
+    bld_run(&b, LY_REG, kdim, 0, b.dbits[kdim]);
+    return b.l;
+}
+
+Layout *ly_dot_operand(Arena *ar, const Layout *acc, int op_idx,
+                       const int32_t shape[2], int ebits) {
+    if (!acc || acc->rank != 2 || (op_idx != 0 && op_idx != 1)) return NULL;
+    if (acc->kind != LY_MMA) return fma_operand(ar, acc, op_idx, shape);
+    int kw = 32 / ebits, lkw = ly_log2(kw);
+    if (lkw < 0 || 8 * kw != acc->mma_k) return NULL;
+    int kdim = op_idx == 0 ? 1 : 0, odim = 1 - kdim;
+    Builder b;
+    bld_init(&b, ar, LY_DOT_OP, shape);
+    b.l->parent = acc;
+    b.l->op_idx = op_idx;
+    b.l->kwidth = kw;
+    bld_run(&b, LY_REG, kdim, 0, lkw);
+    if (op_idx == 0) bld_place(&b, LY_REG, (Place){odim, 3});
+    bld_place(&b, LY_REG, (Place){kdim, lkw + 2});
+    bld_run(&b, LY_LANE, kdim, lkw, 2);
+    bld_run(&b, LY_LANE, odim, 0, 3);
+    /* Warps: the accumulator's along the operand's other dimension, copies
+     * along the one it lacks. */
+    for (int i = 0; i < ly_log2(acc->mma_warps[0]); i++)
+        bld_place(&b, LY_WARP, op_idx == 0 ? (Place){odim, 4 + i} : (Place){-1, 0});
+    for (int i = 0; i < ly_log2(acc->mma_warps[1]); i++)
+        bld_place(&b, LY_WARP, op_idx == 1 ? (Place){odim, 3 + i} : (Place){-1, 0});
+    bld_repeat(&b, (const int[2]){kdim, odim});
+    return b.l;
+}
+
+/* ------------------------------------------------------- shared memory */
+
+LySmem *ly_smem_swizzled(Arena *ar, const int32_t shape[2], int fast, int esize) {
+    int fb = ly_log2(shape[fast]), rb = ly_log2(shape[1 - fast]);
+    if (fb < 0 || rb < 0 || ly_log2(esize) < 0 || esize > 16) return NULL;
+    LySmem *s = ar_alloc(ar, sizeof *s);
+    memcpy(s->shape, shape, sizeof s->shape);
+    s->fast = fast;
+    s->esize = esize;
+    int row_bytes = shape[fast] * esize;
+    s->vec = 16 / esize < shape[fast] ? 16 / esize : shape[fast];
+    s->per_phase = row_bytes >= 128 ? 1 : 128 / row_bytes;
+    int units = shape[fast] / s->vec;
+    s->max_phase = 8 / s->per_phase < units ? 8 / s->per_phase : units;
+    /* The offset's bits: the fast coordinate's in the low fb bits, the
+     * row's above them; the phase (row bits log2(per_phase) ..) XORs into
+     * the unit bits (log2(vec) ..). Packed coordinates put dimension 1
+     * low, so the column bits of a packed coordinate are where they are
+     * for fast == 1, above the row's for fast == 0. */
+    int lv = ly_log2(s->vec), lp = ly_log2(s->per_phase), lm = ly_log2(s->max_phase);
+    s->off.nin = s->off.nout = fb + rb;
+    for (int i = 0; i < fb; i++)          /* fast coordinate bit i */
+        s->off.col[fast == 1 ? i : rb + i] = 1u << i;
+    for (int i = 0; i < rb; i++) {        /* row coordinate bit i */
+        uint32_t v = 1u << (fb + i);
+        if (i >= lp && i < lp + lm) v |= 1u << (lv + i - lp);
+        s->off.col[fast == 1 ? fb + i : i] = v;
+    }
+    return s;
+}
+
+uint32_t ly_smem_offset(const LySmem *s, uint32_t packed) {
+    return ly_map_apply(&s->off, packed);
+}
+
+int64_t ly_smem_bytes(const LySmem *s) {
+    return (int64_t)s->shape[0] * s->shape[1] * s->esize;
+}

@@ -1,0 +1,201 @@
+/*
+ * pipeline.c — software pipelining analysis for loads that feed tensor
+ * cores, and the shared-memory budget of a configuration.
+ *
+ * A matmul's loop body loads an A and a B tile and multiplies them; on
+ * the GPU the loads become cp.async copies into shared memory, issued
+ * `stages - 1` iterations ahead, so that the tensor cores never wait for
+ * global memory (Triton's software pipeliner). This pass decides which
+ * loads can be copied ahead and records it in the IR: a pipelined LOAD
+ * has iattr[3] = the depth of its ring of shared-memory buffers (the
+ * kernel's `stages`); 0 means an ordinary load. The transformation itself
+ * (prologue, ring indexing, commit/wait) belongs to the lowering, which
+ * re-evaluates the load's address and mask computation for iteration
+ * i + stages - 1; hence the conditions below, all of which keep that
+ * re-evaluation a pure function of the induction variable:
+ *
+ *  - the load sits directly in the body of a `for` loop (not under an
+ *    `if` or a nested loop inside it), and stages >= 2;
+ *  - every use of its result is a `convert_layout` to a tensor-core
+ *    operand layout (LY_DOT_OP with an LY_MMA accumulator) in the same
+ *    body: the tile is only ever read from shared memory by ldmatrix;
+ *  - its pointer, mask and `other` are computed in the body from the
+ *    induction variable and values defined outside the loop, by ops
+ *    without side effects (no loads, no loop-carried values: a pointer
+ *    advanced by `p += BK` is not pipelined);
+ *  - masked-off elements read as zero (no `other`, or a splat of the
+ *    constant 0): cp.async's source-size operand fills zeros;
+ *  - each thread copies at least 4 bytes at once (cp.async copies 4, 8
+ *    or 16 bytes): the load's vector width (ly_mem_vec) times the element
+ *    size.
+ *
+ * The budget: a pipelined operand occupies `stages` swizzled buffers,
+ * every other conversion to a tensor-core operand one buffer; that is
+ * what ly_smem_estimate() sums (the lowering's scratch for reductions and
+ * other conversions reuses the same memory between uses and is smaller).
+ */
+#include "layout.h"
+
+#include <math.h>
+#include <string.h>
+
+static int is_mma_operand(const Layout *l) {
+    return l && l->kind == LY_DOT_OP && l->parent && l->parent->kind == LY_MMA;
+}
+
+/* True when v's definition is inside `loop` (at any depth). */
+static int defined_in(const IrValue *v, const IrOp *loop) {
+    const IrBlock *b = v->def ? v->def->parent : v->block;
+    for (; b; b = b->parent ? b->parent->parent : NULL)
+        if (b->parent == loop) return 1;
+    return 0;
+}
+
+/* Ops cheap and free of effects, that the lowering may evaluate again
+ * for a later iteration. */
+static int pure_op(int opc) {
+    switch (opc) {
+    case IR_LOAD: case IR_STORE: case IR_ATOMIC: case IR_ATOMIC_CAS:
+    case IR_PRINT: case IR_ASSERT: case IR_BARRIER: case IR_DOT:
+    case IR_FOR: case IR_IF: case IR_WHILE: case IR_YIELD: case IR_CONDITION:
+    case IR_REDUCE: case IR_SCAN:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* v can be recomputed for another iteration: built from the induction
+ * variable and loop invariants by pure ops in the loop's body. */
+static int clonable(const IrValue *v, const IrOp *loop, int depth) {
+    if (!defined_in(v, loop)) return 1;
+    const IrBlock *body = loop->regions[0];
+    if (!v->def) return v == body->args[0];
+    const IrOp *op = v->def;
+    if (depth > 64 || op->parent != body || !pure_op(op->op) || op->nregions)
+        return 0;
+    for (int i = 0; i < op->nargs; i++)
+        if (!clonable(op->args[i], loop, depth + 1)) return 0;
+    return 1;
+}
+
+static int zero_splat(const IrValue *v) {
+    const IrOp *op = v->def;
+    while (op && (op->op == IR_SPLAT || op->op == IR_BROADCAST ||
+                  op->op == IR_CONVERT_LAYOUT))
+        op = op->args[0]->def;
+    return op && op->op == IR_CONST && op->iattr[0] == 0 && op->fattr == 0 &&
+           !signbit(op->fattr);
+}
+
+/* Every use of v in b (nested included) is a convert_layout to a
+ * tensor-core operand layout, and there is at least one. */
+static int only_mma_operand_uses(const IrBlock *b, const IrValue *v, int *uses) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nargs; i++) {
+            if (op->args[i] != v) continue;
+            if (op->op != IR_CONVERT_LAYOUT || !is_mma_operand(op->res[0]->layout))
+                return 0;
+            ++*uses;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            if (!only_mma_operand_uses(op->regions[r], v, uses)) return 0;
+    }
+    return 1;
+}
+
+static int pipelinable(const LyResult *r, const IrKernel *k, const IrOp *load,
+                       const IrOp *loop) {
+    const IrValue *p = load->args[0];
+    if (p->ty.rank != 2 || k->stages < 2) return 0;
+    int uses = 0;
+    if (!only_mma_operand_uses(loop->regions[0], load->res[0], &uses) || !uses)
+        return 0;
+    for (int i = 0; i < load->nargs; i++)
+        if (!clonable(load->args[i], loop, 0)) return 0;
+    if ((load->iattr[0] & LOAD_OTHER) && !zero_splat(load->args[load->nargs - 1]))
+        return 0;
+    return ly_mem_vec(r, load) * ty_bytes(p->ty.pointee) >= 4;
+}
+
+static int mark_block(const LyResult *r, IrKernel *k, IrBlock *b) {
+    int n = 0;
+    for (IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nregions; i++) n += mark_block(r, k, op->regions[i]);
+        const IrOp *loop = b->parent;
+        if (op->op != IR_LOAD || !loop || loop->op != IR_FOR) continue;
+        op->iattr[3] = pipelinable(r, k, op, loop) ? k->stages : 0;
+        n += op->iattr[3] > 0;
+    }
+    return n;
+}
+
+int ly_pipeline_kernel(const LyResult *r, IrKernel *k) {
+    return mark_block(r, k, k->body);
+}
+
+/* --------------------------------------------------------------- budget */
+
+static int64_t staged_bytes(const IrBlock *b) {
+    int64_t n = 0;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nregions; i++) n += staged_bytes(op->regions[i]);
+        if (op->op != IR_CONVERT_LAYOUT || !is_mma_operand(op->res[0]->layout))
+            continue;
+        const IrValue *x = op->args[0];
+        int64_t bytes = ty_numel(x->ty) * ty_bytes((ScalarKind)x->ty.k);
+        const IrOp *src = x->def;
+        n += src && src->op == IR_LOAD && src->iattr[3] > 0 ? bytes * src->iattr[3]
+                                                            : bytes;
+    }
+    return n;
+}
+
+int64_t ly_smem_estimate(const IrKernel *k) { return staged_bytes(k->body); }
+
+int64_t ly_smem_limit(const char *arch) {
+    if (!arch || strncmp(arch, "sm_9", 4) == 0) return 232448;  /* 227 KiB */
+    if (strcmp(arch, "sm_80") == 0) return 166912;             /* 163 KiB */
+    return 101376;                                              /* 99 KiB */
+}
+
+/* "BM=64, BN=64, warps=4, stages=3" */
+static const char *config_str(Arena *ar, const IrKernel *k) {
+    const char *s = "";
+    for (int i = 0; i < k->ncparams; i++) {
+        const IrCparam *c = &k->cparams[i];
+        const char *v = c->kind == CP_TYPE ? ty_kind_name((ScalarKind)c->value)
+                        : c->kind == CP_BOOL ? (c->value ? "true" : "false")
+                                             : ar_printf(ar, "%lld", (long long)c->value);
+        s = ar_printf(ar, "%s%s=%s, ", s, c->name, v);
+    }
+    return ar_printf(ar, "%swarps=%d, stages=%d", s, k->warps, k->stages);
+}
+
+int ly_budget_module(Arena *ar, Diag *dg, IrModule *m, const char *arch) {
+    int64_t limit = ly_smem_limit(arch);
+    int kept = 0;
+    for (int i = 0; i < m->nkernels; i++) {
+        IrKernel *k = m->kernels[i];
+        int64_t need = ly_smem_estimate(k);
+        if (need <= limit) {
+            m->kernels[kept++] = k;
+            continue;
+        }
+        dg_note(dg, k->loc, "configuration %s of kernel '%s' skipped: it needs "
+                "%lld bytes of shared memory, %s has %lld", config_str(ar, k),
+                k->name, (long long)need, arch ? arch : "sm_90", (long long)limit);
+        /* After the last configuration of a kernel: was any kept? */
+        int later = 0, any = 0;
+        for (int j = i + 1; j < m->nkernels; j++)
+            later |= strcmp(m->kernels[j]->name, k->name) == 0;
+        for (int j = 0; j < kept; j++)
+            any |= strcmp(m->kernels[j]->name, k->name) == 0;
+        if (!later && !any)
+            dg_error(dg, k->loc, "no configuration of kernel '%s' fits in the "
+                     "shared memory of %s", k->name, arch ? arch : "sm_90");
+    }
+    int dropped = m->nkernels - kept;
+    m->nkernels = kept;
+    return dropped;
+}

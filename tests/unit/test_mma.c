@@ -1,0 +1,268 @@
+/* test_mma.c — unit tests of the tensor-core layouts (sema/mma.c),
+ * checked against the PTX ISA's fragment tables for mma.sync m16n8k16
+ * (f16/bf16), m16n8k8 (tf32) and m16n8k32 (i8), and of the swizzled
+ * shared-memory layouts: banks of every ldmatrix phase counted. */
+#include "../../sema/layout.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void coord(const Layout *l, uint32_t r, uint32_t lane, uint32_t w,
+                  int32_t *c) {
+    ly_coord(l, (LyIndex){r, lane, w}, c);
+}
+
+/* Largest number of holders of one element; *uncovered elements none. */
+static int copies(const Layout *l, int *uncovered) {
+    int64_t numel = (int64_t)l->shape[0] * l->shape[1];
+    int *count = calloc((size_t)numel, sizeof *count);
+    for (uint32_t w = 0; w < (uint32_t)ly_size(l, LY_WARP); w++)
+        for (uint32_t n = 0; n < 32; n++)
+            for (uint32_t r = 0; r < (uint32_t)ly_size(l, LY_REG); r++)
+                count[ly_apply(l, (LyIndex){r, n, w})]++;
+    int most = 0;
+    *uncovered = 0;
+    for (int64_t i = 0; i < numel; i++) {
+        if (count[i] > most) most = count[i];
+        *uncovered += count[i] == 0;
+    }
+    free(count);
+    return most;
+}
+
+/* The accumulator fragment (PTX ISA, "mma.m16n8k16 ... C/D"): c_i at row
+ * groupID + 8 * (i >= 2), column 2 * threadID_in_group + (i & 1). Same
+ * for every input type. */
+static void test_acc(Arena *ar) {
+    int32_t shape[2] = {16, 8}, one[2] = {1, 1};
+    int ks[3] = {16, 8, 32};
+    for (int t = 0; t < 3; t++) {
+        Layout *l = ly_mma(ar, shape, ks[t], one);
+        CHECK(l && l->nbits[LY_REG] == 2 && l->nbits[LY_LANE] == 5);
+        for (uint32_t lane = 0; lane < 32; lane++)
+            for (uint32_t i = 0; i < 4; i++) {
+                int32_t c[2];
+                coord(l, i, lane, 0, c);
+                CHECK(c[0] == (int32_t)(lane / 4 + 8 * (i >> 1)) &&
+                      c[1] == (int32_t)(2 * (lane % 4) + (i & 1)));
+            }
+    }
+    /* 128 x 64 over 4 warps: all on M (warpsPerTileV2), each element held
+     * once; warp w holds rows 16w..16w+15 of every 64-row half. */
+    int32_t big[2] = {128, 64}, w[2];
+    ly_mma_warps(128, 64, 4, 0, w);
+    CHECK(w[0] == 4 && w[1] == 1);
+    Layout *l = ly_mma(ar, big, 16, w);
+    int unc;
+    CHECK(copies(l, &unc) == 1 && unc == 0);
+    int32_t c[2];
+    coord(l, 0, 0, 3, c);
+    CHECK(c[0] == 48 && c[1] == 0);
+    CHECK_STR(ly_str(ar, l), "#mma<m16n8k16, warps=[4, 1]>");
+    /* Registers repeat along N first: register 4 is the next 8 columns. */
+    coord(l, 4, 0, 0, c);
+    CHECK(c[0] == 0 && c[1] == 8);
+}
+
+static void test_warps(void) {
+    int32_t w[2];
+    ly_mma_warps(64, 64, 4, 0, w);
+    CHECK(w[0] == 2 && w[1] == 2);
+    ly_mma_warps(64, 128, 8, 0, w);
+    CHECK(w[0] == 2 && w[1] == 4);
+    ly_mma_warps(16, 64, 4, 0, w);       /* M has one 16-row block */
+    CHECK(w[0] == 1 && w[1] == 4);
+    ly_mma_warps(64, 64, 4, 1, w);       /* chained: all on M */
+    CHECK(w[0] == 4 && w[1] == 1);
+    ly_mma_warps(32, 64, 4, 1, w);       /* chained, too few rows */
+    CHECK(w[0] == 2 && w[1] == 2);
+    CHECK(ly_mma_k(SK_F16, 0, 16) == 16 && ly_mma_k(SK_BF16, 0, 64) == 16);
+    CHECK(ly_mma_k(SK_F32, 0, 16) == 8 && ly_mma_k(SK_F32, 1, 16) == 0);
+    CHECK(ly_mma_k(SK_I8, 0, 32) == 32 && ly_mma_k(SK_I8, 0, 16) == 0);
+}
+
+/* The operand fragments of the PTX ISA, one instruction's worth per warp:
+ * `want(i, lane, &row, &col)` gives element i of A or B. */
+typedef void (*Frag)(uint32_t i, uint32_t lane, int32_t *row, int32_t *col);
+
+static void f16_a(uint32_t i, uint32_t l, int32_t *r, int32_t *c) {
+    *r = (int32_t)(l / 4 + 8 * ((i >> 1) & 1));
+    *c = (int32_t)(2 * (l % 4) + (i & 1) + 8 * (i >> 2));
+}
+static void f16_b(uint32_t i, uint32_t l, int32_t *r, int32_t *c) {
+    *r = (int32_t)(2 * (l % 4) + (i & 1) + 8 * (i >> 1));
+    *c = (int32_t)(l / 4);
+}
+static void tf32_a(uint32_t i, uint32_t l, int32_t *r, int32_t *c) {
+    *r = (int32_t)(l / 4 + 8 * (i & 1));
+    *c = (int32_t)(l % 4 + 4 * (i >> 1));
+}
+static void tf32_b(uint32_t i, uint32_t l, int32_t *r, int32_t *c) {
+    *r = (int32_t)(l % 4 + 4 * i);
+    *c = (int32_t)(l / 4);
+}
+static void i8_a(uint32_t i, uint32_t l, int32_t *r, int32_t *c) {
+    *r = (int32_t)(l / 4 + 8 * ((i >> 2) & 1));
+    *c = (int32_t)(4 * (l % 4) + (i & 3) + 16 * (i >> 3));
+}
+static void i8_b(uint32_t i, uint32_t l, int32_t *r, int32_t *c) {
+    *r = (int32_t)(4 * (l % 4) + (i & 3) + 16 * (i >> 2));
+    *c = (int32_t)(l / 4);
+}
+
+static void check_frag(Arena *ar, int mk, int ebits, int op, Frag want, int nregs) {
+    int32_t acc_shape[2] = {16, 8}, one[2] = {1, 1};
+    int32_t shape[2] = {op == 0 ? 16 : mk, op == 0 ? mk : 8};
+    Layout *acc = ly_mma(ar, acc_shape, mk, one);
+    Layout *l = ly_dot_operand(ar, acc, op, shape, ebits);
+    CHECK(l && ly_size(l, LY_REG) == nregs);
+    for (uint32_t lane = 0; lane < 32; lane++)
+        for (uint32_t i = 0; i < (uint32_t)nregs; i++) {
+            int32_t c[2], r, col;
+            coord(l, i, lane, 0, c);
+            want(i, lane, &r, &col);
+            CHECK(c[0] == r && c[1] == col);
+        }
+}
+
+static void test_operands(Arena *ar) {
+    check_frag(ar, 16, 16, 0, f16_a, 8);
+    check_frag(ar, 16, 16, 1, f16_b, 4);
+    check_frag(ar, 8, 32, 0, tf32_a, 4);
+    check_frag(ar, 8, 32, 1, tf32_b, 2);
+    check_frag(ar, 32, 8, 0, i8_a, 16);
+    check_frag(ar, 32, 8, 1, i8_b, 8);
+    /* 64 x 64 accumulator over 2 x 2 warps, K = 32: A is copied across
+     * the two N warps, B across the two M warps, nothing else. */
+    int32_t s[2] = {64, 64}, w[2] = {2, 2}, as[2] = {64, 32}, bs[2] = {32, 64};
+    Layout *acc = ly_mma(ar, s, 16, w);
+    Layout *a = ly_dot_operand(ar, acc, 0, as, 16);
+    Layout *b = ly_dot_operand(ar, acc, 1, bs, 16);
+    int unc;
+    CHECK(copies(a, &unc) == 2 && unc == 0);
+    CHECK(copies(b, &unc) == 2 && unc == 0);
+    CHECK_STR(ly_str(ar, a), "#dot_op<idx=0, kwidth=2, #mma<m16n8k16, warps=[2, 2]>>");
+    /* Every 32-bit register group of A is an ldmatrix core matrix: lanes
+     * 0, 4, .., 28 hold 8 consecutive rows at one 16-byte column. */
+    for (uint32_t g = 0; g < (uint32_t)ly_size(a, LY_REG); g += 2) {
+        int32_t c0[2], ci[2];
+        coord(a, g, 0, 0, c0);
+        CHECK(c0[0] % 8 == 0 && c0[1] % 8 == 0);
+        for (uint32_t i = 1; i < 8; i++) {
+            coord(a, g, 4 * i, 0, ci);
+            CHECK(ci[0] == c0[0] + (int32_t)i && ci[1] == c0[1]);
+        }
+    }
+    /* Attention: a [64, 64] accumulator with every warp on M is, bit for
+     * bit, the f16 A operand of the next product (K = 64): no conversion. */
+    int32_t w4[2] = {4, 1}, s2[2] = {64, 128};
+    Layout *qk = ly_mma(ar, s, 16, w4);
+    Layout *acc2 = ly_mma(ar, s2, 16, w4);
+    CHECK(ly_eq(qk, ly_dot_operand(ar, acc2, 0, s, 16)));
+    CHECK(ly_cvt_moves(qk, ly_dot_operand(ar, acc2, 0, s, 16)) == LY_MOVE_NONE);
+    /* ...but not with warps split over N. */
+    CHECK(!ly_eq(acc, ly_dot_operand(ar, ly_mma(ar, s, 16, w), 0, s, 16)));
+    /* A bias row [1, 64] in the accumulator's family: copies across M. */
+    int32_t row[2] = {1, 64};
+    Layout *bias = ly_reshaped_family(ar, acc, row);
+    CHECK(bias && bias->kind == LY_MMA && copies(bias, &unc) == 16 && unc == 0);
+    /* The FMA path (precision="ieee"): each thread holds whole K rows of
+     * A for the accumulator rows it owns. */
+    uint8_t order[2] = {1, 0};
+    Layout *blk = ly_blocked_default(ar, 2, s, 4, 1, order);
+    Layout *fa = ly_dot_operand(ar, blk, 0, as, 32);
+    CHECK(fa && fa->kind == LY_DOT_OP && copies(fa, &unc) >= 1 && unc == 0);
+    for (uint32_t r = 0; r < (uint32_t)ly_size(blk, LY_REG); r++) {
+        int32_t ca[2], cf[2];
+        coord(blk, r, 5, 1, ca);
+        for (int32_t k = 0; k < 32; k++) {
+            /* some register of the same thread holds (row, k) */
+            int found = 0;
+            for (uint32_t q = 0; q < (uint32_t)ly_size(fa, LY_REG) && !found; q++) {
+                coord(fa, q, 5, 1, cf);
+                found = cf[0] == ca[0] && cf[1] == k;
+            }
+            CHECK(found);
+        }
+    }
+}
+
+/* The 16-byte bank group (0..7 within a 128-byte line) of each of the 8
+ * rows an ldmatrix phase reads: rows r0..r0+7 of the slow dimension at
+ * the 16-byte unit `unit` of the fast one. Returns the number of rows
+ * that share a group with an earlier row (0: conflict-free). */
+static int phase_conflicts(const LySmem *s, int r0, int unit) {
+    unsigned groups = 0;
+    int clashes = 0;
+    for (int i = 0; i < 8; i++) {
+        int32_t c[2];
+        c[1 - s->fast] = r0 + i;
+        c[s->fast] = unit * s->vec;
+        uint32_t off = ly_smem_offset(s, ly_pack(2, s->shape, c));
+        unsigned g = (off * (uint32_t)s->esize / 16) % 8;
+        clashes += groups >> g & 1;
+        groups |= 1u << g;
+    }
+    return clashes;
+}
+
+static void check_swizzle(Arena *ar, int32_t rows, int32_t cols, int fast, int esize) {
+    int32_t shape[2] = {fast ? rows : cols, fast ? cols : rows};
+    LySmem *s = ly_smem_swizzled(ar, shape, fast, esize);
+    CHECK(s != NULL);
+    if (!s) return;
+    CHECK(ly_map_injective(&s->off));
+    /* A 16-byte unit stays contiguous (16-byte cp.async / vector stores). */
+    for (int32_t r = 0; r < rows; r++)
+        for (int32_t u = 0; u < cols / s->vec; u++) {
+            int32_t c[2];
+            c[1 - fast] = r;
+            c[fast] = u * s->vec;
+            uint32_t o = ly_smem_offset(s, ly_pack(2, shape, c));
+            CHECK(o % (uint32_t)s->vec == 0);
+            for (int32_t e = 1; e < s->vec; e++) {
+                c[fast] = u * s->vec + e;
+                CHECK(ly_smem_offset(s, ly_pack(2, shape, c)) == o + (uint32_t)e);
+            }
+        }
+    /* Every phase of every core matrix: 8 distinct bank groups. */
+    int bad = 0;
+    for (int32_t r = 0; r + 8 <= rows; r += 8)
+        for (int32_t u = 0; u < cols / s->vec; u++) bad += phase_conflicts(s, r, u);
+    CHECK(bad == 0);
+}
+
+static void test_swizzle(Arena *ar) {
+    int32_t colss[] = {16, 32, 64, 128, 256};
+    for (int i = 0; i < 5; i++) {
+        check_swizzle(ar, 64, colss[i], 1, 2);      /* f16 rows, plain */
+        check_swizzle(ar, 64, colss[i], 0, 2);      /* f16 columns (.trans) */
+        check_swizzle(ar, 32, colss[i], 1, 4);      /* tf32 */
+        check_swizzle(ar, 128, colss[i], 1, 1);     /* i8 */
+    }
+    /* The parameters Triton picks: 64-byte rows share a phase by pairs. */
+    int32_t s64[2] = {128, 32};
+    LySmem *s = ly_smem_swizzled(ar, s64, 1, 2);
+    CHECK(s->vec == 8 && s->per_phase == 2 && s->max_phase == 4);
+    CHECK(ly_smem_bytes(s) == 128 * 32 * 2);
+    /* The test can fail: an unswizzled 128-byte-row tile puts all 8 rows
+     * of a phase in one bank group. */
+    int32_t s128[2] = {64, 64};
+    LySmem *u = ly_smem_swizzled(ar, s128, 1, 2);
+    LySmem plain = *u;
+    plain.max_phase = 1;
+    for (int i = 6; i < plain.off.nin; i++) plain.off.col[i] = 1u << i;
+    CHECK(phase_conflicts(&plain, 0, 0) == 7);
+    CHECK(phase_conflicts(u, 0, 0) == 0);
+}
+
+int main(void) {
+    Arena *ar = ar_new();
+    test_acc(ar);
+    test_warps();
+    test_operands(ar);
+    test_swizzle(ar);
+    ar_free(ar);
+    return check_done("test_mma");
+}
