@@ -186,10 +186,14 @@ static int lw_init(LwCtx *c) {
     char features[32];
     snprintf(features, sizeof features, "+ptx%d",
              lw_arch_ptx_version(c->opt->arch));
+    /* -O3 runs the O3 IR pipeline but the back end at its default level:
+     * at "aggressive", NVPTX's IR preparation runs GVN twice more after
+     * straight-line strength reduction where it otherwise runs EarlyCSE —
+     * 30% of the compile time of examples/stencil.tile, for byte-identical
+     * PTX on every example (docs/PERF.md, compile time). */
     LLVMCodeGenOptLevel lvl = c->opt->opt_level <= 0 ? LLVMCodeGenLevelNone
                               : c->opt->opt_level == 1 ? LLVMCodeGenLevelLess
-                              : c->opt->opt_level == 2 ? LLVMCodeGenLevelDefault
-                                                       : LLVMCodeGenLevelAggressive;
+                                                       : LLVMCodeGenLevelDefault;
     c->tm = LLVMCreateTargetMachine(target, LW_TRIPLE, c->opt->arch, features,
                                     lvl, LLVMRelocDefault,
                                     LLVMCodeModelDefault);
