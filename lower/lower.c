@@ -147,8 +147,18 @@ static int lw_link_libdevice(LwCtx *c) {
         return -1;
     }
     LLVMModuleRef ld;
-    int bad = LLVMParseBitcodeInContext2(c->ctx, buf, &ld);
-    LLVMDisposeMemoryBuffer(buf);
+    /* Lazily: function bodies are read only when the linker needs them.
+     * Definitions become linkonce_odr, which the linker links only where
+     * the module refers to them (transitively), so a kernel that calls
+     * rsqrtf reads and optimizes a handful of libdevice's ~500 functions,
+     * not all of them. (The buffer belongs to the lazy module.) */
+    int bad = LLVMGetBitcodeModuleInContext2(c->ctx, buf, &ld);
+    if (bad) LLVMDisposeMemoryBuffer(buf);
+    else
+        for (LLVMValueRef fn = LLVMGetFirstFunction(ld); fn;
+             fn = LLVMGetNextFunction(fn))
+            if (LLVMGetLinkage(fn) == LLVMExternalLinkage && !LLVMIsDeclaration(fn))
+                LLVMSetLinkage(fn, LLVMLinkOnceODRLinkage);
     if (bad) {
         dg_plain(c->dg, DG_ERROR, "cannot parse libdevice '%s'", path);
         return -1;
