@@ -115,9 +115,13 @@ static int set_include(Opts *o, const char *v) {
     return 0;
 }
 
+/* The GPU architectures tilec generates code for (a subset of what the
+ * linked LLVM knows, lw_arch_name()). */
+static const char *const archs[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
+#define NARCHS (sizeof archs / sizeof *archs)
+
 static int set_arch(Opts *o, const char *v) {
-    static const char *archs[] = {"sm_80", "sm_86", "sm_89", "sm_90", "sm_90a"};
-    for (size_t i = 0; i < sizeof archs / sizeof *archs; i++)
+    for (size_t i = 0; i < NARCHS; i++)
         if (strcmp(v, archs[i]) == 0) {
             o->arch = archs[i];
             return 0;
@@ -468,7 +472,11 @@ int main(int argc, char **argv) {
     if (status == 0 && o.help) {
         print_help(stdout);
     } else if (status == 0 && o.version) {
-        printf("tilec (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+        printf("tilec (%s) %s\nLLVM %s, NVPTX targets:", PACKAGE_NAME,
+               PACKAGE_VERSION, lw_llvm_version());
+        for (size_t i = 0; i < NARCHS; i++)
+            if (lw_arch_supported(archs[i])) printf(" %s", archs[i]);
+        printf("\n");
     } else if (status == 0) {
         status = run(&o, ar);
     }

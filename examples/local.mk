@@ -8,7 +8,8 @@ examplesdir = $(pkgdatadir)/examples
 dist_examples_DATA = examples/vadd.tile examples/bias_gelu.tile \
 	examples/softmax.tile examples/matmul_bias_relu.tile \
 	examples/layernorm.tile examples/cross_entropy.tile \
-	examples/stencil.tile examples/dropout.tile
+	examples/stencil.tile examples/dropout.tile \
+	examples/transpose.tile
 
 noinst_LTLIBRARIES += examples/ref/libref.la
 examples_ref_libref_la_SOURCES = examples/ref/ref.h examples/ref/half.c \
@@ -16,7 +17,7 @@ examples_ref_libref_la_SOURCES = examples/ref/ref.h examples/ref/half.c \
 	examples/ref/bias_gelu.c examples/ref/softmax.c \
 	examples/ref/matmul_bias_relu.c examples/ref/layernorm.c \
 	examples/ref/cross_entropy.c examples/ref/stencil.c \
-	examples/ref/dropout.c
+	examples/ref/dropout.c examples/ref/transpose.c
 
 # The README's quick start: `make && ./examples/softmax_demo`. It also runs
 # as a test.

@@ -188,6 +188,33 @@ char *tile_kernel_configs(const TileProgram *p, const char *kernel) {
     return b.s;
 }
 
+/* The first configuration of `name`, or NULL. */
+static const IrKernel *first_config(const TileProgram *p, const char *name) {
+    for (int i = 0; name && i < p->mod->nkernels; i++)
+        if (strcmp(p->mod->kernels[i]->name, name) == 0) return p->mod->kernels[i];
+    return NULL;
+}
+
+char *tile_kernel_params(const TileProgram *p, const char *kernel) {
+    const IrKernel *k = first_config(p, kernel);
+    if (!k) return NULL;
+    Buf b = {0};
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *pa = &k->params[i];
+        int ptr = pa->ty.k == SK_PTR;
+        buf_printf(&b, "%s %s%s%s\n", pa->name, ptr ? "*" : "",
+                   ty_kind_name((ScalarKind)(ptr ? pa->ty.pointee : pa->ty.k)),
+                   ptr && pa->stored ? " stored" : "");
+    }
+    if (!b.s) buf_puts(&b, "");   /* a kernel without parameters: "" */
+    return b.s;
+}
+
+int tile_kernel_has_grid(const TileProgram *p, const char *kernel) {
+    const IrKernel *k = first_config(p, kernel);
+    return k ? k->ngrid > 0 : -1;
+}
+
 /* ------------------------------------------------------------------- run */
 
 typedef struct Run {

@@ -53,6 +53,19 @@ const char *tile_kernel_name(const TileProgram *p, int i);
  * there is no such kernel. */
 char *tile_kernel_configs(const TileProgram *p, const char *kernel);
 
+/* The runtime parameters of `kernel`, one a line, in order:
+ *   NAME TYPE[ stored]
+ * TYPE as written in source once compile-time types are substituted
+ * ("*f32", "*f16", "i32", "f32", "bool"); " stored" marks a pointer the
+ * kernel stores or atomically updates through. The configurations of a
+ * kernel share one signature. malloc'd; NULL when there is no such
+ * kernel. */
+char *tile_kernel_params(const TileProgram *p, const char *kernel);
+/* 1 when `kernel` has a grid(...) (runs may leave TileRunOptions.grid
+ * zero), 0 when the caller must pass a grid, -1 when there is no such
+ * kernel. */
+int tile_kernel_has_grid(const TileProgram *p, const char *kernel);
+
 typedef enum { TILE_ARG_BUFFER, TILE_ARG_INT, TILE_ARG_FLOAT } TileArgKind;
 
 typedef struct TileArg {

@@ -3,7 +3,8 @@
 # with sudo available). Safe to run again: only missing packages are
 # fetched. The CUDA toolkit is optional and not installed here.
 #   build:   C compiler, autotools, flex, bison, LLVM 22 (NVPTX back end)
-#   tests:   lit and FileCheck (llvm-22-tools), python3
+#   tests:   lit and FileCheck (llvm-22-tools), python3; numpy and pytest
+#            for the Python binding (Debian packages or pip, see below)
 #   fuzzing: clang-14 and its libFuzzer/sanitizer runtimes; git (run.sh)
 set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config flex bison
@@ -18,4 +19,22 @@ if [ -n "$missing" ]; then
   echo "install-deps: installing$missing"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing
+fi
+
+# The Python binding's tests (python/run-tests) need numpy and pytest in
+# the python3 that make check runs: Debian's packages when that python3 is
+# Debian's, otherwise (pyenv, a virtualenv) pip's.
+if ! python3 -c 'import numpy, pytest' 2>/dev/null; then
+  case "$(readlink -f "$(command -v python3)")" in
+    /usr/bin/*)
+      SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+      echo "install-deps: installing python3-numpy python3-pytest"
+      $SUDO apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends \
+        python3-numpy python3-pytest ;;
+    *)
+      echo "install-deps: installing numpy and pytest with $(command -v python3) -m pip"
+      PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --disable-pip-version-check \
+        numpy pytest ;;
+  esac
 fi

@@ -64,6 +64,11 @@ void ref_cross_entropy(double *loss, double *grad, const double *logits,
 void ref_heat(double *out, const double *u, long rows, long cols, long stride,
               double alpha, int steps);
 
+/* out = x^T: x is rows x cols (row stride x_stride), out cols x rows
+ * (row stride out_stride). */
+void ref_transpose(double *out, const double *x, long rows, long cols,
+                   long x_stride, long out_stride);
+
 /* ------------------------------------------------------------ std/random */
 
 /* Philox-4x32-10 of counter ctr under key (k0, k1). */

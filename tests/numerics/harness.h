@@ -137,6 +137,7 @@ int run_layernorm(Run *r);
 int run_cross_entropy(Run *r);
 int run_stencil(Run *r);
 int run_dropout(Run *r);
+int run_transpose(Run *r);
 int run_std_math(Run *r);
 int run_std_random(Run *r);
 

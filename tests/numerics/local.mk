@@ -34,6 +34,7 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/std_random.num \
 	tests/numerics/cases/stencil-heat1.num \
 	tests/numerics/cases/stencil-heat2.num \
+	tests/numerics/cases/transpose.num \
 	tests/numerics/cases/vadd-block128.num \
 	tests/numerics/cases/vadd.num
 TESTS += $(numerics_cases)

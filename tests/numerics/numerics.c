@@ -40,6 +40,7 @@ static const struct { const char *name; Runner fn; } runners[] = {
     {"cross_entropy", run_cross_entropy},
     {"stencil", run_stencil},
     {"dropout", run_dropout},
+    {"transpose", run_transpose},
     {"std_math", run_std_math},
     {"std_random", run_std_random},
 };

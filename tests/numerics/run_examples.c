@@ -296,3 +296,26 @@ int run_dropout(Run *r) {
     }
     return fails;
 }
+
+/* ------------------------------------------------------------- transpose */
+
+int run_transpose(Run *r) {
+    long rows = r->dims[0], cols = r->ndims > 1 ? r->dims[1] : 1;
+    long x_stride = cols + 3, out_stride = rows + 5;
+    HBuf x = hb_new(DT_F32, rows * x_stride), out = hb_new(DT_F32, cols * out_stride);
+    double *xd = hb_fill_uniform(&x, &r->rng, -100, 100);
+    poison_padding(&x, rows, cols, x_stride);
+    double *ref = malloc((size_t)(cols * out_stride) * sizeof *ref);
+    ref_transpose(ref, xd, rows, cols, x_stride, out_stride);
+    uint8_t *written = row_mask(cols, rows, out_stride);
+    TileArg args[] = {hb_arg(&out), hb_arg(&x), tile_arg_int(rows),
+                      tile_arg_int(cols), tile_arg_int(x_stride),
+                      tile_arg_int(out_stride)};
+    int fails = 1;
+    /* A copy: every element exact, the padding of out never written. */
+    if (!h_run(r->prog, kernel_or(r, "transpose"), args, 6, r->config))
+        fails = check_close("out", &out, ref, written, 0, 0);
+    free(xd); free(ref); free(written);
+    hb_free(&x); hb_free(&out);
+    return fails;
+}

@@ -1,0 +1,560 @@
+"""bench.py — Tile beside Triton and PyTorch on one GPU, in one process.
+
+    python3 bench/bench.py [--build build-gpu] [--out DIR] [step ...]
+    python3 bench/bench.py --dry-run     (no GPU: loads libtile and every
+                                          bundle, checks the signatures)
+
+steps (default: all, in this order): copy vadd bias_gelu softmax layernorm
+transpose launch compile.
+
+Tile kernels come from the bundles `scripts/gpu-bench.sh prepare` builds
+into BUILD/bench (bench/configs.py lists them), launched through libtile
+(BUILD/libtile.so) with ctypes (bench/tile_ctypes.py) on torch's current
+stream. The Triton kernels below are written for this benchmark, one per
+workload, computing what the Tile kernel computes with the same block
+sizes and warps; PyTorch runs eager and, where it fuses, torch.compile.
+
+Method (docs/PERF.md): every system's output is first checked against a
+float64 (or float32 for exact copies) torch reference on fresh random
+inputs, the output poisoned with NaN before the run; a wrong result is
+reported loudly (CHECK FAILED, and the row is marked) and timing goes on.
+Times are medians of triton.testing.do_bench (CUDA events, L2 cleared
+before every run, 25 ms warm-up, 100 ms of repetitions). GB/s counts each
+input read once and each output written once. Every workload runs in its
+own try/except: one failure does not stop the rest, and the TSV and
+Markdown under --out (default $OUT) are rewritten after every workload, so
+a run cut short still leaves its results.
+"""
+import argparse
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import configs  # noqa: E402
+from tile_ctypes import Libtile, f64, i64, ptr  # noqa: E402
+
+ROWS = []          # dicts: work, system, ms, gbs, note, ok
+FAILURES = []      # (step, message)
+ARGS = None
+
+
+def row(work, system, ms, nbytes=None, note="", ok=True):
+    gbs = nbytes / ms / 1e6 if nbytes and ms and ms > 0 else None
+    ROWS.append(dict(work=work, system=system, ms=ms, gbs=gbs, note=note, ok=ok))
+    print(f"{work:30s} {system:28s} {ms * 1e3:11.2f} us"
+          + (f" {gbs:7.0f} GB/s" if gbs else "") + (" CHECK FAILED" if not ok else "")
+          + (f"  {note}" if note else ""), flush=True)
+    write_results()
+
+
+def fail(step, msg):
+    FAILURES.append((step, msg))
+    print(f"!!! {step}: {msg}", flush=True)
+    write_results()
+
+
+# ---------------------------------------------------------------- results
+
+def ratios():
+    """Tile / Triton speed (Triton ms / Tile ms) for each Tile row, and the
+    fraction of the measured copy bandwidth for each row with GB/s."""
+    triton = {}
+    for r in ROWS:
+        if r["system"].startswith("triton") and r["ok"]:
+            triton.setdefault(r["work"], r["ms"])
+    copy = [r["gbs"] for r in ROWS if r["work"].startswith("copy") and r["gbs"]]
+    out = []
+    for r in ROWS:
+        rt = None
+        if r["system"].startswith("tile") and r["work"] in triton and r["ms"]:
+            rt = triton[r["work"]] / r["ms"]
+        frac = r["gbs"] / copy[0] if copy and r["gbs"] else None
+        out.append((r, rt, frac))
+    return out
+
+
+def fmt(v, spec):
+    return "" if v is None else format(v, spec)
+
+
+def write_results():
+    out = ARGS.out if ARGS else None
+    if not out:
+        return
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "bench.tsv"), "w") as f:
+        f.write("work\tsystem\tms\tGBps\ttile_over_triton\tof_copy_bw\tcheck\tnote\n")
+        for r, rt, frac in ratios():
+            f.write("\t".join([r["work"], r["system"], fmt(r["ms"], ".6g"), fmt(r["gbs"], ".6g"),
+                               fmt(rt, ".4g"), fmt(frac, ".4g"), "ok" if r["ok"] else "FAILED",
+                               r["note"]]) + "\n")
+    with open(os.path.join(out, "bench.md"), "w") as f:
+        f.write(markdown())
+
+
+def markdown():
+    lines = ["| workload | system | median µs | GB/s | % of copy | Tile ÷ Triton | note |",
+             "| --- | --- | ---: | ---: | ---: | ---: | --- |"]
+    for r, rt, frac in ratios():
+        note = ("**CHECK FAILED** " if not r["ok"] else "") + r["note"]
+        lines.append(f"| {r['work']} | {r['system']} | {fmt(r['ms'] * 1e3, '.1f')} | "
+                     f"{fmt(r['gbs'], '.0f')} | {fmt(frac and frac * 100, '.1f')} | "
+                     f"{fmt(rt, '.3f')} | {note} |")
+    if FAILURES:
+        lines.append("")
+        lines += [f"- step `{s}` failed: {(m.splitlines() or [''])[0]}" for s, m in FAILURES]
+    return "\n".join(lines) + "\n"
+
+
+def print_table():
+    print("\n" + "=" * 100)
+    print(f"{'workload':30s} {'system':28s} {'ms':>9s} {'GB/s':>7s} {'%copy':>6s} "
+          f"{'tile/triton':>11s}")
+    for r, rt, frac in ratios():
+        print(f"{r['work']:30s} {r['system']:28s} {r['ms']:9.4f} {fmt(r['gbs'], '7.0f'):>7s} "
+              f"{fmt(frac and frac * 100, '6.1f'):>6s} {fmt(rt, '11.3f'):>11s}"
+              + ("  CHECK FAILED" if not r["ok"] else ""))
+    for s, m in FAILURES:
+        print(f"FAILED step {s}: {m.splitlines()[0] if m else ''}")
+    print("tile/triton: Triton's median time over Tile's (> 1: Tile faster); "
+          "%copy: GB/s over the 1 GiB device copy's")
+
+
+# ---------------------------------------------------------------- set-up
+
+def setup_torch():
+    global torch, triton, tl, do_bench
+    import torch  # noqa: F811
+    import triton  # noqa: F811
+    import triton.language as tl  # noqa: F811
+    from triton.testing import do_bench  # noqa: F811
+    torch.manual_seed(int(time.time()))
+    define_triton_kernels()
+
+
+def bench(fn):
+    return do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def stream():
+    return torch.cuda.current_stream().cuda_stream
+
+
+def addr(t):
+    return t.data_ptr()
+
+
+LIB = None
+
+
+def tile_kernel(name, kernel):
+    return LIB.kernel(os.path.join(ARGS.build, "bench", name + ".tlb"), kernel)
+
+
+def relerr(out, ref):
+    """|out - ref| / |ref| in float64; NaN anywhere (an unwritten, poisoned
+    element) gives inf."""
+    out = out.double()
+    ref = ref.double()
+    if torch.isnan(out).any():
+        return math.inf
+    return ((out - ref).norm() / ref.norm()).item()
+
+
+TOL = {"float32": 1e-5, "bfloat16": 1e-2, "float16": 5e-3}
+
+
+def checked(work, system, fn, ref, tol, out=None):
+    """Runs fn once and compares its result with ref: `out` when fn writes
+    into it (poisoned with NaN first, so unwritten elements fail), else
+    the tensor fn returns (fresh memory, as torch allocates it). Returns
+    (ok, note)."""
+    if out is not None:
+        out.fill_(float("nan"))
+        fn()
+        got = out
+    else:
+        got = fn()
+    torch.cuda.synchronize()
+    e = relerr(got, ref)
+    ok = e <= tol
+    if not ok:
+        print(f"CHECK FAILED: {work} {system}: |out - ref| / |ref| = {e:.3g} > {tol:g}",
+              flush=True)
+    return ok, f"relerr {e:.1e}"
+
+
+def timed(work, system, fn, ref, tol, nbytes, out=None, note=""):
+    """Checks then times one system; a failure of either is recorded and
+    the caller goes on with the next system."""
+    try:
+        ok, err = checked(work, system, fn, ref, tol, out)
+        ms = bench(fn)
+        row(work, system, ms, nbytes, note=(note + "; " if note else "") + err, ok=ok)
+    except Exception as e:  # noqa: BLE001
+        fail(f"{work} / {system}", f"{type(e).__name__}: {e}")
+
+
+def compiled(fn):
+    return torch.compile(fn)
+
+
+# ---------------------------------------------------------------- Triton kernels
+
+def define_triton_kernels():
+    global tr_add, tr_bias_gelu, tr_softmax, tr_layernorm, tr_transpose
+
+    @triton.jit
+    def tr_add(out, x, y, n, BLOCK: tl.constexpr):
+        i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        keep = i < n
+        tl.store(out + i, tl.load(x + i, mask=keep) + tl.load(y + i, mask=keep), mask=keep)
+
+    @triton.jit
+    def tr_bias_gelu(out, x, a, b, n, BLOCK: tl.constexpr):
+        i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        keep = i < n
+        z = tl.load(x + i, mask=keep).to(tl.float32) * a + b
+        g = 0.5 * z * (1.0 + tl.math.erf(z * 0.7071067811865476))
+        tl.store(out + i, g.to(out.dtype.element_ty), mask=keep)
+
+    @triton.jit
+    def tr_softmax(out, x, cols, stride, BLOCK: tl.constexpr):
+        base = tl.program_id(0) * stride
+        c = tl.arange(0, BLOCK)
+        keep = c < cols
+        v = tl.load(x + base + c, mask=keep, other=-float("inf")).to(tl.float32)
+        e = tl.exp(v - tl.max(v, axis=0))
+        tl.store(out + base + c, (e / tl.sum(e, axis=0)).to(out.dtype.element_ty), mask=keep)
+
+    @triton.jit
+    def tr_layernorm(y, x, w, b, cols, stride, eps, BLOCK: tl.constexpr):
+        base = tl.program_id(0) * stride
+        c = tl.arange(0, BLOCK)
+        keep = c < cols
+        v = tl.load(x + base + c, mask=keep, other=0.0).to(tl.float32)
+        mean = tl.sum(v, axis=0) / cols
+        d = tl.where(keep, v - mean, 0.0)
+        rstd = tl.rsqrt(tl.sum(d * d, axis=0) / cols + eps)
+        wv = tl.load(w + c, mask=keep, other=0.0).to(tl.float32)
+        bv = tl.load(b + c, mask=keep, other=0.0).to(tl.float32)
+        tl.store(y + base + c, (d * rstd * wv + bv).to(y.dtype.element_ty), mask=keep)
+
+    @triton.jit
+    def tr_transpose(out, x, rows, cols, x_stride, out_stride,
+                     BM: tl.constexpr, BN: tl.constexpr):
+        r = (tl.program_id(0) * BM + tl.arange(0, BM))[:, None]
+        c = (tl.program_id(1) * BN + tl.arange(0, BN))[None, :]
+        keep = (r < rows) & (c < cols)
+        v = tl.load(x + r * x_stride + c, mask=keep)
+        tl.store(out + c * out_stride + r, v, mask=keep)
+
+
+# ---------------------------------------------------------------- workloads
+
+def step_copy():
+    n = 1 << 28
+    x = torch.randn(n, device="cuda")
+    y = torch.empty_like(x)
+    work = "copy 1 GiB fp32"
+    timed(work, "torch copy_ (D2D)", lambda: y.copy_(x), x, 0.0, 2 * n * 4, out=y)
+    del x, y
+
+
+def step_vadd():
+    n = 1 << 28
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    ref = x + y
+    work, nbytes = "vadd fp32 2^28", 3 * n * 4
+    timed(work, "torch eager", lambda: torch.add(x, y, out=out), ref, 0.0, nbytes, out=out)
+    grid = (triton.cdiv(n, 1024),)
+    timed(work, "triton BLOCK=1024 w4", lambda: tr_add[grid](out, x, y, n, BLOCK=1024, num_warps=4),
+          ref, 0.0, nbytes, out=out)
+    k = tile_kernel("vadd", "vadd")
+    launch = k.bind([ptr(addr(out)), ptr(addr(x)), ptr(addr(y)), i64(n)], stream())
+    timed(work, "tile BLOCK=1024 w4", launch, ref, 0.0, nbytes, out=out)
+
+
+def step_bias_gelu():
+    n = 1 << 28
+    a, b = 1.5, -0.25
+    for dt, t in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+        try:
+            x = torch.randn(n, device="cuda", dtype=dt)
+            out = torch.empty_like(x)
+            ref = torch.nn.functional.gelu(x.double() * a + b)
+            work = f"bias_gelu {t} 2^28"
+            nbytes, tol = 2 * n * x.element_size(), TOL[str(dt)[6:]]
+            timed(work, "torch eager", lambda: torch.nn.functional.gelu(x * a + b), ref, tol,
+                  nbytes, note="3 kernels")
+            comp = compiled(lambda t_: torch.nn.functional.gelu(t_ * a + b))
+            timed(work, "torch.compile", lambda: comp(x), ref, tol, nbytes)
+            for block, w in ((1024, 4), (4096, 8)):
+                grid = (triton.cdiv(n, block),)
+                timed(work, f"triton BLOCK={block} w{w}",
+                      lambda: tr_bias_gelu[grid](out, x, a, b, n, BLOCK=block, num_warps=w),
+                      ref, tol, nbytes, out=out)
+            for block, w in ((1024, 4), (4096, 8)):
+                k = tile_kernel(f"bias_gelu_{t}_b{block}_w{w}", "bias_gelu")
+                launch = k.bind([ptr(addr(out)), ptr(addr(x)), f64(a), f64(b), i64(n)], stream())
+                timed(work, f"tile BLOCK={block} w{w}", launch, ref, tol, nbytes, out=out)
+            del x, out, ref
+        except Exception as e:  # noqa: BLE001
+            fail(f"bias_gelu {t}", f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+def step_softmax():
+    M = 4096
+    for n in configs.SOFTMAX_N:
+        for dt, t in ((torch.float32, "f32"), (torch.bfloat16, "bf16")):
+            try:
+                x = torch.randn(M, n, device="cuda", dtype=dt)
+                out = torch.empty_like(x)
+                ref = torch.softmax(x.double(), dim=-1)
+                work = f"softmax {t} {M}x{n}"
+                nbytes, tol = 2 * M * n * x.element_size(), TOL[str(dt)[6:]]
+                timed(work, "torch eager", lambda: torch.softmax(x, dim=-1), ref, tol, nbytes)
+                comp = compiled(lambda t_: torch.softmax(t_, dim=-1))
+                timed(work, "torch.compile", lambda: comp(x), ref, tol, nbytes)
+                block = configs.next_pow2(n)
+                w = configs.softmax_warps(block)
+                timed(work, f"triton BLOCK={block} w{w}",
+                      lambda: tr_softmax[(M,)](out, x, n, x.stride(0), BLOCK=block, num_warps=w),
+                      ref, tol, nbytes, out=out)
+                ws = [w] + [v for v in (4, 8, 16) if v != w]
+                for wt in ws:
+                    k = tile_kernel(f"softmax_{t}_{n}_w{wt}", "softmax")
+                    launch = k.bind([ptr(addr(out)), ptr(addr(x)), i64(M), i64(n),
+                                     i64(x.stride(0))], stream())
+                    timed(work, f"tile BLOCK={block} w{wt}", launch, ref, tol, nbytes, out=out)
+                del x, out, ref
+            except Exception as e:  # noqa: BLE001
+                fail(f"softmax {t} {n}", f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+def step_layernorm():
+    M, eps = 4096, 1e-5
+    for n in configs.LAYERNORM_N:
+        try:
+            dt = torch.float16
+            x = torch.randn(M, n, device="cuda", dtype=dt)
+            w_ = torch.randn(n, device="cuda", dtype=dt)
+            b_ = torch.randn(n, device="cuda", dtype=dt)
+            y = torch.empty_like(x)
+            ref = torch.nn.functional.layer_norm(x.double(), (n,), w_.double(), b_.double(), eps)
+            work = f"layernorm fp16 {M}x{n}"
+            nbytes, tol = 2 * M * n * 2, TOL["float16"]
+            ln = lambda t_: torch.nn.functional.layer_norm(t_, (n,), w_, b_, eps)  # noqa: E731
+            timed(work, "torch eager", lambda: ln(x), ref, tol, nbytes)
+            comp = compiled(ln)
+            timed(work, "torch.compile", lambda: comp(x), ref, tol, nbytes)
+            block = configs.next_pow2(n)
+            w = configs.layernorm_warps(block)
+            timed(work, f"triton BLOCK={block} w{w}",
+                  lambda: tr_layernorm[(M,)](y, x, w_, b_, n, x.stride(0), eps, BLOCK=block,
+                                             num_warps=w), ref, tol, nbytes, out=y)
+            for wt in [w] + [v for v in (4, 8, 16) if v != w]:
+                k = tile_kernel(f"layernorm_f16_{n}_w{wt}", "layernorm")
+                launch = k.bind([ptr(addr(y)), ptr(addr(x)), ptr(addr(w_)), ptr(addr(b_)),
+                                 i64(M), i64(n), i64(x.stride(0)), f64(eps)], stream())
+                timed(work, f"tile BLOCK={block} w{wt}", launch, ref, tol, nbytes, out=y)
+            del x, y, ref
+        except Exception as e:  # noqa: BLE001
+            fail(f"layernorm {n}", f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+def step_transpose():
+    n = 8192
+    x = torch.randn(n, n, device="cuda")
+    out = torch.empty_like(x)
+    ref = x.t().contiguous()
+    work, nbytes = f"transpose fp32 {n}x{n}", 2 * n * n * 4
+    timed(work, "torch eager", lambda: out.copy_(x.t()), ref, 0.0, nbytes, out=out)
+    comp = compiled(lambda t_: t_.t().contiguous())
+    timed(work, "torch.compile", lambda: comp(x), ref, 0.0, nbytes)
+    for bm, bn, w in configs.TRANSPOSE_TILES:
+        grid = (triton.cdiv(n, bm), triton.cdiv(n, bn))
+        timed(work, f"triton {bm}x{bn} w{w}",
+              lambda: tr_transpose[grid](out, x, n, n, n, n, BM=bm, BN=bn, num_warps=w),
+              ref, 0.0, nbytes, out=out)
+    for bm, bn, w in configs.TRANSPOSE_TILES:
+        k = tile_kernel(f"transpose_{bm}x{bn}_w{w}", "transpose")
+        launch = k.bind([ptr(addr(out)), ptr(addr(x)), i64(n), i64(n), i64(n), i64(n)], stream())
+        timed(work, f"tile {bm}x{bn} w{w}", launch, ref, 0.0, nbytes, out=out)
+
+
+def host_time_per_call(fn, calls=20000):
+    for _ in range(1000):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host = (time.perf_counter() - t) / calls
+    torch.cuda.synchronize()
+    return host
+
+
+def step_launch():
+    n = 1024
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.empty_like(x)
+    k = tile_kernel("vadd", "vadd")
+    tile_launch = k.bind([ptr(addr(out)), ptr(addr(x)), ptr(addr(y)), i64(n)], stream())
+    tr = lambda: tr_add[(1,)](out, x, y, n, BLOCK=1024, num_warps=4)  # noqa: E731
+    work = "launch vadd 1 block (host)"
+    for system, fn in (("tile_launch via ctypes", tile_launch), ("triton launch", tr),
+                       ("torch.add launch", lambda: torch.add(x, y, out=out))):
+        try:
+            ok, err = checked(work, system, fn, x + y, 0.0, out)
+            row(work, system, host_time_per_call(fn), note="host time per call; " + err, ok=ok)
+        except Exception as e:  # noqa: BLE001
+            fail(f"launch / {system}", f"{type(e).__name__}: {e}")
+    # 100 dependent tiny launches, eager and replayed from a CUDA graph.
+    for system, fn in (("tile", tile_launch), ("triton", tr)):
+        try:
+            g = torch.cuda.CUDAGraph()
+            s = torch.cuda.Stream()
+            s.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(s):
+                fn()
+            torch.cuda.current_stream().wait_stream(s)
+            if system == "tile":      # capture on the graph's stream
+                with torch.cuda.graph(g):
+                    cap = k.bind([ptr(addr(out)), ptr(addr(x)), ptr(addr(y)), i64(n)], stream())
+                    for _ in range(100):
+                        cap()
+            else:
+                with torch.cuda.graph(g):
+                    for _ in range(100):
+                        fn()
+            row("100 tiny launches, eager", system, bench(lambda: [fn() for _ in range(100)]))
+            out.fill_(float("nan"))
+            g.replay()
+            torch.cuda.synchronize()
+            ok = relerr(out, x + y) == 0.0
+            row("100 tiny launches, CUDA graph", system, bench(g.replay), ok=ok)
+        except Exception as e:  # noqa: BLE001
+            fail(f"launch graph / {system}", f"{type(e).__name__}: {e}")
+    # The C side-by-side measurement (bench/launch_overhead), when its
+    # output was saved by scripts/gpu-bench.sh.
+    path = os.path.join(ARGS.out or ".", "launch_overhead.txt")
+    if os.path.exists(path):
+        read_launch_overhead(path, work)
+
+
+def read_launch_overhead(path, work):
+    """Rows from bench/launch_overhead's report: its median lines and the
+    median difference."""
+    import re
+    text = open(path).read()
+    for label, system in (("bare cuLaunchKernel", "C bare cuLaunchKernel"),
+                          ("tile_launch", "C tile_launch")):
+        m = re.search(r"^" + re.escape(label) + r"\s+([0-9.]+) us", text, re.M)
+        if m:
+            row(work, system, float(m.group(1)) / 1e3, note="bench/launch_overhead median")
+    m = re.search(r"^tile_launch - bare .*?: ([-0-9.]+) us; target <= 0.5 us: (\w+)", text, re.M)
+    if m:
+        row(work, "C tile_launch - bare", float(m.group(1)) / 1e3,
+            note=f"median of per-round differences; target <= 0.5 us: {m.group(2)}")
+
+
+COLD_SRC = '''
+import time, torch, triton, triton.language as tl
+@triton.jit
+def k(out, x, cols, BLOCK: tl.constexpr):
+    base = tl.program_id(0) * cols
+    c = tl.arange(0, BLOCK)
+    keep = c < cols
+    v = tl.load(x + base + c, mask=keep, other=-float("inf"))
+    e = tl.exp(v - tl.max(v, axis=0))
+    tl.store(out + base + c, e / tl.sum(e, axis=0), mask=keep)
+x = torch.randn(128, 1000, device="cuda"); y = torch.empty_like(x)
+torch.cuda.synchronize()
+t = time.perf_counter(); k[(128,)](y, x, 1000, BLOCK=1024); torch.cuda.synchronize()
+print("FIRST_CALL_MS", (time.perf_counter() - t) * 1e3)
+'''
+
+
+def step_compile():
+    """Triton's first call of a fresh softmax kernel with an empty cache,
+    then with the cache warm (fresh processes); Tile's compile time of one
+    softmax configuration, measured by bench/compile_time.sh where tilec
+    runs and carried in BUILD/compile_time.tsv."""
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "k.py")
+        with open(p, "w") as f:
+            f.write(COLD_SRC)
+        env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(d, "cache"))
+        for label in ("empty cache", "warm cache"):
+            t = time.perf_counter()
+            r = subprocess.run([sys.executable, p], env=env, capture_output=True, text=True)
+            wall = (time.perf_counter() - t) * 1e3
+            first = [ln for ln in r.stdout.splitlines() if ln.startswith("FIRST_CALL_MS")]
+            if not first:
+                fail(f"compile / triton {label}", r.stderr[-2000:])
+                continue
+            row("softmax one config, compile", f"triton first call ({label})",
+                float(first[0].split()[1]), note=f"process wall {wall:.0f} ms")
+    path = os.path.join(ARGS.build, "compile_time.tsv")
+    if os.path.exists(path):
+        for line in open(path).read().splitlines()[1:]:
+            what, ms, note = (line.split("\t") + ["", ""])[:3]
+            row("softmax one config, compile", what, float(ms), note=note)
+    else:
+        fail("compile / tile", f"{path} missing (run bench/compile_time.sh where tilec runs)")
+
+
+STEPS = ["copy", "vadd", "bias_gelu", "softmax", "layernorm", "transpose", "launch", "compile"]
+
+
+def dry_run():
+    """No GPU, no torch: every bundle loads and has its kernel."""
+    bad = 0
+    for name, _src, kernel, _d, _w in configs.TILE_BUNDLES:
+        try:
+            k = tile_kernel(name, kernel)
+            print(f"ok  {name:28s} {k.signature}")
+        except Exception as e:  # noqa: BLE001
+            bad += 1
+            print(f"BAD {name}: {e}")
+    print(f"dry run: {len(configs.TILE_BUNDLES) - bad} of {len(configs.TILE_BUNDLES)} "
+          "bundles load")
+    return 1 if bad else 0
+
+
+def main():
+    global ARGS, LIB
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default=os.path.join(os.path.dirname(HERE), "build-gpu"))
+    ap.add_argument("--out", default=os.environ.get("OUT"))
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("steps", nargs="*", choices=STEPS + [[]], default=[])
+    ARGS = ap.parse_args()
+    LIB = Libtile(os.path.join(ARGS.build, "libtile.so"))
+    if ARGS.dry_run:
+        return dry_run()
+    setup_torch()
+    LIB.init()
+    print(f"torch {torch.__version__}, triton {triton.__version__}, "
+          f"{torch.cuda.get_device_name()}", flush=True)
+    for s in ARGS.steps or STEPS:
+        try:
+            globals()["step_" + s]()
+        except Exception as e:  # noqa: BLE001
+            fail(s, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+        torch.cuda.empty_cache()
+    write_results()
+    print_table()
+    return 1 if FAILURES or not all(r["ok"] for r in ROWS) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

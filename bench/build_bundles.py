@@ -1,0 +1,68 @@
+"""build_bundles — builds the benchmark's Tile bundles (bench/configs.py).
+
+    python3 bench/build_bundles.py TILEC OUTDIR [--arch sm_90]
+
+Runs where tilec runs (it needs LLVM). For each entry it writes
+OUTDIR/src/NAME.tile (the source with its warps fixed) and OUTDIR/NAME.tlb
+(tilec --arch ARCH -D ...: PTX and, where ptxas is present, the cubin).
+A failure is reported and the rest are still built; exit status 1 if any
+failed.
+"""
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from configs import TILE_BUNDLES  # noqa: E402
+
+
+def fix_warps(src, warps):
+    """The source with exactly one warps value."""
+    if warps is None:
+        return src
+    if re.search(r"@warps\(\d+\)", src):
+        return re.sub(r"@warps\(\d+\)", f"@warps({warps})", src)
+    if re.search(r"warps\s*=\s*\[[^\]]*\]", src):
+        return re.sub(r"warps\s*=\s*\[[^\]]*\]", f"warps = [{warps}]", src)
+    return re.sub(r"^kernel ", f"@warps({warps})\nkernel ", src, count=1, flags=re.M)
+
+
+def main():
+    args = sys.argv[1:]
+    arch = "sm_90"
+    if "--arch" in args:
+        i = args.index("--arch")
+        arch = args[i + 1]
+        del args[i:i + 2]
+    if len(args) != 2:
+        sys.exit("usage: build_bundles.py TILEC OUTDIR [--arch sm_90]")
+    tilec, out = args
+    os.makedirs(os.path.join(out, "src"), exist_ok=True)
+    env = dict(os.environ)
+    env.setdefault("TILE_STDLIB", os.path.join(ROOT, "stdlib"))
+    failed = []
+    for name, source, _kernel, defines, warps in TILE_BUNDLES:
+        with open(os.path.join(ROOT, source)) as f:
+            text = fix_warps(f.read(), warps)
+        src = os.path.join(out, "src", name + ".tile")
+        with open(src, "w") as f:
+            f.write(text)
+        cmd = [tilec, f"--arch={arch}"]
+        for k, v in defines.items():
+            cmd += ["-D", f"{k}={v}"]
+        cmd += [src, "-o", os.path.join(out, name + ".tlb")]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        if r.returncode:
+            failed.append(name)
+            print(f"FAILED {name}: {' '.join(cmd)}\n{r.stderr}", file=sys.stderr)
+        else:
+            print(f"bundle {name}.tlb  ({' '.join(cmd[1:-3])})")
+    print(f"{len(TILE_BUNDLES) - len(failed)} of {len(TILE_BUNDLES)} bundles built in {out}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

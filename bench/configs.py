@@ -1,0 +1,62 @@
+"""configs — which Tile bundles the benchmark uses, shared by
+bench/build_bundles.py (which builds them where tilec runs) and
+bench/bench.py (which loads them on the GPU machine).
+
+libtile launches the first configuration whose @require holds (autotuning
+comes later), so each bundle here holds exactly one configuration: the
+compile-time parameters are given with -D, and the warps by rewriting the
+source's @warps(...) or `warps = [...]` (tilec has no -D for warps). The
+first Tile configuration of each workload is the one Triton uses in the
+same run (same block and warps); the others are there to show how much the
+choice matters until the autotuner makes it.
+"""
+
+SOFTMAX_N = (1024, 4096, 16384)
+LAYERNORM_N = (1024, 4096, 8192)
+TRANSPOSE_TILES = ((64, 64, 4), (64, 64, 8), (32, 32, 4), (32, 64, 4))
+
+
+def next_pow2(n):
+    return 1 << (n - 1).bit_length()
+
+
+def softmax_warps(block):
+    """Triton's tutorial choice, as in the anchors."""
+    return 4 if block <= 2048 else (8 if block <= 8192 else 16)
+
+
+def layernorm_warps(block):
+    return min(max(block // 256, 1), 8)
+
+
+def _tile_bundles():
+    """(name, source, kernel, defines, warps or None): one bundle each."""
+    out = [("vadd", "examples/vadd.tile", "vadd", {}, None)]
+    for t in ("f32", "bf16"):
+        for block, w in ((1024, 4), (4096, 8)):
+            out.append((f"bias_gelu_{t}_b{block}_w{w}", "examples/bias_gelu.tile", "bias_gelu",
+                        {"T": t, "BLOCK": block}, w))
+    for t in ("f32", "bf16"):
+        for n in SOFTMAX_N:
+            block = next_pow2(n)
+            ws = [softmax_warps(block)] + [w for w in (4, 8, 16) if w != softmax_warps(block)]
+            for w in ws:
+                out.append((f"softmax_{t}_{n}_w{w}", "bench/kernels/softmax.tile", "softmax",
+                            {"T": t, "BLOCK": block}, w))
+    for n in LAYERNORM_N:
+        block = next_pow2(n)
+        ws = [layernorm_warps(block)] + [w for w in (4, 8, 16) if w != layernorm_warps(block)]
+        for w in ws:
+            out.append((f"layernorm_f16_{n}_w{w}", "bench/kernels/layernorm.tile", "layernorm",
+                        {"T": "f16", "BLOCK": block}, w))
+    for bm, bn, w in TRANSPOSE_TILES:
+        out.append((f"transpose_{bm}x{bn}_w{w}", "examples/transpose.tile", "transpose",
+                    {"BM": bm, "BN": bn}, w))
+    return out
+
+
+TILE_BUNDLES = _tile_bundles()
+
+# Tile's compile time is measured where tilec runs, on this one
+# configuration (bench/compile_time.sh).
+COMPILE_TIME_BUNDLE = "softmax_f32_1024_w4"

@@ -1,0 +1,180 @@
+"""GPU mode. Without a GPU: loading a real bundle (the runtime tests'
+hand-written vadd, written by python/tests/write_vadd_bundle), its
+kernels and signatures, the argument checks made before any launch, and
+clear refusals (GPUUnavailableError) where the driver or tilec's bundle
+output is missing. With torch, CUDA and libtile: launches on tensors."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tile
+from tile import gpu
+
+WRITER = os.environ.get("TILE_TEST_BUNDLE_WRITER")
+
+
+@pytest.fixture
+def vadd_bundle(tmp_path):
+    if not WRITER or not os.path.exists(WRITER):
+        pytest.skip("python/tests/write_vadd_bundle not built (run through make check)")
+    path = str(tmp_path / "vadd.tlb")
+    subprocess.run([WRITER, path], check=True)
+    return path
+
+
+class CudaArray:
+    """A minimal __cuda_array_interface__ producer, standing for CuPy or
+    Numba arrays in argument checks (its memory is never touched: no
+    launch reaches a device without a driver)."""
+
+    def __init__(self, n, typestr="<f4", ptr=0x7f0000000000, strides=None):
+        self.__cuda_array_interface__ = {"shape": (n,), "typestr": typestr,
+                                         "data": (ptr, False), "strides": strides,
+                                         "version": 3}
+
+
+def test_load_bundle(vadd_bundle):
+    mod = tile.load(vadd_bundle)
+    assert not mod.interpret and mod.kernels == ["vadd"]
+    assert [(p.name, p.type, p.pointer) for p in mod.vadd.params] == [
+        ("out", "f32", True), ("x", "f32", True), ("y", "f32", True), ("n", "i32", False)]
+    assert "vadd(out: *f32, x: *f32, y: *f32, n: i32)" in repr(mod.vadd)
+    with pytest.raises(AttributeError, match="no kernel 'nope'"):
+        mod.nope
+
+
+def test_bad_bundles(tmp_path):
+    with pytest.raises(tile.BundleError, match="absent.tlb"):
+        tile.load(str(tmp_path / "absent.tlb"))
+    junk = tmp_path / "junk.tlb"
+    junk.write_bytes(b"not a bundle at all" * 4)
+    with pytest.raises(tile.BundleError):
+        tile.load(str(junk))
+
+
+def test_gpu_argument_checks(vadd_bundle):
+    k = tile.load(vadd_bundle).vadd
+    a = CudaArray(16)
+    with pytest.raises(tile.ArgumentError, match=r"argument 1 \('x'\) is host memory.*"
+                       r"GPU mode needs device memory"):
+        k(a, np.zeros(16, np.float32), a, 16)
+    with pytest.raises(tile.ArgumentError, match=r"argument 2 \('y'\) has element type f64"):
+        k(a, a, CudaArray(16, "<f8"), 16)
+    with pytest.raises(tile.ArgumentError, match=r"'y'\) is not contiguous"):
+        k(a, a, CudaArray(16, strides=(8,)), 16)
+    with pytest.raises(tile.ArgumentError, match=r"'n'\) is 4294967296, which does not fit"):
+        k(a, a, a, 2**32)
+    with pytest.raises(tile.ConfigError, match="libtile cannot be told which configuration"):
+        k(a, a, a, 16, BLOCK=1024)
+
+
+@pytest.mark.skipif(gpu.available(), reason="a GPU driver is present")
+def test_launch_without_driver_is_refused(vadd_bundle):
+    k = tile.load(vadd_bundle).vadd
+    a = CudaArray(16)
+    with pytest.raises(tile.GPUUnavailableError, match="GPU runtime not available"):
+        k(a, a, a, 16)
+
+
+def test_compile_for_gpu(example, tmp_path, monkeypatch):
+    """tile.compile without interpret runs tilec --emit=bundle through the
+    cache; a tilec that cannot write bundles yet is a clear refusal."""
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    probe = subprocess.run([os.environ.get("TILEC", "tilec"), "--emit=bundle", "-o",
+                            os.devnull, example("vadd")], capture_output=True, text=True)
+    if probe.returncode != 0:
+        with pytest.raises(tile.GPUUnavailableError, match="cannot write bundles"):
+            tile.compile(example("vadd"))
+        assert os.listdir(tmp_path / "cache") == []   # nothing half-written left
+        return
+    mod = tile.compile(example("vadd"))
+    assert mod.kernels == ["vadd"] and not mod.interpret and mod.path == example("vadd")
+    cached = os.listdir(tmp_path / "cache")
+    assert len(cached) == 1 and cached[0].endswith(".tlb")
+    assert mod.bundle_path == str(tmp_path / "cache" / cached[0])
+    stamp = os.stat(mod.bundle_path).st_mtime_ns
+    again = tile.compile(example("vadd"))
+    assert again.bundle_path == mod.bundle_path                # served from the cache
+    assert os.stat(mod.bundle_path).st_mtime_ns == stamp
+    tile.compile(example("vadd"), defines={"BLOCK": 256})
+    assert len(os.listdir(tmp_path / "cache")) == 2           # another key
+    mod = tile.compile(example("bias_gelu"), defines={"T": np.float16}, arch="sm_80")
+    assert [p.type for p in mod.bias_gelu.params] == ["f16", "f16", "f32", "f32", "i32"]
+    assert len(os.listdir(tmp_path / "cache")) == 3
+
+
+def test_compile_for_gpu_imports_are_part_of_the_key(source, tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    helper = tmp_path / "helpers.tile"
+    helper.write_text("fn twice(x) { return x * 2.0; }\n")
+    path = source('import "helpers";\n'
+                  "kernel k(out: *f32) grid(1) { store(out + arange(0, 16), "
+                  "twice(arange(0, 16) as f32)); }\n")
+    try:
+        first = tile.compile(path).bundle_path
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
+    assert tile.compile(path).bundle_path == first
+    helper.write_text("fn twice(x) { return x + x; }\n")
+    assert tile.compile(path).bundle_path != first
+
+
+def test_compile_for_gpu_diagnostics(source, tmp_path, monkeypatch):
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    path = source("kernel k() { let x = ; }\n", "bad.tile")
+    try:
+        tile.compile(path)
+    except tile.CompileError as e:
+        assert "bad.tile:1:22: error: expected expression" in e.diagnostics
+        assert "                     ^" in e.diagnostics
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
+    else:
+        pytest.fail("no CompileError")
+    assert [f for f in os.listdir(tmp_path / "cache")] == []   # no partial files
+
+
+def _cuda():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    if not gpu.available():
+        pytest.skip("GPU runtime not available: " + gpu.unavailable_reason())
+    return torch
+
+
+def test_gpu_vadd_bundle(vadd_bundle):
+    torch = _cuda()
+    k = tile.load(vadd_bundle).vadd
+    for n in (1000, 4096, 100003):
+        x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+        out = torch.empty_like(x)
+        k(out, x, y, n)
+        torch.cuda.synchronize()
+        assert torch.equal(out, x + y)
+    with pytest.raises(tile.ArgumentError, match="torch.float64"):
+        k(out, x.double(), y, n)
+    with pytest.raises(tile.ArgumentError, match="is on cpu|host"):
+        k(out, x.cpu(), y, n)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):        # launches go to torch's current stream
+        k(out, y, y, n)
+    s.synchronize()
+    assert torch.equal(out, y + y)
+
+
+def test_gpu_compiled_examples(example):
+    torch = _cuda()
+    try:
+        mod = tile.compile(example("softmax"))
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
+    x = torch.randn(64, 1000, device="cuda")
+    out = torch.empty_like(x)
+    mod.softmax(out, x, 64, 1000, 1000)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, torch.softmax(x, dim=1))

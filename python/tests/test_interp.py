@@ -1,0 +1,341 @@
+"""The binding in interpret mode: the examples run on numpy arrays and
+other host buffers and match numpy references; grids, configurations and
+keyword arguments select what they say; every misuse is a TileError with
+a message naming the kernel and argument; compile and run errors carry the
+compiler's located text."""
+
+import array
+import math
+import re
+
+import numpy as np
+import pytest
+
+import tile
+
+rng = np.random.default_rng(1234)
+
+
+def rand(n, dtype=np.float32):
+    return rng.standard_normal(n).astype(dtype)
+
+
+# ------------------------------------------------------------ the examples
+
+def test_vadd(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    n = 3000
+    x, y, out = rand(n), rand(n), np.zeros(n, np.float32)
+    assert mod.vadd(out, x, y, n) is None
+    np.testing.assert_array_equal(out, x + y)
+
+
+def test_vadd_keyword_arguments(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    n = 100
+    x, y, out = rand(n), rand(n), np.zeros(n, np.float32)
+    mod.vadd(out, x, n=n, y=y)
+    np.testing.assert_array_equal(out, x + y)
+
+
+def test_softmax(example):
+    mod = tile.compile(example("softmax"), interpret=True)
+    rows, cols, stride = 5, 300, 320
+    x = rand(rows * stride).reshape(rows, stride)
+    out = np.full((rows, stride), 7.0, np.float32)
+    mod.softmax(out, x, rows, cols, stride)
+    e = np.exp(x[:, :cols] - x[:, :cols].max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out[:, :cols], e / e.sum(axis=1, keepdims=True),
+                               rtol=1e-5, atol=1e-7)
+    assert (out[:, cols:] == 7.0).all()   # the padding is never touched
+
+
+def gelu(z):
+    erf = np.vectorize(math.erf)
+    return 0.5 * z * (1.0 + erf(z / math.sqrt(2.0)))
+
+
+@pytest.mark.parametrize("t", ["f16", np.float16])
+def test_bias_gelu_f16(example, t):
+    mod = tile.compile(example("bias_gelu"), defines={"T": t}, interpret=True)
+    assert [p.type for p in mod.bias_gelu.params[:2]] == ["f16", "f16"]
+    n, a, b = 5000, 1.5, -0.25
+    x, out = rand(n, np.float16), np.zeros(n, np.float16)
+    mod.bias_gelu(out, x, a, b, n)
+    want = gelu(x.astype(np.float64) * a + b).astype(np.float16)
+    np.testing.assert_allclose(out.astype(np.float32), want.astype(np.float32),
+                               rtol=2e-3, atol=2e-3)
+
+
+def test_bias_gelu_f32_rejects_f16_arrays(example):
+    mod = tile.compile(example("bias_gelu"), interpret=True)
+    x, out = rand(8, np.float16), np.zeros(8, np.float16)
+    with pytest.raises(tile.ArgumentError, match=r"argument 0 \('out'\).*float16.*\*f32"):
+        mod.bias_gelu(out, x, 1.0, 0.0, 8)
+
+
+def test_layernorm(example):
+    mod = tile.compile(example("layernorm"), interpret=True)
+    rows, cols, stride, eps = 3, 700, 704, 1e-5
+    x, res = rand(rows * stride), rand(rows * stride)
+    w, b = rand(cols), rand(cols)
+    out, h_out = np.zeros(rows * stride, np.float32), np.zeros(rows * stride, np.float32)
+    mean, rstd = np.zeros(rows, np.float32), np.zeros(rows, np.float32)
+    mod.add_layernorm(out, h_out, mean, rstd, x, res, w, b, rows, cols, stride, eps)
+    h = (x + res).reshape(rows, stride)[:, :cols].astype(np.float64)
+    mu = h.mean(axis=1)
+    rs = 1.0 / np.sqrt(h.var(axis=1) + eps)
+    want = (h - mu[:, None]) * rs[:, None] * w + b
+    np.testing.assert_allclose(h_out.reshape(rows, stride)[:, :cols], h, rtol=1e-6)
+    np.testing.assert_allclose(mean, mu, rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(rstd, rs, rtol=1e-4)
+    np.testing.assert_allclose(out.reshape(rows, stride)[:, :cols], want,
+                               rtol=1e-4, atol=1e-4)
+
+
+def test_dropout_is_deterministic(example):
+    mod = tile.compile(example("dropout"), interpret=True)
+    n, p = 4000, 0.3
+    x = rand(n)
+    runs = []
+    for seed, block in [(7, 1024), (7, 1024), (7, 2048), (8, 1024)]:
+        out = np.zeros(n, np.float32)
+        mod.dropout(out, x, p, seed, n, BLOCK=block)
+        runs.append(out)
+    np.testing.assert_array_equal(runs[0], runs[1])   # same seed, same result
+    np.testing.assert_array_equal(runs[0], runs[2])   # in every configuration
+    assert not np.array_equal(runs[0], runs[3])       # another seed differs
+    kept = runs[0] != 0
+    np.testing.assert_allclose(runs[0][kept], x[kept] / (1 - p), rtol=1e-6)
+    assert abs(1 - kept.mean() - p) < 0.05
+
+
+# ------------------------------------------------- grids and configurations
+
+def test_explicit_grid(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    n = 3000
+    x, y = rand(n), rand(n)
+    for grid, done in [(1, 1024), ((2,), 2048), ((2, 1, 1), 2048), (0, 0)]:
+        out = np.zeros(n, np.float32)
+        mod.vadd[grid](out, x, y, n)
+        np.testing.assert_array_equal(out[:done], (x + y)[:done])
+        assert (out[done:] == 0).all()
+
+
+def test_grid_is_needed_without_grid_clause(source):
+    mod = tile.compile(source(
+        "kernel fill(out: *i32) {\n"
+        "    store(out + program_id(0), program_id(0) * 10 + program_id(1));\n"
+        "}\n"), interpret=True)
+    assert not mod.fill.has_grid
+    out = np.zeros(6, np.int32)
+    with pytest.raises(tile.ArgumentError, match=r"kernel 'fill': has no grid"):
+        mod.fill(out)
+    mod.fill[6](out)
+    np.testing.assert_array_equal(out, np.arange(6) * 10)
+    with pytest.raises(tile.ArgumentError, match="grid"):
+        mod.fill[(1, 2, 3, 4)](out)
+    with pytest.raises(tile.ArgumentError, match="grid"):
+        mod.fill[-1](out)
+
+
+def test_config_keywords_select_the_configuration(example):
+    mod = tile.compile(example("bias_gelu"), interpret=True)
+    assert {"BLOCK": "2048", "T": "f32", "warps": "8", "stages": "3"} in mod.bias_gelu.configs
+    n = 5000
+    x = rand(n)
+    for block in (1024, 2048, 4096):
+        out = np.zeros(n, np.float32)
+        mod.bias_gelu[1](out, x, 1.0, 0.0, n, BLOCK=block, warps=8)
+        assert (out[:block] != 0).all() and (out[block:] == 0).all()
+
+
+def test_config_errors(example):
+    mod = tile.compile(example("softmax"), interpret=True)
+    x, out = rand(600), np.zeros(600, np.float32)
+    with pytest.raises(tile.ConfigError, match="'BLOK' is neither a parameter"):
+        mod.softmax(out, x, 2, 300, 300, BLOK=512)
+    with pytest.raises(tile.ConfigError, match="no configuration BLOCK=333 was built"):
+        mod.softmax(out, x, 2, 300, 300, BLOCK=333)
+    # BLOCK=256 exists but its @require (BLOCK >= cols) fails for 300 columns.
+    with pytest.raises(tile.LaunchError, match="satisfies its @require"):
+        mod.softmax(out, x, 2, 300, 300, BLOCK=256)
+    mod.softmax(out, x, 2, 300, 300, BLOCK=512, warps=16)
+
+
+# -------------------------------------------------------- argument checking
+
+def test_dtype_mismatch(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    x, out = rand(10), np.zeros(10, np.float32)
+    with pytest.raises(tile.ArgumentError) as e:
+        mod.vadd(out, x.astype(np.float64), x, 10)
+    assert e.value.kernel == "vadd" and e.value.index == 1 and e.value.name == "x"
+    assert "float64" in str(e.value) and "*f32" in str(e.value)
+    assert isinstance(e.value, TypeError) and isinstance(e.value, tile.TileError)
+    with pytest.raises(tile.ArgumentError, match=r"argument 2 \('y'\).*int32"):
+        mod.vadd(out, x, np.zeros(10, np.int32), 10)
+
+
+def test_scalar_checks(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    x, out = rand(10), np.zeros(10, np.float32)
+    with pytest.raises(tile.ArgumentError, match=r"argument 3 \('n'\) must be an integer"):
+        mod.vadd(out, x, x, 10.0)
+    with pytest.raises(tile.ArgumentError, match=r"'n'\) is 4294967296, which does not fit in i32"):
+        mod.vadd(out, x, x, 2**32)
+    with pytest.raises(tile.ArgumentError, match=r"argument 1 \('x'\) must be a buffer"):
+        mod.vadd(out, 1.0, x, 10)
+    with pytest.raises(tile.ArgumentError, match=r"takes 4 arguments \(out, x, y, n\), got 3"):
+        mod.vadd(out, x, x)
+    with pytest.raises(tile.ArgumentError, match="'x' given twice"):
+        mod.vadd(out, x, x, 10, x=x)
+    mod.vadd(out, x, x, np.int64(10))   # numpy integers are integers
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_buffer_checks(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    x, out = rand(20), np.zeros(20, np.float32)
+    ro = out.copy()
+    ro.flags.writeable = False
+    with pytest.raises(tile.ArgumentError, match=r"'out'\) is read-only.*stores through it"):
+        mod.vadd(ro, x, x, 20)
+    with pytest.raises(tile.ArgumentError, match=r"'x'\) is not contiguous"):
+        mod.vadd(out[:10], x[::2], x[:10], 10)
+    mod.vadd(out, ro, ro, 20)   # read-only inputs are fine
+
+
+def test_buffer_protocol_objects(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    xs = [0.5 * i for i in range(50)]
+    x = array.array("f", xs)
+    y = memoryview(array.array("f", [1.0] * 50).tobytes()).cast("f")   # read-only
+    out = bytearray(200)
+    with pytest.raises(tile.ArgumentError, match=r"'out'\) has element type u8"):
+        mod.vadd(out, x, y, 50)
+    out = array.array("f", [0.0] * 50)
+    mod.vadd(out, x, y, 50)
+    assert list(out) == [v + 1.0 for v in xs]
+    with pytest.raises(tile.ArgumentError, match=r"'out'\) is read-only"):
+        mod.vadd(y, x, y, 50)
+
+
+def test_bool_and_integer_scalars(source):
+    mod = tile.compile(source(
+        "kernel pick(out: *i64, flag: bool, a: i64, b: u8) {\n"
+        "    if flag { store(out, a); } else { store(out, b as i64); }\n"
+        "}\n"), interpret=True)
+    out = np.zeros(1, np.int64)
+    mod.pick[1](out, True, -2**40, 3)
+    assert out[0] == -2**40
+    mod.pick[1](out, False, 0, 255)
+    assert out[0] == 255
+    with pytest.raises(tile.ArgumentError, match=r"'b'\) is 256, which does not fit in u8"):
+        mod.pick[1](out, False, 0, 256)
+    with pytest.raises(tile.ArgumentError, match=r"'flag'\) must be a bool"):
+        mod.pick[1](out, "yes", 0, 0)
+
+
+# ------------------------------------------------------ errors with locations
+
+def test_out_of_bounds_is_a_located_launch_error(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    x, out = rand(100), np.zeros(100, np.float32)
+    with pytest.raises(tile.LaunchError) as e:
+        mod.vadd(out, x, x[:50].copy(), 100)
+    msg = str(e.value)
+    assert e.value.kernel == "vadd"
+    assert re.search(r"vadd\.tile:\d+:\d+: error: out-of-bounds load of 'y': "
+                     r"element 50 of 50, program \(0, 0, 0\)", msg), msg
+    assert "load(y + offs, mask=m)" in msg and "^" in msg
+
+
+def test_compile_error_carries_diagnostics(source):
+    path = source("kernel k() { let x = ; }\n", "bad.tile")
+    with pytest.raises(tile.CompileError) as e:
+        tile.compile(path, interpret=True)
+    d = e.value.diagnostics
+    assert "bad.tile:1:22: error: expected expression" in d
+    assert "kernel k() { let x = ; }\n" in d and "                     ^" in d
+    assert d in str(e.value) or d.rstrip() in str(e.value)
+
+
+def test_compile_error_semantic(source):
+    path = source("kernel k(out: *f32) {\n    store(out, nope);\n}\n")
+    with pytest.raises(tile.CompileError, match="use of undeclared name 'nope'"):
+        tile.compile(path, interpret=True)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(tile.CompileError, match="cannot open"):
+        tile.compile(str(tmp_path / "absent.tile"), interpret=True)
+
+
+def test_warnings_are_python_warnings(example):
+    with pytest.warns(tile.TileWarning, match="NOPE"):
+        tile.compile(example("vadd"), defines={"NOPE": 1}, interpret=True)
+
+
+def test_defines_and_include_dirs(tmp_path, source):
+    inc = tmp_path / "inc"
+    inc.mkdir()
+    (inc / "helpers.tile").write_text("fn twice(x) { return x * 2; }\n")
+    path = source(
+        'import "helpers";\n'
+        "kernel k<N: i32>(out: *i32) grid(1) {\n"
+        "    store(out + arange(0, N), twice(arange(0, N)));\n"
+        "}\n")
+    mod = tile.compile(path, defines={"N": 8}, include_dirs=[str(inc)], interpret=True)
+    out = np.zeros(8, np.int32)
+    mod.k(out)
+    np.testing.assert_array_equal(out, np.arange(8) * 2)
+
+
+def test_device_assert_needs_debug(source):
+    path = source('kernel k(n: i32) grid(1) { device_assert(n > 0, "n must be positive"); }\n')
+    tile.compile(path, interpret=True).k(0)   # dropped without debug
+    with pytest.raises(tile.LaunchError, match="n must be positive"):
+        tile.compile(path, interpret=True, debug=True).k(0)
+
+
+# ------------------------------------------------------------------ modules
+
+def test_module_attributes(example):
+    mod = tile.compile(example("vadd"), interpret=True)
+    assert mod.kernels == ["vadd"] and "vadd" in dir(mod)
+    assert mod["vadd"] is mod.vadd
+    with pytest.raises(AttributeError, match="no kernel 'nope'"):
+        mod.nope
+    p = mod.vadd.params
+    assert [(q.name, q.type, q.pointer, q.stored) for q in p] == [
+        ("out", "f32", True, True), ("x", "f32", True, False),
+        ("y", "f32", True, False), ("n", "i32", False, False)]
+
+
+def test_tile_interpret_environment(monkeypatch, example):
+    monkeypatch.setenv("TILE_INTERPRET", "1")
+    mod = tile.compile(example("vadd"))
+    assert mod.interpret
+    out, x = np.zeros(4, np.float32), rand(4)
+    mod.vadd(out, x, x, 4)
+    np.testing.assert_array_equal(out, 2 * x)
+    with pytest.raises(tile.TileError, match="interpreter runs source"):
+        tile.load("k.tlb")
+
+
+def test_torch_cpu_tensors(example):
+    torch = pytest.importorskip("torch")
+    mod = tile.compile(example("vadd"), interpret=True)
+    x = torch.randn(1000)
+    out = torch.zeros(1000)
+    mod.vadd(out, x, x, 1000)
+    assert torch.equal(out, x + x)
+    with pytest.raises(tile.ArgumentError, match="torch.float64"):
+        mod.vadd(out, x.double(), x, 1000)
+    mod16 = tile.compile(example("bias_gelu"), defines={"T": torch.float16}, interpret=True)
+    h = torch.randn(64).half()
+    o16 = torch.zeros(64, dtype=torch.float16)
+    mod16.bias_gelu(o16, h, 1.0, 0.0, 64)
+    assert (o16 != 0).any()

@@ -1,0 +1,76 @@
+"""tile — Tile kernels from Python.
+
+    import tile
+    mod = tile.compile("softmax.tile", interpret=True)
+    mod.softmax(out, x, rows, cols, stride)          # grid from grid(...)
+    mod.softmax[rows](out, x, rows, cols, stride)    # explicit grid
+    mod.softmax(out, x, rows, cols, stride, BLOCK=1024, warps=4)
+
+With interpret=True (or TILE_INTERPRET=1 in the environment) kernels run in
+the reference interpreter of libtilec on host buffers (numpy arrays, torch
+CPU tensors, any buffer-protocol object). Without it they run on the GPU
+through libtile; see docs/python.md for what that needs.
+"""
+
+import os
+
+from . import interp as _interp
+from ._types import type_name as _type_name
+from .errors import (ArgumentError, BundleError, CompileError, ConfigError, GPUUnavailableError,
+                     LaunchError, LibraryNotFoundError, TileError, TileWarning)
+
+__all__ = ["compile", "load", "TileError", "BundleError", "CompileError", "ArgumentError",
+           "ConfigError", "LaunchError", "LibraryNotFoundError", "GPUUnavailableError",
+           "TileWarning"]
+__version__ = "0.1.0"
+
+
+def _env_interpret():
+    return os.environ.get("TILE_INTERPRET", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _define_items(defines):
+    """(name, text) pairs of a defines dict; types may be given as numpy or
+    torch dtypes, bools as True/False."""
+    out = []
+    for k, v in (defines or {}).items():
+        if v is True or v is False:
+            text = "true" if v else "false"
+        elif isinstance(v, (int, float, str)):
+            text = str(v)
+        else:
+            text = _type_name(v)
+            if text is None:
+                raise TypeError(f"define {k}: not a value or type: {v!r}")
+        out.append((k, text))
+    return out
+
+
+def compile(path, defines=None, include_dirs=(), arch=None, interpret=None, debug=False):
+    """Compiles the Tile source file `path` into a module whose attributes are
+    its kernels.
+
+    defines: {"NAME": value} as tilec -D (ints, bools, or types: "f16",
+    numpy.float16, torch.float16). include_dirs: as tilec -I. arch: the GPU
+    target ("sm_90"), used in GPU mode. interpret: run in the interpreter
+    (default: $TILE_INTERPRET). debug: keep device_assert (tilec -g).
+    Raises CompileError with the compiler's diagnostics."""
+    path = os.fspath(path)
+    if interpret is None:
+        interpret = _env_interpret()
+    if interpret:
+        return _interp.compile_file(path, _define_items(defines), include_dirs, debug)
+    from . import gpu
+    return gpu.compile_file(path, _define_items(defines), include_dirs, arch, debug)
+
+
+def load(path, interpret=None):
+    """Loads a bundle written by `tilec -o x.tlb` for the GPU."""
+    path = os.fspath(path)
+    if interpret is None:
+        interpret = _env_interpret()
+    if interpret:
+        raise TileError(f"{path}: a bundle holds GPU code; the interpreter runs "
+                        f"source: use tile.compile(\"k.tile\", interpret=True)")
+    from . import gpu
+    return gpu.load_bundle(path)

@@ -1,0 +1,245 @@
+"""GPU mode: kernels launched through libtile (runtime/tile.h) from
+bundles that `tilec --emit=bundle -o x.tlb` writes.
+
+tile.load opens a bundle; tile.compile runs tilec first (through the
+on-disk cache of _cache.py). A kernel's launch path is kept thin: each
+parameter's checker is made once (for torch tensors a dtype identity test,
+data_ptr() and get_device()), the TileLaunchArg array is one struct.pack
+of the checked values into bytes, and the launch is one ctypes call on
+torch's current stream (the default stream when torch is not in use).
+Errors of libtile come back with its message: a missing driver or device
+as GPUUnavailableError, a rejected argument as ArgumentError, anything
+else as LaunchError.
+
+What libtile does not offer yet is refused, not emulated: it cannot be
+told which configuration to run (it takes the first whose @require holds),
+so configuration keywords raise ConfigError in GPU mode.
+"""
+
+import ctypes
+import os
+import struct
+import sys
+
+from . import _cache, _libs
+from ._device import pointer_checker
+from ._scalars import scalar_checker
+from ._types import FLOATS, Param
+from .errors import (ArgumentError, BundleError, GPUUnavailableError, LaunchError,
+                     LibraryNotFoundError)
+from .kernel import Kernel, Module as ModuleBase
+
+# TileStatus values of tile.h.
+_OK, _INVALID_VALUE, _IO, _INVALID_BUNDLE, _NOT_FOUND, _ARGUMENT = 0, 1, 2, 3, 4, 5
+_NO_DRIVER, _DRIVER_TOO_OLD, _NO_DEVICE = 8, 9, 10
+_PTR, _INT, _FLOAT = 1, 2, 3       # TileLaunchArgKind
+
+
+class Libtile:
+    """libtile with its prototypes."""
+
+    def __init__(self):
+        lib, self.path = _libs.find_and_load("tile")
+        self.lib = lib
+        P, I, S = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
+        for name, res, args in [
+                ("tile_init", I, []),
+                ("tile_bundle_load", I, [S, ctypes.POINTER(P)]),
+                ("tile_bundle_free", None, [P]),
+                ("tile_kernel_get", I, [P, S, ctypes.POINTER(P)]),
+                ("tile_launch", I, [P, S, I, P]),
+                ("tile_launch_grid", I, [P, S, S, I, P]),
+                ("tile_last_error", S, []),
+                ("tile_status_name", S, [I]),
+                ("tile_kernel_nparams", I, [P]),
+                ("tile_kernel_param", I, [P, I, ctypes.POINTER(S), ctypes.POINTER(S)]),
+                ("tile_bundle_nkernels", I, [P]),
+                ("tile_bundle_kernel", S, [P, I])]:
+            f = getattr(lib, name)
+            f.restype, f.argtypes = res, args
+        root = _libs.tree_root(self.path)
+        self.build_top = root
+        self.stdlib_dir = os.path.join(root, "stdlib") if root else None
+
+    def message(self):
+        return (self.lib.tile_last_error() or b"").decode("utf-8", "replace")
+
+
+_libtile = None
+_init_status = None
+
+
+def libtile():
+    """The loaded libtile; GPUUnavailableError when it cannot be loaded."""
+    global _libtile
+    if _libtile is None:
+        try:
+            _libtile = Libtile()
+        except LibraryNotFoundError as e:
+            raise GPUUnavailableError(f"GPU runtime not available: {e}") from None
+    return _libtile
+
+
+def _init():
+    """tile_init once: (status, message)."""
+    global _init_status
+    if _init_status is None:
+        lt = libtile()
+        rc = lt.lib.tile_init()
+        _init_status = (rc, lt.message() if rc else "")
+    return _init_status
+
+
+def available():
+    """Can kernels run on the GPU here (libtile, a CUDA driver, a device)?"""
+    try:
+        return _init()[0] == _OK
+    except GPUUnavailableError:
+        return False
+
+
+def unavailable_reason():
+    """Why available() is False ("" when it is True)."""
+    try:
+        return _init()[1]
+    except GPUUnavailableError as e:
+        return str(e)
+
+
+def load_bundle(path, source=None):
+    """A GPUModule of the bundle at `path` (compiled from `source`, when
+    tile.compile made it)."""
+    lt = libtile()
+    b = ctypes.c_void_p()
+    if lt.lib.tile_bundle_load(os.fsencode(path), ctypes.byref(b)) != _OK:
+        raise BundleError(lt.message())
+    return GPUModule(source or path, path, b.value, lt)
+
+
+def compile_file(path, defines, include_dirs, arch, debug):
+    lt = libtile()
+    bundle = _cache.compile_bundle(path, defines, include_dirs, arch, debug,
+                                   lt.build_top, lt.stdlib_dir)
+    return load_bundle(bundle, path)
+
+
+class GPUModule(ModuleBase):
+    """A loaded bundle; kernels are attributes (mod.vadd) or items."""
+
+    interpret = False
+
+    def __init__(self, path, bundle_path, bundle, lt):
+        self._lt = lt
+        self._bundle = bundle
+        self.bundle_path = bundle_path
+        n = lt.lib.tile_bundle_nkernels(bundle)
+        super().__init__(path, [lt.lib.tile_bundle_kernel(bundle, i).decode()
+                                for i in range(n)])
+
+    def __del__(self):
+        b, self._bundle = getattr(self, "_bundle", None), None
+        if b:
+            self._lt.lib.tile_bundle_free(b)
+
+    def __repr__(self):
+        return f"<tile module {self.path} (GPU): {', '.join(self.kernels)}>"
+
+    def _make_kernel(self, name):
+        return GPUKernel(self, name)
+
+
+def _torch_stream():
+    """A function () -> (current CUDA device, its current torch stream
+    handle), or None when torch is not imported."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    device = getattr(torch._C, "_cuda_getDevice", None) or torch.cuda.current_device
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is None:
+        def raw(dev):
+            return torch.cuda.current_stream(dev).cuda_stream
+
+    def current():
+        dev = device()
+        return dev, raw(dev)
+    return current
+
+
+class GPUKernel(Kernel):
+    """A kernel of a bundle, launched through libtile."""
+
+    _no_config_reason = ("libtile cannot be told which configuration to run yet (it "
+                         "runs the first whose @require holds); compile with "
+                         "defines={...} to fix compile-time parameters")
+
+    def __init__(self, module, name):
+        lt = module._lt
+        k = ctypes.c_void_p()
+        if lt.lib.tile_kernel_get(module._bundle, name.encode(), ctypes.byref(k)) != _OK:
+            raise BundleError(lt.message())
+        params = []
+        for i in range(lt.lib.tile_kernel_nparams(k)):
+            pname, ptype = ctypes.c_char_p(), ctypes.c_char_p()
+            lt.lib.tile_kernel_param(k, i, ctypes.byref(pname), ctypes.byref(ptype))
+            t = ptype.value.decode()
+            params.append(Param(pname.value.decode(), t.lstrip("*"), t.startswith("*"), False))
+        # Whether the kernel has grid(...) is not exposed by libtile: a
+        # launch without one reports it.
+        super().__init__(name, params, [], True)
+        self._module, self._k, self._lt = module, k.value, lt
+        self._checkers = [(pointer_checker if p.pointer else scalar_checker)(name, i, p)
+                          for i, p in enumerate(params)]
+        self._pointer = [p.pointer for p in params]
+        kinds = [_PTR if p.pointer else _FLOAT if p.type in FLOATS else _INT for p in params]
+        self._template = [v for kind in kinds for v in (kind, 0)]
+        self._pack = struct.Struct("=" + "".join(
+            "i4x" + ("Q" if kind == _PTR else "d" if kind == _FLOAT else "q")
+            for kind in kinds)).pack
+        self._launch_c = lt.lib.tile_launch
+        self._launch_grid_c = lt.lib.tile_launch_grid
+        self._stream = _torch_stream()
+
+    def _run(self, grid, args, config):
+        vals = self._template.copy()
+        dev = None
+        for i, (check, is_ptr, a) in enumerate(zip(self._checkers, self._pointer, args)):
+            if is_ptr:
+                v, d = check(a)
+                if d is not None:
+                    if dev is None:
+                        dev = d
+                    elif d != dev:
+                        raise ArgumentError(self.name, f"is on device {d}, but an earlier "
+                                            f"argument is on device {dev}", i,
+                                            self.params[i].name)
+            else:
+                v = check(a)
+            vals[2 * i + 1] = v
+        packed = self._pack(*vals)
+        stream = None
+        if dev is not None and self._stream is None:
+            self._stream = _torch_stream()      # torch imported since
+        if dev is not None and self._stream is not None:
+            current, stream = self._stream()
+            if dev != current:
+                raise ArgumentError(self.name, f"the tensors are on cuda:{dev} but the "
+                                    f"current device is cuda:{current} (launch inside "
+                                    f"torch.cuda.device({dev}))")
+        if grid is None:
+            rc = self._launch_c(self._k, packed, len(args), stream)
+        else:
+            rc = self._launch_grid_c(self._k, struct.pack("=III", *grid), packed,
+                                     len(args), stream)
+        if rc != _OK:
+            self._fail(rc, grid)
+
+    def _fail(self, rc, grid):
+        msg = self._lt.message()
+        if rc in (_NO_DRIVER, _DRIVER_TOO_OLD, _NO_DEVICE):
+            raise GPUUnavailableError(f"GPU runtime not available: {msg}")
+        if rc == _ARGUMENT:
+            raise ArgumentError(self.name, msg, whole=True)
+        if grid is None and "no grid(...)" in msg:
+            msg += " (from Python: k[grid](...))"
+        raise LaunchError(self.name, msg)
