@@ -110,6 +110,11 @@ void dg_plain(Diag *d, DgLevel lv, const char *fmt, ...)
 
 int dg_errors(const Diag *d);
 int dg_warnings(const Diag *d);
+/* While `mute` is non-zero, warnings (and the notes that follow them) are
+ * dropped: not printed, not counted. Errors are unaffected. For a stage
+ * that runs twice over the same input (tilec compiles the IR once per
+ * specialization variant) and would otherwise repeat its warnings. */
+void dg_mute_warnings(Diag *d, int mute);
 /* True once the error limit was reached: stages stop early. */
 int dg_full(const Diag *d);
 const char *dg_text(const Diag *d);  /* collected text when out == NULL */

@@ -26,6 +26,7 @@ struct Diag {
     FILE *out;
     int color;
     int limit, errors, warnings, full;
+    int mute_warnings, muted;   /* muted: the last warning was dropped */
     Vec(SrcFile) files;
     Buf text;
 };
@@ -44,6 +45,15 @@ Diag *dg_new(Arena *a, FILE *out, int color) {
 }
 
 void dg_set_limit(Diag *d, int max_errors) { d->limit = max_errors; }
+
+void dg_mute_warnings(Diag *d, int mute) { d->mute_warnings = mute; }
+
+/* True when a message of level lv is dropped (see dg_mute_warnings). */
+static int dropped(Diag *d, DgLevel lv) {
+    if (lv == DG_NOTE) return d->muted;
+    d->muted = lv == DG_WARNING && d->mute_warnings;
+    return d->muted;
+}
 
 uint32_t dg_add_file(Diag *d, const char *path, const char *text, size_t len) {
     SrcFile f = {path, text, len};
@@ -150,7 +160,7 @@ static void header(Diag *d, DgLevel lv) {
 }
 
 void dg_report(Diag *d, DgLevel lv, Loc l, const char *fmt, va_list ap) {
-    if (d->full) return;
+    if (d->full || dropped(d, lv)) return;
     if (lv == DG_ERROR && d->limit > 0 && d->errors >= d->limit) {
         d->full = 1;
         if (d->color) emitf(d, "\033[1;31m");
@@ -186,7 +196,7 @@ DG_VARIADIC(dg_warn, DG_WARNING)
 DG_VARIADIC(dg_note, DG_NOTE)
 
 void dg_plain(Diag *d, DgLevel lv, const char *fmt, ...) {
-    if (d->full) return;
+    if (d->full || dropped(d, lv)) return;
     if (lv == DG_ERROR) d->errors++;
     if (lv == DG_WARNING) d->warnings++;
     if (d->color) emitf(d, "\033[1m");

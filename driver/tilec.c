@@ -409,9 +409,12 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
               o->emit == EMIT_CUBIN || o->emit == EMIT_BUNDLE || o->stats)) {
         /* each variant needs its own copy of the IR (layout assignment
          * changes it) */
-        /* (sema's warnings come twice; a second Diag would renumber the
-         * imported files that locations refer to) */
-        IrModule *mods[LW_NVARIANTS] = {m, sm_compile(ar, dg, ast, &so)};
+        /* (the second run's warnings repeat the first's: muted; its
+         * errors cannot differ) */
+        dg_mute_warnings(dg, 1);
+        IrModule *m2 = sm_compile(ar, dg, ast, &so);
+        dg_mute_warnings(dg, 0);
+        IrModule *mods[LW_NVARIANTS] = {m, m2};
         if (mods[1]) generate(o, ar, dg, mods, out);
         return;
     }

@@ -361,6 +361,11 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
     f->lane = LLVMBuildAnd(c->b, tid, lw_i32(c, 31), "lane");
     f->warp = LLVMBuildLShr(c->b, tid, lw_i32(c, 5), "warp");
     lw_params(f, variant);
+    /* the prologue ends here; per-layout thread parts go before its
+     * branch (layout.c) */
+    LLVMBasicBlockRef body = lw_new_bb(f, "body");
+    f->entry_br = LLVMBuildBr(c->b, body);
+    LLVMPositionBuilderAtEnd(c->b, body);
     lw_block(f, k->body);
     LLVMBuildRetVoid(c->b);
     lw_finish_smem(f, name);

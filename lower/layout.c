@@ -46,8 +46,33 @@ static uint32_t lw_reg_part(const Layout *l, int r) {
 }
 
 /* T(lane, warp) for this thread: the XOR of the lane and warp basis
- * vectors of the set bits of lane and warp. */
+ * vectors of the set bits of lane and warp. Computed once per kernel and
+ * set of lane and warp bases, in the prologue (the entry block, which
+ * dominates every use): per-register coordinates then cost one XOR with a
+ * constant, and LLVM gets a fraction of the IR to clean up (compile time
+ * grew with registers × layouts otherwise). */
+static LLVMValueRef lw_thread_part_here(LwFn *f, const Layout *l);
+
 static LLVMValueRef lw_thread_part(LwFn *f, const Layout *l) {
+    LwTpart key;
+    memset(&key, 0, sizeof key);
+    for (int i = 0; i < lw_nbits(l, LY_LANE); i++) key.lane[i] = lw_basis(l, LY_LANE, i);
+    for (int i = 0; i < lw_nbits(l, LY_WARP); i++) key.warp[i] = lw_basis(l, LY_WARP, i);
+    for (int i = 0; i < f->tparts.n; i++)
+        if (!memcmp(f->tparts.v[i].lane, key.lane, sizeof key.lane) &&
+            !memcmp(f->tparts.v[i].warp, key.warp, sizeof key.warp))
+            return f->tparts.v[i].v;
+    if (!f->entry_br) return lw_thread_part_here(f, l);
+    LLVMBuilderRef b = f->c->b;
+    LLVMBasicBlockRef at = LLVMGetInsertBlock(b);
+    LLVMPositionBuilderBefore(b, f->entry_br);
+    key.v = lw_thread_part_here(f, l);
+    LLVMPositionBuilderAtEnd(b, at);
+    vec_push(f->c->ar, &f->tparts, key);
+    return key.v;
+}
+
+static LLVMValueRef lw_thread_part_here(LwFn *f, const Layout *l) {
     LwCtx *c = f->c;
     LLVMValueRef acc = lw_i32(c, 0);
     LyIn dims[2] = {LY_LANE, LY_WARP};

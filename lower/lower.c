@@ -147,8 +147,18 @@ static int lw_link_libdevice(LwCtx *c) {
         return -1;
     }
     LLVMModuleRef ld;
-    int bad = LLVMParseBitcodeInContext2(c->ctx, buf, &ld);
-    LLVMDisposeMemoryBuffer(buf);
+    /* Lazily: function bodies are read only when the linker needs them.
+     * Definitions become linkonce_odr, which the linker links only where
+     * the module refers to them (transitively), so a kernel that calls
+     * rsqrtf reads and optimizes a handful of libdevice's ~500 functions,
+     * not all of them. (The buffer belongs to the lazy module.) */
+    int bad = LLVMGetBitcodeModuleInContext2(c->ctx, buf, &ld);
+    if (bad) LLVMDisposeMemoryBuffer(buf);
+    else
+        for (LLVMValueRef fn = LLVMGetFirstFunction(ld); fn;
+             fn = LLVMGetNextFunction(fn))
+            if (LLVMGetLinkage(fn) == LLVMExternalLinkage && !LLVMIsDeclaration(fn))
+                LLVMSetLinkage(fn, LLVMLinkOnceODRLinkage);
     if (bad) {
         dg_plain(c->dg, DG_ERROR, "cannot parse libdevice '%s'", path);
         return -1;
@@ -186,10 +196,14 @@ static int lw_init(LwCtx *c) {
     char features[32];
     snprintf(features, sizeof features, "+ptx%d",
              lw_arch_ptx_version(c->opt->arch));
+    /* -O3 runs the O3 IR pipeline but the back end at its default level:
+     * at "aggressive", NVPTX's IR preparation runs GVN twice more after
+     * straight-line strength reduction where it otherwise runs EarlyCSE —
+     * 30% of the compile time of examples/stencil.tile, for byte-identical
+     * PTX on every example (docs/PERF.md, compile time). */
     LLVMCodeGenOptLevel lvl = c->opt->opt_level <= 0 ? LLVMCodeGenLevelNone
                               : c->opt->opt_level == 1 ? LLVMCodeGenLevelLess
-                              : c->opt->opt_level == 2 ? LLVMCodeGenLevelDefault
-                                                       : LLVMCodeGenLevelAggressive;
+                                                       : LLVMCodeGenLevelDefault;
     c->tm = LLVMCreateTargetMachine(target, LW_TRIPLE, c->opt->arch, features,
                                     lvl, LLVMRelocDefault,
                                     LLVMCodeModelDefault);

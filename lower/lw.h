@@ -53,6 +53,12 @@ typedef struct LwCtx {
     LLVMTypeRef gptr, sptr, gen_ptr;  /* ptr addrspace(1), (3), (0) */
 } LwCtx;
 
+/* A thread part T(lane, warp) computed once per kernel (layout.c). */
+typedef struct LwTpart {
+    uint32_t lane[LY_MAXBITS], warp[LY_MAXBITS];
+    LLVMValueRef v;
+} LwTpart;
+
 typedef struct LwFn {
     LwCtx *c;
     const IrKernel *k;
@@ -61,6 +67,8 @@ typedef struct LwFn {
     LwVal *vals;               /* by IrValue id */
     int *uses;                 /* number of uses, by IrValue id */
     LLVMValueRef lane, warp;   /* i32 */
+    LLVMValueRef entry_br;     /* end of the prologue (entry block) */
+    Vec(LwTpart) tparts;       /* thread parts computed in the prologue */
     LLVMValueRef smem;         /* placeholder global for the scratch */
     int64_t smem_bytes;        /* largest scratch use */
     LLVMMetadataRef di_sp;     /* subprogram, with -g */
