@@ -26,11 +26,11 @@ TESTS += tests/unit/test_gpu_runtime
 tests_unit_test_gpu_runtime_SOURCES = tests/unit/test_gpu_runtime.c \
 	tests/unit/gpu_util.h tests/unit/vadd_bundle.h
 tests_unit_test_gpu_runtime_LDADD = runtime/libtile.la -lpthread -lm
-tests_unit_test_gpu_runtime_LDFLAGS = $(GPU_PROG_LDFLAGS)
+tests_unit_test_gpu_runtime_LDFLAGS = $(GPU_PROG_STATIC)
 bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h \
 	tests/unit/vadd_bundle.h
 bench_launch_overhead_LDADD = runtime/libtile.la
-bench_launch_overhead_LDFLAGS = $(GPU_PROG_LDFLAGS)
+bench_launch_overhead_LDFLAGS = $(GPU_PROG_STATIC)
 EXTRA_DIST += scripts/gpu-runtime-check.sh
 
 # libtile against a test double of the driver (tests/unit/fake_libcuda.c,

@@ -16,7 +16,7 @@ tests_gpu_examples_gpu_SOURCES = tests/gpu/examples_gpu.c $(host_common) \
 	$(host_examples)
 tests_gpu_examples_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DTILE_HOST_NO_MAIN
 tests_gpu_examples_gpu_LDADD = examples/ref/libref.la runtime/libtile.la -lm
-tests_gpu_examples_gpu_LDFLAGS = $(GPU_PROG_LDFLAGS)
+tests_gpu_examples_gpu_LDFLAGS = $(GPU_PROG_STATIC)
 
 # The example programs themselves (usage: NAME [BUNDLE_DIR]).
 check_PROGRAMS += examples/host/vadd examples/host/bias_gelu \
@@ -26,28 +26,28 @@ check_PROGRAMS += examples/host/vadd examples/host/bias_gelu \
 host_ldadd = examples/ref/libref.la runtime/libtile.la -lm
 examples_host_vadd_SOURCES = examples/host/vadd.c $(host_common)
 examples_host_vadd_LDADD = $(host_ldadd)
-examples_host_vadd_LDFLAGS = $(GPU_PROG_LDFLAGS)
+examples_host_vadd_LDFLAGS = $(GPU_PROG_STATIC)
 examples_host_bias_gelu_SOURCES = examples/host/bias_gelu.c $(host_common)
 examples_host_bias_gelu_LDADD = $(host_ldadd)
-examples_host_bias_gelu_LDFLAGS = $(GPU_PROG_LDFLAGS)
+examples_host_bias_gelu_LDFLAGS = $(GPU_PROG_STATIC)
 examples_host_softmax_SOURCES = examples/host/softmax.c $(host_common)
 examples_host_softmax_LDADD = $(host_ldadd)
-examples_host_softmax_LDFLAGS = $(GPU_PROG_LDFLAGS)
+examples_host_softmax_LDFLAGS = $(GPU_PROG_STATIC)
 examples_host_layernorm_SOURCES = examples/host/layernorm.c $(host_common)
 examples_host_layernorm_LDADD = $(host_ldadd)
-examples_host_layernorm_LDFLAGS = $(GPU_PROG_LDFLAGS)
+examples_host_layernorm_LDFLAGS = $(GPU_PROG_STATIC)
 examples_host_cross_entropy_SOURCES = examples/host/cross_entropy.c $(host_common)
 examples_host_cross_entropy_LDADD = $(host_ldadd)
-examples_host_cross_entropy_LDFLAGS = $(GPU_PROG_LDFLAGS)
+examples_host_cross_entropy_LDFLAGS = $(GPU_PROG_STATIC)
 examples_host_stencil_SOURCES = examples/host/stencil.c $(host_common)
 examples_host_stencil_LDADD = $(host_ldadd)
-examples_host_stencil_LDFLAGS = $(GPU_PROG_LDFLAGS)
+examples_host_stencil_LDFLAGS = $(GPU_PROG_STATIC)
 examples_host_dropout_SOURCES = examples/host/dropout.c $(host_common)
 examples_host_dropout_LDADD = $(host_ldadd)
-examples_host_dropout_LDFLAGS = $(GPU_PROG_LDFLAGS)
+examples_host_dropout_LDFLAGS = $(GPU_PROG_STATIC)
 examples_host_transpose_SOURCES = examples/host/transpose.c $(host_common)
 examples_host_transpose_LDADD = $(host_ldadd)
-examples_host_transpose_LDFLAGS = $(GPU_PROG_LDFLAGS)
+examples_host_transpose_LDFLAGS = $(GPU_PROG_STATIC)
 
 # The test: builds the bundles with the tree's tilec (only when a GPU is
 # there to run them) and runs examples_gpu over them.

@@ -7,6 +7,7 @@
 check_PROGRAMS += tests/gpu/ops/difftest
 tests_gpu_ops_difftest_SOURCES = tests/gpu/ops/difftest.c
 tests_gpu_ops_difftest_LDADD = libtilec.la runtime/libtile.la -lpthread -lm
+tests_gpu_ops_difftest_LDFLAGS = $(GPU_PROG_STATIC)
 TESTS += tests/gpu/ops/check.sh
 EXTRA_DIST += tests/gpu/ops/check.sh scripts/gpu-ops-check.sh \
 	$(patsubst $(abs_top_srcdir)/%,%,$(wildcard $(abs_top_srcdir)/tests/gpu/ops/*.tile))
