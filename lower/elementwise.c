@@ -12,7 +12,11 @@
  *    fill for `>>` on signed types, as PTX shl/shr clamp.
  *  - floats: IEEE ops (`/` is div.rn, sqrt is sqrt.rn); min/max are
  *    minNum/maxNum; casts to integers saturate and map NaN to 0
- *    (fptosi.sat, like cvt.rzi.sat).
+ *    (fptosi.sat, like cvt.rzi.sat). `%` is C's fmod, exact: libdevice's
+ *    __nv_fmod[f] (f16/bf16 through f32, where fmod is exact too), never
+ *    LLVM's `frem`, which NVPTX expands as x - trunc(x / y) * y: wrong by
+ *    up to |x| once x / y no longer fits in the mantissa (1e30 % 3 gave
+ *    ~1e22 on the H200).
  *  - math functions come from libdevice (__nv_*), computed in f32 for f16
  *    and bf16 and rounded once. The exceptions are f32 `exp` and `exp2`,
  *    which use the MUFU instruction `ex2.approx.f32` (as Triton does):
@@ -124,6 +128,7 @@ static LLVMValueRef lw_float_math(LwFn *f, int opc, ScalarKind k,
     case IR_TANH: r = lw_nv(f, "tanh", f64, x, 1); break;
     case IR_ERF: r = lw_nv(f, "erf", f64, x, 1); break;
     case IR_POW: r = lw_nv(f, "pow", f64, x, 2); break;
+    case IR_REM: r = lw_nv(f, "fmod", f64, x, 2); break;
     case IR_SQRT: r = lw_call_intr(c, "llvm.sqrt", &t, 1, x, 1); break;
     case IR_FLOOR: r = lw_call_intr(c, "llvm.floor", &t, 1, x, 1); break;
     case IR_CEIL: r = lw_call_intr(c, "llvm.ceil", &t, 1, x, 1); break;
@@ -250,7 +255,7 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     case IR_SUB: return fl ? LLVMBuildFSub(b, x[0], x[1], "") : LLVMBuildSub(b, x[0], x[1], "");
     case IR_MUL: return fl ? LLVMBuildFMul(b, x[0], x[1], "") : LLVMBuildMul(b, x[0], x[1], "");
     case IR_DIV: return fl ? LLVMBuildFDiv(b, x[0], x[1], "") : lw_divrem(f, IR_DIV, k, x[0], x[1]);
-    case IR_REM: return fl ? LLVMBuildFRem(b, x[0], x[1], "") : lw_divrem(f, IR_REM, k, x[0], x[1]);
+    case IR_REM: return fl ? lw_float_math(f, IR_REM, k, x, 2) : lw_divrem(f, IR_REM, k, x[0], x[1]);
     case IR_AND: return LLVMBuildAnd(b, x[0], x[1], "");
     case IR_OR: return LLVMBuildOr(b, x[0], x[1], "");
     case IR_XOR: return LLVMBuildXor(b, x[0], x[1], "");
