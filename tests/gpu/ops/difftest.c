@@ -231,6 +231,15 @@ typedef struct Param {
     double fval;
 } Param;
 
+/* A range bound as an integer: ranges written for float parameters
+ * (e.g. -1e19,1e19) also reach integer ones, and converting a double
+ * outside int64_t's range is undefined behaviour in C. */
+static int64_t clamp_i64(double v) {
+    if (!(v > -9.2233720368547758e18)) return INT64_MIN;
+    if (!(v < 9.2233720368547758e18)) return INT64_MAX;
+    return (int64_t)v;
+}
+
 static void fill(const Case *c, Param *p, unsigned char poison) {
     const Ty *t = p->ty;
     const char *init = case_get(c, "init", p->name);
@@ -264,8 +273,9 @@ static void fill(const Case *c, Param *p, unsigned char poison) {
                 v = specials[next_u64() % nspecial];
             put_float(t, p->init, i, v);
         } else if (ranged) {
-            int64_t a = (int64_t)lo, b = (int64_t)hi;
-            put_int(t, p->init, i, (uint64_t)(a + (int64_t)(next_u64() % (uint64_t)(b - a + 1))));
+            int64_t a = clamp_i64(lo), b = clamp_i64(hi);
+            uint64_t span = (uint64_t)b - (uint64_t)a + 1;  /* 0: all 2^64 */
+            put_int(t, p->init, i, (uint64_t)a + (span ? next_u64() % span : next_u64()));
         } else {
             put_int(t, p->init, i, next_u64());
         }
