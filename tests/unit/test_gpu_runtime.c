@@ -75,6 +75,11 @@ static void buffers_fill(Buffers *b) {
     CU(d, d->memcpy_htod(b->x, b->hx, bytes));
     CU(d, d->memcpy_htod(b->y, b->hy, bytes));
     CU(d, d->memset_d8(b->out, 0xff, bytes));
+    /* cuMemsetD8 (and the DMA of a pageable cuMemcpyHtoD) may still be in
+     * flight on the legacy stream, which the tests' CU_STREAM_NON_BLOCKING
+     * stream does not wait for: without this, the poison can land after
+     * the kernel's stores (seen on the H200). */
+    CU(d, d->ctx_synchronize());
 }
 
 static void buffers_free(Buffers *b) {
