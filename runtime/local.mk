@@ -6,7 +6,7 @@ lib_LTLIBRARIES += runtime/libtile.la
 include_HEADERS += runtime/tile.h
 runtime_libtile_la_SOURCES = runtime/tile.h runtime/rt.h runtime/driver.h \
 	runtime/driver.c runtime/error.c runtime/plan.c runtime/load.c \
-	runtime/launch.c
+	runtime/launch.c runtime/select.c runtime/tune.c runtime/cache.c
 runtime_libtile_la_LIBADD = bundle/libtlb.la -ldl -lpthread -lm
 runtime_libtile_la_LDFLAGS = -version-info 0:0:0
 
