@@ -48,3 +48,12 @@ tests/unit/fakecuda.so: $(srcdir)/tests/unit/fake_libcuda.c
 	$(AM_V_CC)$(MKDIR_P) tests/unit && \
 	$(CC) $(AM_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ \
 	    $(srcdir)/tests/unit/fake_libcuda.c
+
+# The autotuner and its disk cache against the working mode of the same
+# test double (FAKE_CUDA_WORKING=1: fake timings, host memory).
+check_PROGRAMS += tests/unit/test_tune
+TESTS += tests/unit/test_tune
+tests_unit_test_tune_SOURCES = tests/unit/test_tune.c tests/unit/check.h
+tests_unit_test_tune_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_tune_LDADD = runtime/libtile.la -ldl
+EXTRA_tests_unit_test_tune_DEPENDENCIES = tests/unit/fakecuda.so

@@ -370,9 +370,11 @@ static void report(const Tuner *t, const Cand *best) {
         const Cand *c = &t->c[i];
         if (c->skip)
             rt_note(b, "  %-40s skipped: %s", t->k->config_names[c->config], c->skip);
-        else if (c->ms > 0 || c == best)
+        else if (c->ms > 0)
             rt_note(b, "  %-40s %10.2f us%s", t->k->config_names[c->config], c->ms * 1e3,
                     c == best ? "  <- chosen" : "");
+        else if (c == best)
+            rt_note(b, "  %-40s chosen without timing", t->k->config_names[c->config]);
     }
 }
 
