@@ -12,6 +12,8 @@
  * truncated cache file is ignored with a warning and rewritten;
  * TILE_AUTOTUNE=0 and force; stream capture; selections and the
  * introspection calls. */
+#include "config.h"
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 
 #include "runtime/rt.h"
 #include "tests/unit/check.h"
+#include "tests/unit/spin_bundle.h"
 
 #define FAKE TILE_BUILDDIR "/tests/unit/fakecuda.so"
 
@@ -370,6 +373,31 @@ static void test_corrupt_cache(void) {
     unsetenv("FAKE_CUDA_TIMES");
 }
 
+/* The GPU test's spin bundle: it loads, and ptxas takes its PTX where the
+ * toolkit is. */
+static void test_spin_bundle(void) {
+    void *data;
+    size_t size;
+    TileBundle *b = NULL;
+    CHECK(spin_bundle(&data, &size) == 0);
+    CHECK(tile_bundle_load_memory(data, size, &b) == TILE_OK);
+    free(data);
+    TileKernel *k = NULL;
+    CHECK(tile_kernel_get(b, "spin", &k) == TILE_OK && tile_kernel_nconfigs(k) == 4);
+    CHECK_STR(tile_kernel_config_name(k, SPIN_FASTEST), "ITERS=16,warps=4,stages=1");
+    tile_bundle_free(b);
+#ifdef TILE_PTXAS
+    char *ptx = spin_ptx(), path[300], cmd[800];
+    snprintf(path, sizeof path, "%s/spin.ptx", root);
+    FILE *f = fopen(path, "w");
+    CHECK(f && ptx && fputs(ptx, f) >= 0);
+    if (f) fclose(f);
+    free(ptx);
+    snprintf(cmd, sizeof cmd, "%s -arch=sm_90 %s -o /dev/null", TILE_PTXAS, path);
+    CHECK(system(cmd) == 0);
+#endif
+}
+
 int main(void) {
     setenv("TILE_LIBCUDA", FAKE, 1);
     setenv("FAKE_CUDA_WORKING", "1", 1);
@@ -387,6 +415,7 @@ int main(void) {
     test_winner_and_restore();
     test_filters();
     test_corrupt_cache();
+    test_spin_bundle();
     d->mem_free(out);
     d->mem_free(x);
     dlclose(lib);
