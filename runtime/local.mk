@@ -31,7 +31,7 @@ tests_unit_test_gpu_runtime_SOURCES = tests/unit/test_gpu_runtime.c \
 	tests/unit/gpu_util.h tests/unit/vadd_bundle.h
 tests_unit_test_gpu_runtime_LDADD = runtime/libtile.la -lpthread -lm
 tests_unit_test_gpu_runtime_LDFLAGS = $(GPU_PROG_STATIC)
-bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h \
+bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h tests/unit/spin_bundle.h \
 	tests/unit/vadd_bundle.h
 bench_launch_overhead_LDADD = runtime/libtile.la
 bench_launch_overhead_LDFLAGS = $(GPU_PROG_STATIC)
