@@ -5,7 +5,9 @@
                                           bundle, checks the signatures)
 
 steps (default: all, in this order): copy vadd bias_gelu softmax layernorm
-transpose launch compile.
+transpose matmul mm_bias_relu attention launch compile (the tensor-core
+steps report TFLOP/s in the note column: 2n^3 per matmul, 4·B·H·S²·D per
+attention, halved when causal).
 
 Tile kernels come from the bundles `scripts/gpu-bench.sh prepare` builds
 into BUILD/bench (bench/configs.py lists them), launched through libtile
@@ -512,7 +514,154 @@ def step_compile():
         fail("compile / tile", f"{path} missing (run bench/compile_time.sh where tilec runs)")
 
 
-STEPS = ["copy", "vadd", "bias_gelu", "softmax", "layernorm", "transpose", "launch", "compile"]
+# ---------------------------------------------------------------- tensor cores
+
+def timed_flops(work, system, fn, ref, tol, flops, out=None, note=""):
+    """timed() with TFLOP/s instead of GB/s (in the note, and in the row)."""
+    try:
+        ok, err = checked(work, system, fn, ref, tol, out)
+        ms = bench(fn)
+        tf = flops / ms / 1e9
+        row(work, system, ms, None, note=f"{tf:.0f} TFLOP/s; " + (note + "; " if note else "")
+            + err, ok=ok)
+        ROWS[-1]["tflops"] = tf
+    except Exception as e:  # noqa: BLE001
+        fail(f"{work} / {system}", f"{type(e).__name__}: {e}")
+
+
+def define_triton_matmul():
+    global tr_matmul
+
+    @triton.jit
+    def tr_matmul(c, a, b, bias, M, N, K, lda, ldb, ldc, BM: tl.constexpr, BN: tl.constexpr,
+                  BK: tl.constexpr, GROUP: tl.constexpr, EPI: tl.constexpr):
+        pid = tl.program_id(0)
+        num_m, num_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        width = GROUP * num_n
+        first = (pid // width) * GROUP
+        size = min(num_m - first, GROUP)
+        pm = first + (pid % width) % size
+        pn = (pid % width) // size
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            at = tl.load(a + rm[:, None] * lda + (k + rk)[None, :],
+                         mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+            bt = tl.load(b + (k + rk)[:, None] * ldb + rn[None, :],
+                         mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(at, bt, acc)
+        if EPI:
+            acc = tl.maximum(acc + tl.load(bias + rn, mask=rn < N, other=0.0)[None, :]
+                             .to(tl.float32), 0.0)
+        tl.store(c + rm[:, None] * ldc + rn[None, :], acc.to(c.dtype.element_ty),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _mm_systems(work, n, a, b, bias, out, ref, tol, epi):
+    flops = 2 * n ** 3
+    if epi:
+        timed_flops(work, "torch eager", lambda: torch.relu(a @ b + bias), ref, tol, flops,
+                    note="3 kernels")
+        comp = compiled(lambda x, y, z: torch.relu(x @ y + z))
+        timed_flops(work, "torch.compile", lambda: comp(a, b, bias), ref, tol, flops)
+    else:
+        timed_flops(work, "torch.matmul (cuBLAS)", lambda: torch.matmul(a, b), ref, tol, flops)
+    for bm, bn, bk, w in configs.MATMUL_TILES:
+        grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
+        timed_flops(work, f"triton {bm}x{bn}x{bk} w{w} s3",
+                    lambda: tr_matmul[grid](out, a, b, bias, n, n, n, n, n, n, BM=bm, BN=bn,
+                                            BK=bk, GROUP=8, EPI=epi, num_warps=w,
+                                            num_stages=3),
+                    ref, tol, flops, out=out)
+    for bm, bn, bk, w in configs.MATMUL_TILES:
+        if epi:
+            k = tile_kernel(f"mm_bias_relu_{bm}x{bn}x{bk}_w{w}", "matmul_bias_relu")
+            args = [ptr(addr(out)), ptr(addr(a)), ptr(addr(b)), ptr(addr(bias))]
+        else:
+            t = "f16" if a.dtype == torch.float16 else "bf16"
+            k = tile_kernel(f"matmul_{t}_{bm}x{bn}x{bk}_w{w}", "matmul")
+            args = [ptr(addr(out)), ptr(addr(a)), ptr(addr(b))]
+        args += [i64(n)] * 6
+        timed_flops(work, f"tile {bm}x{bn}x{bk} w{w}", k.bind(args, stream()), ref, tol, flops,
+                    out=out)
+
+
+def step_matmul():
+    """C = A @ B, f16 and bf16, n^3, against cuBLAS and Triton."""
+    define_triton_matmul()
+    for dt, t in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):
+        for n in configs.MATMUL_SIZES:
+            try:
+                a = torch.rand(n, n, device="cuda", dtype=dt) * 2 - 1
+                b = torch.rand(n, n, device="cuda", dtype=dt) * 2 - 1
+                out = torch.empty(n, n, device="cuda", dtype=dt)
+                ref = (a.double() @ b.double())
+                _mm_systems(f"matmul {t} {n}^3", n, a, b, a[0], out, ref,
+                            TOL[str(dt)[6:]], False)
+                del a, b, out, ref
+            except Exception as e:  # noqa: BLE001
+                fail(f"matmul {t} {n}", f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+def step_mm_bias_relu():
+    """relu(A @ B + bias) in f16: torch eager's three kernels, torch.compile,
+    Triton's fused kernel, Tile's."""
+    define_triton_matmul()
+    for n in configs.MATMUL_SIZES:
+        try:
+            a = torch.rand(n, n, device="cuda", dtype=torch.float16) * 2 - 1
+            b = torch.rand(n, n, device="cuda", dtype=torch.float16) * 2 - 1
+            bias = torch.rand(n, device="cuda", dtype=torch.float16) * 2 - 1
+            out = torch.empty(n, n, device="cuda", dtype=torch.float16)
+            ref = torch.relu(a.double() @ b.double() + bias.double())
+            _mm_systems(f"mm_bias_relu f16 {n}^3", n, a, b, bias, out, ref, TOL["float16"], True)
+            del a, b, bias, out, ref
+        except Exception as e:  # noqa: BLE001
+            fail(f"mm_bias_relu {n}", f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+ATTENTION_SHAPE = (4, 32, 4096)   # batch, heads, sequence
+
+
+def step_attention():
+    """Flash-attention forward, f16, B=4 H=32 S=4096, D=64/128, causal and
+    not, against torch SDPA's flash and cuDNN backends."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    B, H, S = ATTENTION_SHAPE
+    for d in configs.ATTENTION_D:
+        for causal in (False, True):
+            work = f"attention D={d} {'causal' if causal else 'full'}"
+            try:
+                q, k, v = (torch.randn(B, H, S, d, device="cuda", dtype=torch.float16)
+                           for _ in range(3))
+                out = torch.empty_like(q)
+                with sdpa_kernel(SDPBackend.MATH):
+                    ref = sdpa(q.float(), k.float(), v.float(), is_causal=causal)
+                flops = 4 * B * H * S * S * d // (2 if causal else 1)
+                for name, be in (("torch SDPA flash", SDPBackend.FLASH_ATTENTION),
+                                 ("torch SDPA cuDNN", SDPBackend.CUDNN_ATTENTION)):
+                    def run(be=be):
+                        with sdpa_kernel(be):
+                            return sdpa(q, k, v, is_causal=causal)
+                    timed_flops(work, name, run, ref, TOL["float16"], flops)
+                scale = 1 / math.sqrt(d)
+                for bm, bn, w in configs.ATTENTION_TILES:
+                    kern = tile_kernel(f"attention_d{d}_{'causal' if causal else 'full'}"
+                                       f"_{bm}x{bn}_w{w}", "attention")
+                    args = [ptr(addr(out)), ptr(addr(q)), ptr(addr(k)), ptr(addr(v)),
+                            i64(B * H), i64(S), i64(S * d), i64(d), f64(scale)]
+                    timed_flops(work, f"tile {bm}x{bn} w{w}", kern.bind(args, stream()), ref,
+                                TOL["float16"], flops, out=out)
+                del q, k, v, out, ref
+            except Exception as e:  # noqa: BLE001
+                fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+STEPS = ["copy", "vadd", "bias_gelu", "softmax", "layernorm", "transpose", "matmul",
+         "mm_bias_relu", "attention", "launch", "compile"]
 
 
 def dry_run():

@@ -14,6 +14,10 @@ choice matters until the autotuner makes it.
 SOFTMAX_N = (1024, 4096, 16384)
 LAYERNORM_N = (1024, 4096, 8192)
 TRANSPOSE_TILES = ((64, 64, 4), (64, 64, 8), (32, 32, 4), (32, 64, 4))
+MATMUL_SIZES = (4096, 8192)
+MATMUL_TILES = ((128, 128, 32, 8), (128, 128, 32, 4), (64, 64, 32, 4))   # BM, BN, BK, warps
+ATTENTION_D = (64, 128)
+ATTENTION_TILES = ((64, 64, 4), (128, 64, 8))                            # BM, BN, warps
 
 
 def next_pow2(n):
@@ -52,6 +56,22 @@ def _tile_bundles():
     for bm, bn, w in TRANSPOSE_TILES:
         out.append((f"transpose_{bm}x{bn}_w{w}", "examples/transpose.tile", "transpose",
                     {"BM": bm, "BN": bn}, w))
+    # Tensor cores: one tile configuration each (the first `stages` of the
+    # source's @tune; 48 KiB of static shared memory at most until the
+    # lowering has dynamic shared memory).
+    for t in ("f16", "bf16"):
+        for bm, bn, bk, w in MATMUL_TILES:
+            out.append((f"matmul_{t}_{bm}x{bn}x{bk}_w{w}", "examples/matmul.tile", "matmul",
+                        {"T": t, "BM": bm, "BN": bn, "BK": bk}, w))
+    for bm, bn, bk, w in MATMUL_TILES:
+        out.append((f"mm_bias_relu_{bm}x{bn}x{bk}_w{w}", "examples/matmul_bias_relu.tile",
+                    "matmul_bias_relu", {"BM": bm, "BN": bn, "BK": bk}, w))
+    for d in ATTENTION_D:
+        for causal in ("false", "true"):
+            for bm, bn, w in ATTENTION_TILES:
+                out.append((f"attention_d{d}_{'causal' if causal == 'true' else 'full'}"
+                            f"_{bm}x{bn}_w{w}", "examples/attention.tile", "attention",
+                            {"D": d, "CAUSAL": causal, "BM": bm, "BN": bn}, w))
     return out
 
 

@@ -300,16 +300,22 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- stages */
 
-/* --stats: one line per entry on stderr; a warning per spilling entry. */
+/* --stats: one line per entry on stderr; a warning per spilling entry.
+ * smem counts the dynamic shared memory ptxas does not see. */
 static void print_stats(Diag *dg, const LwOutput *lo, const LwStats *st,
                         int n) {
     fprintf(stderr, "%-32s %5s %9s %9s %7s %7s\n", "entry", "regs",
             "spill-st", "spill-ld", "stack", "smem");
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        long long dyn = 0;
+        for (int e = 0; e < lo->nentries; e++)
+            if (strcmp(lo->entries[e].name, st[i].entry) == 0)
+                dyn = lo->entries[e].dyn_shared_bytes;
         fprintf(stderr, "%-32s %5d %9lld %9lld %7lld %7lld\n", st[i].entry,
                 st[i].registers, (long long)st[i].spill_stores,
                 (long long)st[i].spill_loads, (long long)st[i].stack,
-                (long long)st[i].shared);
+                (long long)st[i].shared + dyn);
+    }
     for (int i = 0; i < n; i++) {
         if (!st[i].spill_stores && !st[i].spill_loads) continue;
         for (int e = 0; e < lo->nentries; e++)
@@ -334,7 +340,7 @@ static void write_bundle(const Opts *o, Arena *ar, Diag *dg,
         int index = 0;
         while (index < m->nkernels && m->kernels[index] != en->kernel) index++;
         vs[e] = (TlbCodeVariant){index, en->variant == LW_ALIGNED16 ? TLB_ASSUME_ALL : 0,
-                                 0, en->name};
+                                 (uint32_t)en->dyn_shared_bytes, en->name};
     }
     TlbCubin cb = {o->arch, cubin_len, (const uint8_t *)cubin};
     TlbCode code = {PACKAGE_NAME "c " PACKAGE_VERSION, o->arch, res->ptx, res->nentries,

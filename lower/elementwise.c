@@ -10,9 +10,19 @@
  *    stops with an error there; the GPU cannot, and LLVM must not see the
  *    undefined division). Shifts by the width or more give 0, or the sign
  *    fill for `>>` on signed types, as PTX shl/shr clamp.
- *  - floats: IEEE ops (`/` is div.rn, sqrt is sqrt.rn); min/max are
+ *  - floats: IEEE ops (sqrt is sqrt.rn) but f32 `/`; min/max are
  *    minNum/maxNum; casts to integers saturate and map NaN to 0
- *    (fptosi.sat, like cvt.rzi.sat).
+ *    (fptosi.sat, like cvt.rzi.sat). `%` is C's fmod, exact: libdevice's
+ *    __nv_fmod[f] (f16/bf16 through f32, where fmod is exact too), never
+ *    LLVM's `frem`, which NVPTX expands as x - trunc(x / y) * y: wrong by
+ *    up to |x| once x / y no longer fits in the mantissa (1e30 % 3 gave
+ *    ~1e22 on the H200).
+ *  - f32 `/` is `div.full.f32` (llvm.nvvm.div.full), as Triton: at most
+ *    2 ulp over the full range, subnormals kept, a few instructions
+ *    instead of div.rn's Newton iterations and slow-path branch. A
+ *    constant power-of-two divisor stays an fdiv (exact; LLVM folds it
+ *    into a multiplication). f64 `/` is div.rn.f64; f16/bf16 `/` divides
+ *    in f32 correctly rounded (div.rn) and rounds once, so it is exact.
  *  - math functions come from libdevice (__nv_*), computed in f32 for f16
  *    and bf16 and rounded once. The exceptions are f32 `exp` and `exp2`,
  *    which use the MUFU instruction `ex2.approx.f32` (as Triton does):
@@ -25,6 +35,7 @@
  */
 #include "lower/lw.h"
 
+#include <math.h>
 #include <string.h>
 
 LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l) {
@@ -124,6 +135,7 @@ static LLVMValueRef lw_float_math(LwFn *f, int opc, ScalarKind k,
     case IR_TANH: r = lw_nv(f, "tanh", f64, x, 1); break;
     case IR_ERF: r = lw_nv(f, "erf", f64, x, 1); break;
     case IR_POW: r = lw_nv(f, "pow", f64, x, 2); break;
+    case IR_REM: r = lw_nv(f, "fmod", f64, x, 2); break;
     case IR_SQRT: r = lw_call_intr(c, "llvm.sqrt", &t, 1, x, 1); break;
     case IR_FLOOR: r = lw_call_intr(c, "llvm.floor", &t, 1, x, 1); break;
     case IR_CEIL: r = lw_call_intr(c, "llvm.ceil", &t, 1, x, 1); break;
@@ -192,6 +204,21 @@ static LLVMValueRef lw_shift(LwFn *f, int opc, ScalarKind k, LLVMValueRef x,
     return LLVMBuildAShr(b, x, amt, "");
 }
 
+/* Float x / y: div.full for f32 (see the header), IEEE otherwise. */
+static LLVMValueRef lw_fdiv(LwFn *f, ScalarKind k, LLVMValueRef x, LLVMValueRef y) {
+    LwCtx *c = f->c;
+    if (k == SK_F32) {
+        LLVMBool lossy;
+        int e;
+        if (!LLVMIsAConstantFP(y) ||
+            frexp(LLVMConstRealGetDouble(y, &lossy), &e) != 0.5) {
+            LLVMValueRef a[2] = {x, y};
+            return lw_call_intr(c, "llvm.nvvm.div.full", NULL, 0, a, 2);
+        }
+    }
+    return LLVMBuildFDiv(c->b, x, y, "");
+}
+
 /* x / y, x % y (C semantics, see the header). */
 static LLVMValueRef lw_divrem(LwFn *f, int opc, ScalarKind k, LLVMValueRef x,
                               LLVMValueRef y) {
@@ -249,8 +276,8 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     case IR_ADD: return fl ? LLVMBuildFAdd(b, x[0], x[1], "") : LLVMBuildAdd(b, x[0], x[1], "");
     case IR_SUB: return fl ? LLVMBuildFSub(b, x[0], x[1], "") : LLVMBuildSub(b, x[0], x[1], "");
     case IR_MUL: return fl ? LLVMBuildFMul(b, x[0], x[1], "") : LLVMBuildMul(b, x[0], x[1], "");
-    case IR_DIV: return fl ? LLVMBuildFDiv(b, x[0], x[1], "") : lw_divrem(f, IR_DIV, k, x[0], x[1]);
-    case IR_REM: return fl ? LLVMBuildFRem(b, x[0], x[1], "") : lw_divrem(f, IR_REM, k, x[0], x[1]);
+    case IR_DIV: return fl ? lw_fdiv(f, k, x[0], x[1]) : lw_divrem(f, IR_DIV, k, x[0], x[1]);
+    case IR_REM: return fl ? lw_float_math(f, IR_REM, k, x, 2) : lw_divrem(f, IR_REM, k, x[0], x[1]);
     case IR_AND: return LLVMBuildAnd(b, x[0], x[1], "");
     case IR_OR: return LLVMBuildOr(b, x[0], x[1], "");
     case IR_XOR: return LLVMBuildXor(b, x[0], x[1], "");

@@ -264,7 +264,7 @@ static void lw_op(LwFn *f, const IrOp *op) {
     case IR_DOT: lw_dot(f, op); return;
     default: break;
     }
-    if (lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
+    if (lw_dot_operand(f, op) || lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
         lw_reduce(f, op) || lw_scan(f, op) || lw_debug_op(f, op))
         return;
     lw_error(f, op->loc, "internal error: no lowering for '%s'",
@@ -319,15 +319,33 @@ static void lw_params(LwFn *f, LyVariant variant) {
 }
 
 /* The shared scratch: a placeholder global of no size while lowering,
- * replaced by one of the final size. */
-static void lw_finish_smem(LwFn *f, const char *name) {
+ * replaced by one of the final size — a static `.shared` array up to
+ * 48 KiB (what a launch gets without asking), else dynamic shared memory:
+ * an external array of unknown size (`.extern .shared .b8 X[]`) whose
+ * size the runtime opts in to and passes at launch (LwEntry.dyn_shared_bytes,
+ * the bundle's dyn_smem). Past what the architecture allows, an error. */
+static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
+    entry->shared_bytes = f->smem_bytes;
+    entry->dyn_shared_bytes = 0;
     if (!f->smem) return;
     LwCtx *c = f->c;
-    LLVMTypeRef t = LLVMArrayType2(c->i8, (uint64_t)f->smem_bytes);
+    int64_t max = lw_arch_max_shared(c->opt->arch);
+    if (f->smem_bytes > max)
+        dg_error(c->dg, f->k->loc,
+                 "kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld",
+                 f->k->name, (long long)f->smem_bytes, c->opt->arch,
+                 (long long)max);
+    int dyn = f->smem_bytes > LW_STATIC_SHARED_MAX;
+    LLVMTypeRef t = LLVMArrayType2(c->i8, dyn ? 0 : (uint64_t)f->smem_bytes);
     char *gname = ar_printf(c->ar, "%s__smem", name);
     LLVMValueRef g = LLVMAddGlobalInAddressSpace(c->mod, t, gname, LW_AS_SHARED);
-    LLVMSetInitializer(g, LLVMGetUndef(t));
-    LLVMSetLinkage(g, LLVMInternalLinkage);
+    if (dyn) {
+        LLVMSetLinkage(g, LLVMExternalLinkage);
+        entry->dyn_shared_bytes = f->smem_bytes;
+    } else {
+        LLVMSetInitializer(g, LLVMGetUndef(t));
+        LLVMSetLinkage(g, LLVMInternalLinkage);
+    }
     LLVMSetAlignment(g, 16);
     LLVMReplaceAllUsesWith(f->smem, g);
     LLVMDeleteGlobal(f->smem);
@@ -368,9 +386,8 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
     LLVMPositionBuilderAtEnd(c->b, body);
     lw_block(f, k->body);
     LLVMBuildRetVoid(c->b);
-    lw_finish_smem(f, name);
+    lw_finish_smem(f, name, entry);
     entry->name = name;
     entry->kernel = k;
     entry->warps = k->warps;
-    entry->shared_bytes = f->smem_bytes;
 }

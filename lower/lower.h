@@ -49,6 +49,14 @@ const char *lw_arch_name(size_t i);
  * that introduced the architecture, at least 8.0. 0 when unknown. */
 int lw_arch_ptx_version(const char *arch);
 
+/* Static shared memory an entry may declare (48 KiB); past it the scratch
+ * is dynamic shared memory, which the launch must request and pass. */
+#define LW_STATIC_SHARED_MAX (48 * 1024)
+
+/* The most shared memory a program may use on arch (after opting in with
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): 227 KiB on sm_90. */
+int64_t lw_arch_max_shared(const char *arch);
+
 /* ------------------------------------------------------------ compiling */
 
 /* The two specialization variants, in the order lw_compile takes them. */
@@ -67,7 +75,9 @@ typedef struct LwEntry {
     const IrKernel *kernel;  /* kernel and configuration */
     int variant;             /* LW_GENERIC or LW_ALIGNED16 */
     int warps;               /* threads per program / 32 */
-    int64_t shared_bytes;    /* static shared memory the entry uses */
+    int64_t shared_bytes;    /* shared memory the entry uses */
+    int64_t dyn_shared_bytes;  /* of which dynamic, passed at launch: all of
+                                  it past LW_STATIC_SHARED_MAX, else 0 */
 } LwEntry;
 
 typedef struct LwOutput {

@@ -134,6 +134,9 @@ LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
 /* ---- dot.c: matrix products (mma.sync, or FMA chains) */
 int lw_dot(LwFn *f, const IrOp *op);
 
+/* ---- smem.c: conversions to mma operands via swizzled smem + ldmatrix */
+int lw_dot_operand(LwFn *f, const IrOp *op);
+
 /* ---- debug.c */
 int lw_debug_op(LwFn *f, const IrOp *op);
 void lw_set_loc(LwFn *f, Loc l);

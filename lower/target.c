@@ -33,13 +33,16 @@
 
 typedef struct {
     const char *name;
-    int ptx; /* PTX ISA version that introduced it, times ten */
+    int ptx;       /* PTX ISA version that introduced it, times ten */
+    int smem_kib;  /* shared memory one program may opt in to (CUDA guide,
+                      "Technical Specifications per Compute Capability") */
 } LwArch;
 
 static const LwArch lw_archs[] = {
-    {"sm_80", 70},  {"sm_86", 71},   {"sm_87", 74},  {"sm_89", 78},
-    {"sm_90", 78},  {"sm_90a", 80},  {"sm_100", 86}, {"sm_100a", 86},
-    {"sm_120", 87}, {"sm_120a", 87},
+    {"sm_80", 70, 163},  {"sm_86", 71, 99},   {"sm_87", 74, 163},
+    {"sm_89", 78, 99},   {"sm_90", 78, 227},  {"sm_90a", 80, 227},
+    {"sm_100", 86, 227}, {"sm_100a", 86, 227}, {"sm_120", 87, 99},
+    {"sm_120a", 87, 99},
 };
 
 size_t lw_arch_count(void) { return sizeof lw_archs / sizeof lw_archs[0]; }
@@ -126,6 +129,12 @@ int lw_arch_supported(const char *arch) {
         return target && lw_emitted_ptx_version(target, arch) >= lw_archs[i].ptx;
     }
     return 0;
+}
+
+int64_t lw_arch_max_shared(const char *arch) {
+    for (size_t i = 0; arch && i < lw_arch_count(); i++)
+        if (strcmp(arch, lw_archs[i].name) == 0) return 1024 * (int64_t)lw_archs[i].smem_kib;
+    return LW_STATIC_SHARED_MAX;
 }
 
 int lw_arch_ptx_version(const char *arch) {

@@ -35,14 +35,16 @@ cd "$(dirname "$0")/.."
 top=$PWD
 build=$top/build-gpu
 examples="vadd bias_gelu bias_gelu_bf16 softmax layernorm layernorm_f16 cross_entropy
-          stencil dropout transpose spec_vadd spec_bias_gelu spec_softmax"
+          stencil dropout transpose spec_vadd spec_bias_gelu spec_softmax
+          matmul matmul_bf16 matmul_f32 matmul_bias_relu matmul_gelu bmm
+          attention_d64 attention_d64_causal attention_d128 attention_d128_causal"
 
 prepare() {
     set -e
     [ -x ./tilec ] || { echo "build the tree first (./configure && make)" >&2; exit 1; }
     local progs="tests/gpu/examples_gpu tests/unit/test_gpu_runtime bench/launch_overhead"
     local p
-    for p in vadd bias_gelu softmax layernorm cross_entropy stencil dropout transpose; do
+    for p in vadd bias_gelu softmax layernorm cross_entropy stencil dropout transpose mma; do
         progs="$progs examples/host/$p"
     done
     make -j2 tilec $progs

@@ -288,6 +288,15 @@ LySmem *ly_smem_swizzled(Arena *ar, const int32_t shape[2], int fast,
 uint32_t ly_smem_offset(const LySmem *s, uint32_t packed);
 /* Bytes one buffer of s takes. */
 int64_t ly_smem_bytes(const LySmem *s);
+/* Where ldmatrix.x<n> (n = 1, 2, 4; `.trans` when `trans`) reads the
+ * operand layout dl (#dot_op with an MMA parent) from buffer s: a layout
+ * whose "coordinate" at (register g, lane l, warp w) is the element
+ * offset in s that lane l supplies for the g-th group of n 32-bit
+ * registers (row l % 8 of the core matrix that becomes 32-bit register
+ * l / 8 % n of the group). .trans needs 16-bit elements. NULL when dl is
+ * not such a layout. */
+Layout *ly_ldmatrix_addr(Arena *ar, const Layout *dl, int n, int trans,
+                         const LySmem *s);
 
 /* -------------------------------------------------------------- axis info */
 

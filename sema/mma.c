@@ -231,3 +231,41 @@ uint32_t ly_smem_offset(const LySmem *s, uint32_t packed) {
 int64_t ly_smem_bytes(const LySmem *s) {
     return (int64_t)s->shape[0] * s->shape[1] * s->esize;
 }
+
+/* The ldmatrix address layout: see layout.h. Lane bits 0-2 pick the row
+ * of a core matrix (the operand's lane bits 2-4: its rows; with .trans,
+ * register bit 0 and lane bits 0-1: its K positions), lane bits 3-4 the
+ * matrix (the operand's 32-bit register bits), registers the group. */
+Layout *ly_ldmatrix_addr(Arena *ar, const Layout *dl, int n, int trans,
+                         const LySmem *s) {
+    int lkw = ly_log2(dl->kwidth), ln = ly_log2(n);
+    if (dl->kind != LY_DOT_OP || lkw < 0 || ln < 0 || ln > 2 ||
+        dl->nbits[LY_LANE] != 5 || dl->nbits[LY_REG] < lkw + ln ||
+        (trans && lkw != 1))
+        return NULL;
+    Layout *a = ar_alloc(ar, sizeof *a);
+    memset(a, 0, sizeof *a);
+    a->kind = LY_LINEAR;
+    a->rank = dl->rank;
+    memcpy(a->shape, dl->shape, sizeof a->shape);
+    const uint32_t *reg = dl->basis[LY_REG], *lane = dl->basis[LY_LANE];
+    uint32_t row[3] = {lane[2], lane[3], lane[4]};
+    if (trans) {
+        row[0] = reg[0];
+        row[1] = lane[0];
+        row[2] = lane[1];
+    }
+    a->nbits[LY_LANE] = 5;
+    for (int i = 0; i < 3; i++) a->basis[LY_LANE][i] = row[i];
+    for (int i = 0; i < 2; i++)
+        a->basis[LY_LANE][3 + i] = i < ln ? reg[lkw + i] : 0;
+    a->nbits[LY_WARP] = dl->nbits[LY_WARP];
+    memcpy(a->basis[LY_WARP], dl->basis[LY_WARP], sizeof a->basis[LY_WARP]);
+    a->nbits[LY_REG] = (uint8_t)(dl->nbits[LY_REG] - lkw - ln);
+    for (int i = 0; i < a->nbits[LY_REG]; i++)
+        a->basis[LY_REG][i] = reg[lkw + ln + i];
+    for (int d = 0; d < LY_NIN; d++)
+        for (int i = 0; i < a->nbits[d]; i++)
+            a->basis[d][i] = ly_smem_offset(s, a->basis[d][i]);
+    return a;
+}

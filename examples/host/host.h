@@ -112,6 +112,12 @@ int example_cross_entropy(const char *dir, const char *file, HostType t, HostRng
 int example_stencil(const char *dir, const char *file, HostType t, HostRng *rng);
 int example_dropout(const char *dir, const char *file, HostType t, HostRng *rng);
 int example_transpose(const char *dir, const char *file, HostType t, HostRng *rng);
+/* examples/host/mma.c: the tensor-core examples */
+int example_matmul(const char *dir, const char *file, HostType t, HostRng *rng);
+int example_matmul_bias_relu(const char *dir, const char *file, HostType t, HostRng *rng);
+int example_matmul_gelu(const char *dir, const char *file, HostType t, HostRng *rng);
+int example_bmm(const char *dir, const char *file, HostType t, HostRng *rng);
+int example_attention(const char *dir, const char *file, HostType t, HostRng *rng);
 
 /* main() of one example program: `NAME [BUNDLE_DIR]` (default "."), the
  * seed from $TILE_SEED or the clock. Exit status 0, 1 (a failure) or 77. */

@@ -37,6 +37,20 @@ done
 build bias_gelu_bf16 "$here/examples/bias_gelu.tile" -D T=bf16
 build layernorm_f16 "$here/examples/layernorm.tile" -D T=f16
 
+# Tensor cores: one tile configuration each (warps and stages still tuned),
+# small enough for 48 KiB of static shared memory.
+mm="-D BM=64 -D BN=64 -D BK=32"
+build matmul "$here/examples/matmul.tile" $mm
+build matmul_bf16 "$here/examples/matmul.tile" $mm -D T=bf16
+build matmul_f32 "$here/examples/matmul.tile" $mm -D T=f32
+build matmul_bias_relu "$here/examples/matmul_bias_relu.tile" $mm
+build matmul_gelu "$here/examples/matmul_gelu.tile" $mm
+build bmm "$here/examples/bmm.tile" $mm
+for d in 64 128; do
+    build attention_d$d "$here/examples/attention.tile" -D BM=64 -D BN=64 -D D=$d
+    build attention_d${d}_causal "$here/examples/attention.tile" -D BM=64 -D BN=64 -D D=$d -D CAUSAL=true
+done
+
 # The spec's examples: everything of spec-all.tile before matmul_bias_relu's
 # attributes, without the test's comment lines.
 spec="$out/spec.tile"

@@ -9,7 +9,9 @@
  * BUNDLE_DIR holds the bundles `scripts/gpu-bench.sh prepare` (or
  * tests/gpu/examples-gpu.test) builds: one per example and type, and
  * spec.tlb, the LANGUAGE.md examples compiled as printed there (all but
- * matmul_bias_relu, whose dot the code generator does not lower yet).
+ * matmul_bias_relu, whose spec configurations need more than the 48 KiB
+ * of static shared memory), and the tensor-core examples in one tile
+ * configuration each (examples/host/mma.c).
  * NAMEs pick entries of the table below (all by default). The checks are
  * those of the example programs in examples/host/, each example's sizes,
  * offsets and tolerances in its own file. A failing or missing bundle is
@@ -41,6 +43,16 @@ static const struct {
     {"spec_vadd", "spec.tlb", example_vadd, HOST_F32},
     {"spec_bias_gelu", "spec.tlb", example_bias_gelu, HOST_F32},
     {"spec_softmax", "spec.tlb", example_softmax, HOST_F32},
+    {"matmul", "matmul.tlb", example_matmul, HOST_F16},
+    {"matmul_bf16", "matmul_bf16.tlb", example_matmul, HOST_BF16},
+    {"matmul_f32", "matmul_f32.tlb", example_matmul, HOST_F32},
+    {"matmul_bias_relu", "matmul_bias_relu.tlb", example_matmul_bias_relu, HOST_F16},
+    {"matmul_gelu", "matmul_gelu.tlb", example_matmul_gelu, HOST_F16},
+    {"bmm", "bmm.tlb", example_bmm, HOST_F16},
+    {"attention_d64", "attention_d64.tlb", example_attention, HOST_F16},
+    {"attention_d64_causal", "attention_d64_causal.tlb", example_attention, HOST_F16},
+    {"attention_d128", "attention_d128.tlb", example_attention, HOST_F16},
+    {"attention_d128_causal", "attention_d128_causal.tlb", example_attention, HOST_F16},
 };
 
 static int wanted(const char *name, int argc, char **argv) {
@@ -76,7 +88,7 @@ int main(int argc, char **argv) {
         int fails = examples[i].fn(argv[1], examples[i].file, examples[i].type, &rng);
         printf("== %s: %s\n", examples[i].name, fails ? "FAIL" : "ok");
         fflush(stdout);
-        used += (size_t)snprintf(summary + used, sizeof summary - used, "  %-16s %s\n",
+        used += (size_t)snprintf(summary + used, sizeof summary - used, "  %-22s %s\n",
                                  examples[i].name, fails ? "FAIL" : "ok");
         total += fails != 0;
         ran++;

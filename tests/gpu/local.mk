@@ -9,7 +9,7 @@ host_common = examples/host/host.h examples/host/host.c
 host_examples = examples/host/vadd.c examples/host/bias_gelu.c \
 	examples/host/softmax.c examples/host/layernorm.c \
 	examples/host/cross_entropy.c examples/host/stencil.c \
-	examples/host/dropout.c examples/host/transpose.c
+	examples/host/dropout.c examples/host/transpose.c examples/host/mma.c
 
 check_PROGRAMS += tests/gpu/examples_gpu
 tests_gpu_examples_gpu_SOURCES = tests/gpu/examples_gpu.c $(host_common) \
@@ -22,7 +22,7 @@ tests_gpu_examples_gpu_LDFLAGS = $(GPU_PROG_STATIC)
 check_PROGRAMS += examples/host/vadd examples/host/bias_gelu \
 	examples/host/softmax examples/host/layernorm \
 	examples/host/cross_entropy examples/host/stencil \
-	examples/host/dropout examples/host/transpose
+	examples/host/dropout examples/host/transpose examples/host/mma
 host_ldadd = examples/ref/libref.la runtime/libtile.la -lm
 examples_host_vadd_SOURCES = examples/host/vadd.c $(host_common)
 examples_host_vadd_LDADD = $(host_ldadd)
@@ -62,3 +62,6 @@ CLEANFILES += tests/gpu/bundles/*.tlb tests/gpu/bundles/spec.tile
 EXTRA_DIST += bench/README.md bench/bench.py bench/tile_ctypes.py \
 	bench/configs.py bench/build_bundles.py bench/compile_time.sh \
 	bench/kernels/softmax.tile bench/kernels/layernorm.tile
+examples_host_mma_SOURCES = examples/host/mma.c $(host_common)
+examples_host_mma_LDADD = $(host_ldadd)
+examples_host_mma_LDFLAGS = $(GPU_PROG_STATIC)

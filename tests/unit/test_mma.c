@@ -257,12 +257,87 @@ static void test_swizzle(Arena *ar) {
     CHECK(phase_conflicts(u, 0, 0) == 0);
 }
 
+
+/* ldmatrix simulated over ly_ldmatrix_addr: the buffer holds every
+ * element's packed coordinate at its swizzled offset; lane l supplies the
+ * address of row l % 8 of matrix l / 8; plain ldmatrix gives thread t the
+ * 32-bit word t % 4 of row t / 4, .trans gives it the 16-bit elements
+ * (rows 2 (t % 4) + e, column t / 4). Every register of every thread
+ * must come out as the operand layout says. Returns the mismatches. */
+static int sim_ldmatrix(Arena *ar, const Layout *dl, int fast, int esize) {
+    int kdim = dl->op_idx == 0 ? 1 : 0, trans = fast != kdim;
+    LySmem *s = ly_smem_swizzled(ar, dl->shape, fast, esize);
+    int64_t numel = (int64_t)dl->shape[0] * dl->shape[1];
+    uint32_t *mem = calloc((size_t)numel, sizeof *mem);
+    for (uint32_t p = 0; p < (uint32_t)numel; p++) mem[ly_smem_offset(s, p)] = p;
+    int kw = dl->kwidth, n32 = ly_size(dl, LY_REG) / kw;
+    int n = n32 >= 4 ? 4 : n32 >= 2 ? 2 : 1, bad = 0;
+    Layout *al = ly_ldmatrix_addr(ar, dl, n, trans, s);
+    if (!al) {
+        free(mem);
+        return 1;
+    }
+    for (uint32_t w = 0; w < (uint32_t)ly_size(dl, LY_WARP); w++)
+        for (uint32_t g = 0; g < (uint32_t)(n32 / n); g++) {
+            uint32_t addr[32];
+            for (uint32_t l = 0; l < 32; l++) {
+                addr[l] = ly_apply(al, (LyIndex){g, l, w});
+                bad += addr[l] % (uint32_t)(16 / esize) != 0;
+            }
+            for (uint32_t t = 0; t < 32; t++)
+                for (int j = 0; j < n; j++)
+                    for (int e = 0; e < kw; e++) {
+                        uint32_t got = trans ? mem[addr[8 * j + 2 * (t % 4) + (uint32_t)e] + t / 4]
+                                             : mem[addr[8 * j + t / 4] + (t % 4) * (uint32_t)kw + (uint32_t)e];
+                        uint32_t r = (g * (uint32_t)n + (uint32_t)j) * (uint32_t)kw + (uint32_t)e;
+                        bad += got != ly_apply(dl, (LyIndex){r, t, w});
+                    }
+        }
+    free(mem);
+    return bad;
+}
+
+static void test_ldmatrix(Arena *ar) {
+    static const struct { int32_t m, n, k; int wm, wn; } tiles[] = {
+        {64, 64, 32, 2, 2}, {128, 64, 64, 4, 1}, {16, 8, 32, 1, 1},
+        {64, 128, 64, 2, 4}, {32, 32, 16, 1, 2},
+    };
+    static const struct { int mk, ebits; } kinds[] = {{16, 16}, {8, 32}, {32, 8}};
+    int cases = 0;
+    for (size_t t = 0; t < sizeof tiles / sizeof *tiles; t++)
+        for (size_t q = 0; q < sizeof kinds / sizeof *kinds; q++) {
+            if (tiles[t].k < kinds[q].mk) continue;
+            int32_t cs[2] = {tiles[t].m, tiles[t].n}, w[2] = {tiles[t].wm, tiles[t].wn};
+            Layout *acc = ly_mma(ar, cs, kinds[q].mk, w);
+            CHECK(acc != NULL);
+            if (!acc) continue;
+            for (int op = 0; op < 2; op++) {
+                int32_t os[2] = {op ? tiles[t].k : tiles[t].m, op ? tiles[t].n : tiles[t].k};
+                Layout *dl = ly_dot_operand(ar, acc, op, os, kinds[q].ebits);
+                CHECK(dl != NULL);
+                if (!dl) continue;
+                for (int fast = 0; fast < 2; fast++) {
+                    int kdim = op == 0 ? 1 : 0;
+                    if (fast != kdim && kinds[q].ebits != 16) continue;
+                    int bad = sim_ldmatrix(ar, dl, fast, kinds[q].ebits / 8);
+                    if (bad)
+                        fprintf(stderr, "ldmatrix %dx%dx%d ebits %d op %d fast %d: %d bad\n",
+                                tiles[t].m, tiles[t].n, tiles[t].k, kinds[q].ebits, op, fast, bad);
+                    CHECK(bad == 0);
+                    cases++;
+                }
+            }
+        }
+    CHECK(cases == 38);   /* f16 both orientations, tf32/i8 K-contiguous */
+}
+
 int main(void) {
     Arena *ar = ar_new();
     test_acc(ar);
     test_warps();
     test_operands(ar);
     test_swizzle(ar);
+    test_ldmatrix(ar);
     ar_free(ar);
     return check_done("test_mma");
 }

@@ -20,7 +20,10 @@
  *                   [LO, HI], floats in [LO, HI); default: any bits for
  *                   integers, [-4, 4) for floats, 0/1 for bool
  *   special=1       floats: about one element in 8 is NaN, +-inf, +-0, a
- *                   subnormal or huge (special.BUF=1 for one buffer)
+ *                   subnormal or huge (special.BUF=1 for one buffer);
+ *                   special=finite: the same but never +-1e30, which
+ *                   absorb small addends, so that a sum's value depends on
+ *                   the order of its terms by far more than rounding
  *   init=poison|zero|rand  (init.BUF=): a buffer's initial contents.
  *                   Default: poison (a random byte repeated) for parameters
  *                   named out*, random inputs otherwise
@@ -228,6 +231,15 @@ typedef struct Param {
     double fval;
 } Param;
 
+/* A range bound as an integer: ranges written for float parameters
+ * (e.g. -1e19,1e19) also reach integer ones, and converting a double
+ * outside int64_t's range is undefined behaviour in C. */
+static int64_t clamp_i64(double v) {
+    if (!(v > -9.2233720368547758e18)) return INT64_MIN;
+    if (!(v < 9.2233720368547758e18)) return INT64_MAX;
+    return (int64_t)v;
+}
+
 static void fill(const Case *c, Param *p, unsigned char poison) {
     const Ty *t = p->ty;
     const char *init = case_get(c, "init", p->name);
@@ -244,21 +256,26 @@ static void fill(const Case *c, Param *p, unsigned char poison) {
     const char *range = case_get(c, "range", p->name);
     double lo = t->isfloat ? -4 : 0, hi = t->isfloat ? 4 : 0;
     int ranged = range && sscanf(range, "%lf,%lf", &lo, &hi) == 2;
-    int special = case_num(c, "special", p->name, 0) != 0;
+    const char *sp = case_get(c, "special", p->name);
+    int special = sp && strcmp(sp, "0") != 0;
+    /* the huge values (+-1e30) come last: special=finite leaves them out */
     static const double specials[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0,
-                                      1e-40, -3e-39, 6e-8, 65504, 1e30, -1e30,
-                                      2.5, -2.5, 0.5, -0.5, 1.5};
+                                      1e-40, -3e-39, 6e-8, 65504, 2.5, -2.5,
+                                      0.5, -0.5, 1.5, 1e30, -1e30};
+    size_t nspecial = sizeof specials / sizeof *specials;
+    if (special && strcmp(sp, "finite") == 0) nspecial -= 2;
     for (size_t i = 0; i < p->len; i++) {
         if (t->isbool)
             put_int(t, p->init, i, next_u64() >> 63);
         else if (t->isfloat) {
             double v = lo + (hi - lo) * next_unit();
             if (special && next_u64() % 8 == 0)
-                v = specials[next_u64() % (sizeof specials / sizeof *specials)];
+                v = specials[next_u64() % nspecial];
             put_float(t, p->init, i, v);
         } else if (ranged) {
-            int64_t a = (int64_t)lo, b = (int64_t)hi;
-            put_int(t, p->init, i, (uint64_t)(a + (int64_t)(next_u64() % (uint64_t)(b - a + 1))));
+            int64_t a = clamp_i64(lo), b = clamp_i64(hi);
+            uint64_t span = (uint64_t)b - (uint64_t)a + 1;  /* 0: all 2^64 */
+            put_int(t, p->init, i, (uint64_t)a + (span ? next_u64() % span : next_u64()));
         } else {
             put_int(t, p->init, i, next_u64());
         }

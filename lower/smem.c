@@ -1,0 +1,138 @@
+/*
+ * smem.c — tensor-core operands through swizzled shared memory and
+ * ldmatrix.
+ *
+ * A `convert_layout` whose destination is an mma.sync operand layout
+ * (#dot_op with an MMA parent) and whose data crosses lanes or warps is
+ * lowered here instead of by the generic padded round trip of layout.c:
+ *
+ *   1. every thread stores its registers into a swizzled buffer
+ *      (ly_smem_swizzled, rows along the source's contiguous dimension),
+ *      as many consecutive elements per store as its layout holds in
+ *      consecutive registers, up to one 16-byte unit (st.shared.v4 for a
+ *      coalesced 16-byte load);
+ *   2. a barrier;
+ *   3. ldmatrix.x4 (x2 or x1 when the operand has fewer registers) reads
+ *      four 8 x 16-byte core matrices at a time straight into the
+ *      operand's registers; `.trans` when the buffer's rows run along the
+ *      operand's other dimension (B stored [K, N] row-major, or A stored
+ *      column-major), which only exists for 16-bit elements: tf32 and i8
+ *      operands stored that way take the generic path.
+ *
+ * Everything is a linear map, so no case analysis of the operand is
+ * needed. The swizzle is a map from packed coordinates to element
+ * offsets (LySmem.off); pushing a layout's basis vectors through it gives
+ * a layout whose "coordinate" is the element's offset in the buffer, and
+ * layout.c's lw_packed_coord then computes every address as a constant
+ * XOR a per-thread part hoisted into the prologue. For the reads, lane l
+ * of an ldmatrix supplies the address of row l % 8 of core matrix l / 8
+ * (matrix j lands in the j-th 32-bit register of the group): the
+ * operand's own bases say where that row starts — lane bits 2-4 walk the
+ * core matrix's 8 rows (plain), or register bit 0 and lane bits 0-1 walk
+ * its 8 K positions (.trans) — and the 32-bit register bits walk the
+ * matrices. So the address layout (ly_ldmatrix_addr, sema/mma.c, where
+ * tests/unit/test_mma.c simulates ldmatrix over it for every operand
+ * case) takes its lane bases from the operand's, rearranged, and its
+ * register bases from the operand's register bases above the group.
+ *
+ * Why conflict-free: see docs/internals/mma.md (tests/unit/test_mma.c
+ * counts the banks of every core matrix of these buffers).
+ */
+#include "lower/lw.h"
+
+#include <string.h>
+
+/* l with every basis vector pushed through the buffer's offset map. */
+static Layout *offset_layout(Arena *ar, const Layout *l, const LySmem *s) {
+    Layout *o = ar_alloc(ar, sizeof *o);
+    *o = *l;
+    o->kind = LY_LINEAR;
+    for (int d = 0; d < LY_NIN; d++)
+        for (int i = 0; i < o->nbits[d]; i++)
+            o->basis[d][i] = ly_smem_offset(s, o->basis[d][i]);
+    return o;
+}
+
+static LLVMValueRef smem_elt(LwFn *f, LLVMTypeRef t, LLVMValueRef off) {
+    return LLVMBuildGEP2(f->c->b, t, f->smem, &off, 1, "");
+}
+
+/* Step 1: the source registers into the buffer, vectors of up to 16
+ * bytes (register copies are stored once; lane and warp copies store
+ * equal values). */
+static void store_swizzled(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
+                           const LySmem *s) {
+    LwCtx *c = f->c;
+    LLVMTypeRef t = lw_mem_type(c, k);
+    Layout *ol = offset_layout(c->ar, sl, s);
+    int w = ly_vec_width(sl, s->fast);
+    if (w > s->vec) w = s->vec;
+    uint32_t copies = 0;
+    for (int i = 0; i < sl->nbits[LY_REG]; i++)
+        if (!sl->basis[LY_REG][i]) copies |= 1u << i;
+    for (int r = 0; r < src.n; r += w) {
+        if ((uint32_t)r & copies) continue;
+        LLVMValueRef at = smem_elt(f, t, lw_packed_coord(f, ol, r));
+        LLVMValueRef v = src.r[r];
+        if (w > 1) {
+            v = LLVMGetUndef(LLVMVectorType(t, (unsigned)w));
+            for (int i = 0; i < w; i++)
+                v = LLVMBuildInsertElement(c->b, v, src.r[r + i], lw_i32(c, i), "");
+        }
+        LLVMValueRef st = LLVMBuildStore(c->b, v, at);
+        LLVMSetAlignment(st, (unsigned)(w * ty_bytes(k)));
+    }
+}
+
+/* Step 3: ldmatrix into the operand's registers. */
+static LwVal load_ldmatrix(LwFn *f, ScalarKind k, const Layout *dl, int trans,
+                           const LySmem *s) {
+    LwCtx *c = f->c;
+    LLVMTypeRef t = lw_mem_type(c, k);
+    int kw = dl->kwidth, nd = ly_size(dl, LY_REG), n32 = nd / kw;
+    int n = n32 >= 4 ? 4 : n32 >= 2 ? 2 : 1;
+    Layout *al = ly_ldmatrix_addr(c->ar, dl, n, trans, s);
+    char name[64];
+    snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16",
+             n, trans ? ".trans" : "");
+    LwVal out = lw_new_val(f, nd);
+    LLVMTypeRef vt = kw > 1 ? LLVMVectorType(t, (unsigned)kw) : t;
+    for (int g = 0; g < n32 / n; g++) {
+        LLVMValueRef at = smem_elt(f, t, lw_packed_coord(f, al, g));
+        LLVMValueRef m = lw_call_intr(c, name, &c->sptr, 1, &at, 1);
+        for (int j = 0; j < n; j++) {
+            LLVMValueRef r = n > 1 ? LLVMBuildExtractValue(c->b, m, (unsigned)j, "") : m;
+            LLVMValueRef v = LLVMBuildBitCast(c->b, r, vt, "");
+            for (int e = 0; e < kw; e++) {
+                LLVMValueRef x = kw > 1 ? LLVMBuildExtractElement(c->b, v, lw_i32(c, e), "") : v;
+                out.r[(g * n + j) * kw + e] = x;
+            }
+        }
+    }
+    return out;
+}
+
+int lw_dot_operand(LwFn *f, const IrOp *op) {
+    if (op->op != IR_CONVERT_LAYOUT) return 0;
+    const IrValue *sv = op->args[0], *dv = op->res[0];
+    const Layout *sl = sv->layout, *dl = dv->layout;
+    if (!sl || !dl || dl->kind != LY_DOT_OP || !dl->parent ||
+        dl->parent->kind != LY_MMA || dl->rank != 2 || sl->rank != 2)
+        return 0;
+    if (!(ly_cvt_moves(sl, dl) & (LY_MOVE_LANE | LY_MOVE_WARP))) return 0;
+    ScalarKind k = (ScalarKind)sv->ty.k;
+    int esize = ty_bytes(k), kdim = dl->op_idx == 0 ? 1 : 0;
+    int fast = ly_fastest_dim(sl);
+    int trans = fast != kdim;
+    if (dl->kwidth * esize != 4 || (trans && esize != 2) ||
+        dl->nbits[LY_LANE] != 5 || (int)dl->nbits[LY_REG] < ly_log2(dl->kwidth))
+        return 0;
+    LySmem *s = ly_smem_swizzled(f->c->ar, dl->shape, fast, esize);
+    if (!s || s->vec * esize != 16) return 0;
+    lw_smem(f, ly_smem_bytes(s));
+    lw_barrier(f);
+    store_swizzled(f, *lw_val(f, sv), k, sl, s);
+    lw_barrier(f);
+    lw_set(f, dv, load_ldmatrix(f, k, dl, trans, s));
+    return 1;
+}
