@@ -51,6 +51,18 @@ uint64_t rt_hash(uint64_t h, const void *data, size_t n) {
     return h;
 }
 
+/* The table's hash of a key: its 64-bit words mixed (a key is a whole
+ * number of words with no padding). */
+static uint64_t key_hash(const RtTuneKey *key) {
+    uint64_t w[sizeof *key / 8], h = RT_HASH_SEED;
+    memcpy(w, key, sizeof w);
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) {
+        h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
 static int64_t round_pow2(int64_t v) {
     if (v <= 1) return v;
     uint64_t p = 1;
@@ -131,6 +143,8 @@ static void table_insert(RtTuneTable *t, const RtTuneKey *key, uint64_t h, int c
 }
 
 /* --------------------------------------------------------- candidates */
+
+_Static_assert(sizeof(RtTuneKey) % 8 == 0, "RtTuneKey is whole words");
 
 typedef struct Cand {
     uint32_t config;
@@ -510,7 +524,7 @@ TileStatus rt_choose(TileKernel *k, int selection, const uint32_t *grid, RtPlan 
     const RtDriver *d = rt_driver(&s);
     CUcontext ctx;
     if (!d || (s = rt_module(d, k->bundle, &ctx, m))) return s;
-    uint64_t h = rt_hash(RT_HASH_SEED, &key, sizeof key);
+    uint64_t h = key_hash(&key);
     const RtTuneTable *table = atomic_load_explicit(&(*m)->tune[k->index], memory_order_acquire);
     int c = table ? table_find(table, &key, h) : -1;
     if (c < 0 && (s = choose_slow(d, k, selection, grid, p, stream, *m, &key, h, &c)))

@@ -103,6 +103,20 @@ static CUresult w_ctx_get_current(void **ctx) {
     *ctx = &ctx_storage;
     return 0;
 }
+static CUresult w_device_get(int *dev, int ordinal) {
+    *dev = ordinal;
+    return 0;
+}
+static CUresult w_primary_ctx_retain(void **ctx, int dev) {
+    (void)dev;
+    *ctx = &ctx_storage;
+    return 0;
+}
+static CUresult w_stream_create(void **s, unsigned flags) {
+    (void)flags;
+    *s = &ctx_storage;
+    return 0;
+}
 static CUresult w_ctx_get_device(int *dev) {
     *dev = 0;
     return 0;
@@ -220,6 +234,10 @@ static CUresult w_is_capturing(void *s, int *status) {
 static const struct { const char *name; void *fn; } working_funcs[] = {
     {"cuCtxGetCurrent", (void *)w_ctx_get_current},
     {"cuCtxGetDevice", (void *)w_ctx_get_device},
+    {"cuDeviceGet", (void *)w_device_get},
+    {"cuDevicePrimaryCtxRetain", (void *)w_primary_ctx_retain},
+    {"cuStreamCreate", (void *)w_stream_create},
+    {"cuStreamDestroy", (void *)w_ok},
     {"cuDeviceGetAttribute", (void *)w_device_get_attribute},
     {"cuDeviceGetName", (void *)w_device_get_name},
     {"cuModuleLoadData", (void *)w_module_load_data},

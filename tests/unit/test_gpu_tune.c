@@ -9,7 +9,7 @@
  * is checked in the captured stderr) on a stream of its own, must choose
  * the fastest configuration, must leave out[i] = i % 97 + 1 exactly (the
  * tuning launches undone), and the cache file must exist; a second launch
- * (n = 2^20 - 5, the same key) must not tune again and adds 1 more.
+ * (n = 2^20 - 16, the same key) must not tune again and adds 1 more.
  * Second phase, a new process with the same cache directory: the choice
  * comes "from the tuning cache", without timing, and is the same. */
 #include <fcntl.h>
@@ -97,11 +97,11 @@ static int phase(int second) {
     for (int i = 0; i < N; i++) bad += h[i] != (float)(i % 97 + 1);
     EXPECT(bad == 0);
     /* The same key again: no tuning, one more launch's effect. */
-    TILE_OK_OR_DIE(launch_logged(k, out, N - 5, s, &chosen, log, sizeof log));
+    TILE_OK_OR_DIE(launch_logged(k, out, N - 16, s, &chosen, log, sizeof log));
     EXPECT(chosen == SPIN_FASTEST && !strstr(log, "tile: tuning") && !strstr(log, "cache"));
     CU(d, d->stream_synchronize(s));
     CU(d, d->memcpy_dtoh(h, out, N * sizeof(float)));
-    for (int i = 0; i < N; i++) bad += h[i] != (float)(i % 97 + 1 + (i < N - 5));
+    for (int i = 0; i < N; i++) bad += h[i] != (float)(i % 97 + 1 + (i < N - 16));
     EXPECT(bad == 0);
     char path[1100];
     EXPECT(rt_cache_path(k->bundle, path, sizeof path) == 0 && access(path, R_OK) == 0);
