@@ -96,6 +96,7 @@ static void lw_for(LwFn *f, const IrOp *op) {
     LLVMValueRef hi = lw_to_i64(f, op->args[1]);
     LLVMValueRef step = lw_to_i64(f, op->args[2]);
     LwVal *init = lw_convert_all(f, n, op->args + 3, body->args + 1);
+    struct LwPipe *pipe = lw_pipe_begin(f, op, lo, hi, step);   /* cp.async */
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
     LLVMBasicBlockRef head = lw_new_bb(f, "for.head");
     LLVMBasicBlockRef loop = lw_new_bb(f, "for.body");
@@ -119,6 +120,7 @@ static void lw_for(LwFn *f, const IrOp *op) {
     if (ty_bits((ScalarKind)body->args[0]->ty.k) == 64) ivv.r[0] = iv;
     lw_set(f, body->args[0], ivv);
     for (int i = 0; i < n; i++) lw_set(f, body->args[i + 1], carried[i]);
+    if (pipe) lw_pipe_iter(f, pipe, iv);
     lw_block(f, body);
     const IrOp *y = body->last;
     if (y && y->op == IR_YIELD) {
@@ -131,6 +133,7 @@ static void lw_for(LwFn *f, const IrOp *op) {
     LLVMBuildBr(b, head);
 
     LLVMPositionBuilderAtEnd(b, exit);
+    if (pipe) lw_pipe_end(f, pipe);
     for (int i = 0; i < op->nres; i++)
         lw_set(f, op->res[i], lw_as(f, body->args[i + 1], op->res[i]));
 }
@@ -242,7 +245,7 @@ static void lw_arange(LwFn *f, const IrOp *op) {
     lw_set(f, op->res[0], v);
 }
 
-static void lw_op(LwFn *f, const IrOp *op) {
+void lw_op(LwFn *f, const IrOp *op) {
     lw_set_loc(f, op->loc);
     switch (op->op) {
     case IR_CONST: lw_const(f, op); return;
@@ -264,7 +267,7 @@ static void lw_op(LwFn *f, const IrOp *op) {
     case IR_DOT: lw_dot(f, op); return;
     default: break;
     }
-    if (lw_dot_operand(f, op) || lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
+    if (lw_pipe_op(f, op) || lw_dot_operand(f, op) || lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
         lw_reduce(f, op) || lw_scan(f, op) || lw_debug_op(f, op))
         return;
     lw_error(f, op->loc, "internal error: no lowering for '%s'",
@@ -325,6 +328,9 @@ static void lw_params(LwFn *f, LyVariant variant) {
  * size the runtime opts in to and passes at launch (LwEntry.dyn_shared_bytes,
  * the bundle's dyn_smem). Past what the architecture allows, an error. */
 static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
+    /* cp.async rings (pipeline.c) after the scratch, 128-byte aligned */
+    int64_t ring_off = (f->smem_bytes + 127) & ~(int64_t)127;
+    if (f->ring) f->smem_bytes = ring_off + f->ring_bytes;
     entry->shared_bytes = f->smem_bytes;
     entry->dyn_shared_bytes = 0;
     if (!f->smem) return;
@@ -349,6 +355,11 @@ static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
     LLVMSetAlignment(g, 16);
     LLVMReplaceAllUsesWith(f->smem, g);
     LLVMDeleteGlobal(f->smem);
+    if (f->ring) {
+        LLVMValueRef off = LLVMConstInt(c->i64, (unsigned long long)ring_off, 0);
+        LLVMReplaceAllUsesWith(f->ring, LLVMConstGEP2(c->i8, g, &off, 1));
+        LLVMDeleteGlobal(f->ring);
+    }
 }
 
 static void lw_count_uses(LwFn *f, const IrBlock *b) {

@@ -71,6 +71,11 @@ typedef struct LwFn {
     Vec(LwTpart) tparts;       /* thread parts computed in the prologue */
     LLVMValueRef smem;         /* placeholder global for the scratch */
     int64_t smem_bytes;        /* largest scratch use */
+    LLVMValueRef ring;         /* placeholder: cp.async rings (pipeline.c),
+                                  placed after the scratch at the end */
+    int64_t ring_bytes;
+    struct LwPipe *pipe;       /* pipelined loops being lowered, innermost
+                                  first */
     LLVMMetadataRef di_sp;     /* subprogram, with -g */
     int failed;                /* an error was reported */
 } LwFn;
@@ -136,6 +141,21 @@ int lw_dot(LwFn *f, const IrOp *op);
 
 /* ---- smem.c: conversions to mma operands via swizzled smem + ldmatrix */
 int lw_dot_operand(LwFn *f, const IrOp *op);
+int lw_is_mma_operand(const Layout *dl);
+Layout *lw_offset_layout(Arena *ar, const Layout *l, const LySmem *s);
+/* Operand layout dl read from the swizzled buffer s at `base` (ldmatrix
+ * where it can, else element by element). */
+LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
+                      const Layout *dl, const LySmem *s);
+
+/* ---- pipeline.c: cp.async software pipelining of `for` loops */
+struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
+                             LLVMValueRef hi, LLVMValueRef step);
+void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv);
+void lw_pipe_end(LwFn *f, struct LwPipe *p);
+int lw_pipe_op(LwFn *f, const IrOp *op);
+/* kernel.c: one op (pipeline.c re-evaluates address computations) */
+void lw_op(LwFn *f, const IrOp *op);
 
 /* ---- debug.c */
 int lw_debug_op(LwFn *f, const IrOp *op);

@@ -43,7 +43,7 @@
 #include <string.h>
 
 /* l with every basis vector pushed through the buffer's offset map. */
-static Layout *offset_layout(Arena *ar, const Layout *l, const LySmem *s) {
+Layout *lw_offset_layout(Arena *ar, const Layout *l, const LySmem *s) {
     Layout *o = ar_alloc(ar, sizeof *o);
     *o = *l;
     o->kind = LY_LINEAR;
@@ -53,8 +53,9 @@ static Layout *offset_layout(Arena *ar, const Layout *l, const LySmem *s) {
     return o;
 }
 
-static LLVMValueRef smem_elt(LwFn *f, LLVMTypeRef t, LLVMValueRef off) {
-    return LLVMBuildGEP2(f->c->b, t, f->smem, &off, 1, "");
+static LLVMValueRef smem_elt(LwFn *f, LLVMValueRef base, LLVMTypeRef t,
+                             LLVMValueRef off) {
+    return LLVMBuildGEP2(f->c->b, t, base, &off, 1, "");
 }
 
 /* Step 1: the source registers into the buffer, vectors of up to 16
@@ -64,7 +65,7 @@ static void store_swizzled(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
                            const LySmem *s) {
     LwCtx *c = f->c;
     LLVMTypeRef t = lw_mem_type(c, k);
-    Layout *ol = offset_layout(c->ar, sl, s);
+    Layout *ol = lw_offset_layout(c->ar, sl, s);
     int w = ly_vec_width(sl, s->fast);
     if (w > s->vec) w = s->vec;
     uint32_t copies = 0;
@@ -72,7 +73,7 @@ static void store_swizzled(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
         if (!sl->basis[LY_REG][i]) copies |= 1u << i;
     for (int r = 0; r < src.n; r += w) {
         if ((uint32_t)r & copies) continue;
-        LLVMValueRef at = smem_elt(f, t, lw_packed_coord(f, ol, r));
+        LLVMValueRef at = smem_elt(f, f->smem, t, lw_packed_coord(f, ol, r));
         LLVMValueRef v = src.r[r];
         if (w > 1) {
             v = LLVMGetUndef(LLVMVectorType(t, (unsigned)w));
@@ -85,8 +86,8 @@ static void store_swizzled(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
 }
 
 /* Step 3: ldmatrix into the operand's registers. */
-static LwVal load_ldmatrix(LwFn *f, ScalarKind k, const Layout *dl, int trans,
-                           const LySmem *s) {
+static LwVal load_ldmatrix(LwFn *f, LLVMValueRef base, ScalarKind k,
+                           const Layout *dl, int trans, const LySmem *s) {
     LwCtx *c = f->c;
     LLVMTypeRef t = lw_mem_type(c, k);
     int kw = dl->kwidth, nd = ly_size(dl, LY_REG), n32 = nd / kw;
@@ -98,7 +99,7 @@ static LwVal load_ldmatrix(LwFn *f, ScalarKind k, const Layout *dl, int trans,
     LwVal out = lw_new_val(f, nd);
     LLVMTypeRef vt = kw > 1 ? LLVMVectorType(t, (unsigned)kw) : t;
     for (int g = 0; g < n32 / n; g++) {
-        LLVMValueRef at = smem_elt(f, t, lw_packed_coord(f, al, g));
+        LLVMValueRef at = smem_elt(f, base, t, lw_packed_coord(f, al, g));
         LLVMValueRef m = lw_call_intr(c, name, &c->sptr, 1, &at, 1);
         for (int j = 0; j < n; j++) {
             LLVMValueRef r = n > 1 ? LLVMBuildExtractValue(c->b, m, (unsigned)j, "") : m;
@@ -112,27 +113,54 @@ static LwVal load_ldmatrix(LwFn *f, ScalarKind k, const Layout *dl, int trans,
     return out;
 }
 
+/* ldmatrix can read operand layout dl from buffer s (rows along `fast`):
+ * 32-bit registers of 16-bit pairs (or whole tf32 / packed i8), full
+ * warps of lanes, 16-byte units; `.trans` only for 16-bit elements.
+ * *trans says which. */
+static int ldmatrix_ok(const Layout *dl, int esize, int fast, const LySmem *s,
+                       int *trans) {
+    int kdim = dl->op_idx == 0 ? 1 : 0;
+    *trans = fast != kdim;
+    return dl->kwidth * esize == 4 && !(*trans && esize != 2) &&
+           dl->nbits[LY_LANE] == 5 &&
+           (int)dl->nbits[LY_REG] >= ly_log2(dl->kwidth) && s &&
+           s->vec * esize == 16;
+}
+
+LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
+                      const Layout *dl, const LySmem *s) {
+    int trans;
+    if (ldmatrix_ok(dl, ty_bytes(k), s->fast, s, &trans))
+        return load_ldmatrix(f, base, k, dl, trans, s);
+    /* element by element, at each register's swizzled offset */
+    LwCtx *c = f->c;
+    LLVMTypeRef t = lw_mem_type(c, k);
+    Layout *ol = lw_offset_layout(c->ar, dl, s);
+    LwVal out = lw_new_val(f, ly_size(dl, LY_REG));
+    for (int r = 0; r < out.n; r++)
+        out.r[r] = LLVMBuildLoad2(c->b, t, smem_elt(f, base, t, lw_packed_coord(f, ol, r)), "");
+    return out;
+}
+
+int lw_is_mma_operand(const Layout *dl) {
+    return dl && dl->kind == LY_DOT_OP && dl->parent &&
+           dl->parent->kind == LY_MMA && dl->rank == 2;
+}
+
 int lw_dot_operand(LwFn *f, const IrOp *op) {
     if (op->op != IR_CONVERT_LAYOUT) return 0;
     const IrValue *sv = op->args[0], *dv = op->res[0];
     const Layout *sl = sv->layout, *dl = dv->layout;
-    if (!sl || !dl || dl->kind != LY_DOT_OP || !dl->parent ||
-        dl->parent->kind != LY_MMA || dl->rank != 2 || sl->rank != 2)
-        return 0;
+    if (!sl || !lw_is_mma_operand(dl) || sl->rank != 2) return 0;
     if (!(ly_cvt_moves(sl, dl) & (LY_MOVE_LANE | LY_MOVE_WARP))) return 0;
     ScalarKind k = (ScalarKind)sv->ty.k;
-    int esize = ty_bytes(k), kdim = dl->op_idx == 0 ? 1 : 0;
-    int fast = ly_fastest_dim(sl);
-    int trans = fast != kdim;
-    if (dl->kwidth * esize != 4 || (trans && esize != 2) ||
-        dl->nbits[LY_LANE] != 5 || (int)dl->nbits[LY_REG] < ly_log2(dl->kwidth))
-        return 0;
+    int esize = ty_bytes(k), fast = ly_fastest_dim(sl), trans;
     LySmem *s = ly_smem_swizzled(f->c->ar, dl->shape, fast, esize);
-    if (!s || s->vec * esize != 16) return 0;
+    if (!s || !ldmatrix_ok(dl, esize, fast, s, &trans)) return 0;
     lw_smem(f, ly_smem_bytes(s));
     lw_barrier(f);
     store_swizzled(f, *lw_val(f, sv), k, sl, s);
     lw_barrier(f);
-    lw_set(f, dv, load_ldmatrix(f, k, dl, trans, s));
+    lw_set(f, dv, load_ldmatrix(f, f->smem, k, dl, trans, s));
     return 1;
 }

@@ -1,0 +1,274 @@
+/*
+ * pipeline.c — software pipelining: loads that feed tensor cores inside a
+ * `for` loop become cp.async copies into rings of shared-memory buffers,
+ * `stages - 1` iterations ahead of their use.
+ *
+ * sema/pipeline.c marks the loads (LOAD iattr[3] = stages) whose pointer,
+ * mask and `other` are pure functions of the induction variable and loop
+ * invariants, whose `other` is zero and whose every use is a conversion
+ * to an mma.sync operand layout. Here, per marked load of a loop, a ring
+ * of `stages` swizzled buffers (ly_smem_swizzled, rows along the pointer
+ * layout's contiguous dimension, as smem.c stages operands) in a region
+ * of shared memory of its own, after the conversion scratch (kernel.c
+ * places the region when the scratch's size is known). With S stages and
+ * iteration j (j = (iv - lo) / step) using slot j % S:
+ *
+ *   prologue   for j in 0 .. S-2: copy tile j into slot j; commit
+ *   iteration  cp.async.wait.group S-2   (tile j has landed: S-1+j groups
+ *                                         committed, at most S-2 pending)
+ *              barrier                   (everyone's copies visible; and
+ *                                         everyone is done reading slot
+ *                                         (j-1) % S, overwritten next)
+ *              copy tile j+S-1 into slot (j+S-1) % S; commit
+ *              the body: each conversion of a marked load reads slot
+ *              j % S (ldmatrix, or element loads where ldmatrix cannot),
+ *              the load itself emits nothing
+ *   after      cp.async.wait.all
+ *
+ * One barrier per iteration for all operands together, none for the
+ * copies themselves. A copy for an iteration past the end (or a masked-off
+ * chunk) passes source size 0: nothing is read and the chunk is
+ * zero-filled, which is what the load's zero `other` would have given.
+ * Every iteration commits a group, empty or not, so that the count stays
+ * uniform.
+ *
+ * Copying tile j+S-1 needs its addresses and masks: the ops of the body
+ * that compute them (the load's operands, transitively, within the body)
+ * are lowered once more with the induction variable replaced by
+ * iv + (S-1)·step — or lo + j·step in the prologue — before the body is
+ * lowered for iv; those values are dead afterwards and LLVM drops them.
+ *
+ * Each thread copies what its pointer layout holds, ly_mem_vec elements
+ * at a time: 16 bytes with cp.async.cg (L2 only), 4 or 8 with cp.async.ca.
+ * A loop whose marked loads cannot all be copied so (a chunk that would
+ * cross a 16-byte unit of the swizzle) or whose rings, beside a bound on
+ * the scratch, do not fit the architecture's shared memory is lowered
+ * without pipelining: the loads stay ordinary loads and the conversions
+ * go through the scratch (smem.c).
+ */
+#include "lower/lw.h"
+
+#include <string.h>
+
+typedef struct LwRing {
+    const IrOp *load;
+    LySmem *s;
+    int64_t off;        /* of slot 0 in the ring region */
+    int64_t buf;        /* bytes per slot (128-byte aligned) */
+    int w;              /* elements per cp.async */
+} LwRing;
+
+struct LwPipe {
+    struct LwPipe *prev;
+    const IrOp *loop;
+    int stages, nring;
+    LwRing *ring;
+    char *need;         /* by IrValue id: part of an address computation */
+    LLVMValueRef lo, hi, step, read_slot;
+};
+
+static int64_t align128(int64_t x) { return (x + 127) & ~(int64_t)127; }
+
+/* An upper bound of the conversion scratch (layout.c's padded round
+ * trip is the largest user): the largest non-pointer tile, padded. */
+static int64_t scratch_bound(const IrBlock *b) {
+    int64_t m = 0;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++) {
+            int64_t x = scratch_bound(op->regions[r]);
+            if (x > m) m = x;
+        }
+        for (int i = 0; i < op->nres; i++) {
+            const Type *t = &op->res[i]->ty;
+            if (t->rank == 0 || t->k == SK_PTR) continue;
+            int64_t n = ty_numel(*t);
+            int64_t x = (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
+            if (x > m) m = x;
+        }
+    }
+    return m;
+}
+
+/* Marks v and, within `body`, everything it is computed from. */
+static void mark_cone(struct LwPipe *p, const IrBlock *body, const IrValue *v) {
+    const IrOp *op = v->def;
+    if (!op || op->parent != body || p->need[v->id]) return;
+    for (int i = 0; i < op->nres; i++) p->need[op->res[i]->id] = 1;
+    for (int i = 0; i < op->nargs; i++) mark_cone(p, body, op->args[i]);
+}
+
+/* The ring for marked load `load` of this loop, or 0 when it cannot be
+ * copied with cp.async. */
+static int ring_for(LwFn *f, const IrOp *load, LwRing *r) {
+    const Layout *pl = load->args[0]->layout;
+    const Type *t = &load->res[0]->ty;
+    if (!pl || pl->rank != 2 || t->rank != 2) return 0;
+    int esize = ty_bytes((ScalarKind)t->k), fast = ly_fastest_dim(pl);
+    LySmem *s = ly_smem_swizzled(f->c->ar, t->dim, fast, esize);
+    int w = ly_mem_vec(f->ly, load), bytes = w * esize;
+    if (!s || (bytes != 4 && bytes != 8 && bytes != 16) || w > s->vec ||
+        w > ly_vec_width(pl, fast))
+        return 0;
+    *r = (LwRing){.load = load, .s = s, .buf = align128(ly_smem_bytes(s)), .w = w};
+    return 1;
+}
+
+static LLVMValueRef slot_base(LwFn *f, const LwRing *r, LLVMValueRef slot) {
+    LwCtx *c = f->c;
+    LLVMValueRef off = LLVMBuildAdd(
+        c->b, lw_i32(c, r->off),
+        LLVMBuildMul(c->b, slot, lw_i32(c, r->buf), ""), "");
+    return LLVMBuildGEP2(c->b, c->i8, f->ring, &off, 1, "");
+}
+
+/* i1: iteration iv (i64) runs. */
+static LLVMValueRef runs(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
+    LLVMBuilderRef b = f->c->b;
+    LLVMValueRef zero = LLVMConstInt(f->c->i64, 0, 0);
+    LLVMValueRef up = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, p->step, zero, ""),
+                                   LLVMBuildICmp(b, LLVMIntSLT, iv, p->hi, ""), "");
+    LLVMValueRef down = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSLT, p->step, zero, ""),
+                                     LLVMBuildICmp(b, LLVMIntSGT, iv, p->hi, ""), "");
+    return LLVMBuildOr(b, up, down, "");
+}
+
+/* Copies every ring's tile for iteration iv (i64) into `slot` (i32) and
+ * commits the group. */
+static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot) {
+    LwCtx *c = f->c;
+    const IrBlock *body = p->loop->regions[0];
+    const IrValue *ivv = body->args[0];
+    LwVal saved = *lw_val(f, ivv), now = lw_new_val(f, 1);
+    now.r[0] = ty_bits((ScalarKind)ivv->ty.k) == 64
+                   ? iv
+                   : LLVMBuildTrunc(c->b, iv, lw_type(c, (ScalarKind)ivv->ty.k), "");
+    lw_set(f, ivv, now);
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->nres && p->need[op->res[0]->id]) lw_op(f, op);
+    LLVMValueRef valid = runs(f, p, iv);
+    for (int i = 0; i < p->nring; i++) {
+        const LwRing *r = &p->ring[i];
+        const IrOp *ld = r->load;
+        const Layout *pl = ld->args[0]->layout;
+        ScalarKind k = (ScalarKind)ld->res[0]->ty.k;
+        LLVMTypeRef t = lw_mem_type(c, k);
+        LwVal ptr = *lw_val(f, ld->args[0]);
+        int has_mask = (ld->iattr[0] & LOAD_MASK) != 0;
+        LwVal m = has_mask ? lw_in_layout(f, ld->args[1], pl) : (LwVal){0, NULL};
+        Layout *ol = lw_offset_layout(c->ar, pl, r->s);
+        LLVMValueRef base = slot_base(f, r, slot);
+        int bytes = r->w * ty_bytes(k);
+        char name[48];
+        snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d.s",
+                 bytes == 16 ? "cg" : "ca", bytes);
+        uint32_t copies = 0;
+        for (int j = 0; j < pl->nbits[LY_REG]; j++)
+            if (!pl->basis[LY_REG][j]) copies |= 1u << j;
+        for (int g = 0; g < ptr.n; g += r->w) {
+            if ((uint32_t)g & copies) continue;
+            LLVMValueRef at = lw_packed_coord(f, ol, g);
+            LLVMValueRef args[3] = {
+                LLVMBuildGEP2(c->b, t, base, &at, 1, ""), ptr.r[g], NULL};
+            LLVMValueRef ok = has_mask ? LLVMBuildAnd(c->b, valid, m.r[g], "") : valid;
+            args[2] = LLVMBuildSelect(c->b, ok, lw_i32(c, bytes), lw_i32(c, 0), "");
+            lw_call_intr(c, name, NULL, 0, args, 3);
+        }
+    }
+    lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+    lw_set(f, ivv, saved);
+}
+
+struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
+                             LLVMValueRef hi, LLVMValueRef step) {
+    LwCtx *c = f->c;
+    const IrBlock *body = loop->regions[0];
+    int n = 0, stages = 0;
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->op == IR_LOAD && op->iattr[3] >= 2) {
+            n++;
+            stages = (int)op->iattr[3];
+        }
+    if (!n) return NULL;
+    struct LwPipe *p = ar_alloc(c->ar, sizeof *p);
+    *p = (struct LwPipe){.loop = loop, .stages = stages, .lo = lo, .hi = hi,
+                         .step = step};
+    p->ring = ar_alloc(c->ar, sizeof(LwRing) * (size_t)n);
+    int64_t total = 0;
+    for (const IrOp *op = body->first; op; op = op->next) {
+        if (op->op != IR_LOAD || op->iattr[3] < 2) continue;
+        LwRing *r = &p->ring[p->nring++];
+        if (op->iattr[3] != stages || !ring_for(f, op, r)) return NULL;
+        r->off = f->ring_bytes + total;
+        total += stages * r->buf;
+    }
+    int64_t need = align128(scratch_bound(f->k->body)) + f->ring_bytes + total;
+    if (need > lw_arch_max_shared(c->opt->arch)) return NULL;
+    if (!f->ring) {
+        lw_smem(f, 0);   /* the region lives in the scratch's global */
+        f->ring = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->i8, 0),
+                                              "tile.ring.placeholder",
+                                              LW_AS_SHARED);
+    }
+    f->ring_bytes += total;
+    p->need = ar_alloc(c->ar, (size_t)f->k->nvalues + 1);
+    memset(p->need, 0, (size_t)f->k->nvalues + 1);
+    for (int i = 0; i < p->nring; i++)
+        for (int a = 0; a < p->ring[i].load->nargs; a++)
+            mark_cone(p, body, p->ring[i].load->args[a]);
+    for (int j = 0; j < stages - 1; j++) {
+        LLVMValueRef iv = LLVMBuildAdd(
+            c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
+        issue(f, p, iv, lw_i32(c, j));
+    }
+    p->prev = f->pipe;
+    f->pipe = p;
+    return p;
+}
+
+void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMValueRef S = LLVMConstInt(c->i64, (unsigned)p->stages, 0);
+    LLVMValueRef j = LLVMBuildSDiv(b, LLVMBuildSub(b, iv, p->lo, ""), p->step, "");
+    p->read_slot = LLVMBuildTrunc(b, LLVMBuildURem(b, j, S, ""), c->i32, "");
+    LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)(p->stages - 1), 0);
+    LLVMValueRef wslot = LLVMBuildTrunc(
+        b, LLVMBuildURem(b, LLVMBuildAdd(b, j, ahead, ""), S, ""), c->i32, "");
+    LLVMValueRef wait = lw_i32(c, p->stages - 2);
+    lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
+    lw_barrier(f);
+    issue(f, p, LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), ""), wslot);
+}
+
+void lw_pipe_end(LwFn *f, struct LwPipe *p) {
+    lw_call_intr(f->c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+    f->pipe = p->prev;
+}
+
+static const LwRing *find_ring(LwFn *f, const IrOp *load, LLVMValueRef *slot) {
+    if (!load || load->op != IR_LOAD || load->iattr[3] < 2) return NULL;
+    for (struct LwPipe *p = f->pipe; p; p = p->prev)
+        for (int i = 0; i < p->nring; i++)
+            if (p->ring[i].load == load) {
+                *slot = p->read_slot;
+                return &p->ring[i];
+            }
+    return NULL;
+}
+
+int lw_pipe_op(LwFn *f, const IrOp *op) {
+    LLVMValueRef slot;
+    if (op->op == IR_LOAD) {
+        if (!find_ring(f, op, &slot)) return 0;
+        lw_set(f, op->res[0], (LwVal){0, NULL});   /* read only from the ring */
+        return 1;
+    }
+    if (op->op != IR_CONVERT_LAYOUT || !lw_is_mma_operand(op->res[0]->layout))
+        return 0;
+    const LwRing *r = find_ring(f, op->args[0]->def, &slot);
+    if (!r) return 0;
+    lw_set(f, op->res[0], lw_read_operand(f, slot_base(f, r, slot),
+                                          (ScalarKind)op->args[0]->ty.k,
+                                          op->res[0]->layout, r->s));
+    return 1;
+}
