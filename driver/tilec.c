@@ -22,6 +22,7 @@
 #include "base/base.h"
 #include "bundle/bundle.h"
 #include "bundle/from_ir.h"
+#include "driver/emit_c.h"
 #include "parser/parser.h"
 #include "lower/lower.h"
 #include "sema/layout.h"
@@ -35,7 +36,7 @@
 
 typedef enum {
     EMIT_CHECK, EMIT_TOKENS, EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX, EMIT_CUBIN,
-    EMIT_BUNDLE
+    EMIT_BUNDLE, EMIT_C
 } Emit;
 
 typedef struct Opts {
@@ -82,7 +83,6 @@ static int set_output(Opts *o, const char *v) {
 }
 
 static int set_emit(Opts *o, const char *v) {
-    static const char *later[] = {"c"};
     if (strcmp(v, "tokens") == 0) o->emit = EMIT_TOKENS;
     else if (strcmp(v, "ast") == 0) o->emit = EMIT_AST;
     else if (strcmp(v, "ir") == 0) o->emit = EMIT_IR;
@@ -90,13 +90,10 @@ static int set_emit(Opts *o, const char *v) {
     else if (strcmp(v, "ptx") == 0) o->emit = EMIT_PTX;
     else if (strcmp(v, "cubin") == 0) o->emit = EMIT_CUBIN;
     else if (strcmp(v, "bundle") == 0) o->emit = EMIT_BUNDLE;
-    else {
-        for (size_t i = 0; i < sizeof later / sizeof *later; i++)
-            if (strcmp(v, later[i]) == 0)
-                return usage_error("--emit=%s is not available yet", v);
+    else if (strcmp(v, "c") == 0) o->emit = EMIT_C;
+    else
         return usage_error("unknown --emit kind '%s' (expected tokens, ast, "
-                           "ir, llvm, ptx, cubin or bundle)", v);
-    }
+                           "ir, llvm, ptx, cubin, bundle or c)", v);
     return 0;
 }
 
@@ -208,8 +205,9 @@ static const OptSpec OPTIONS[] = {
     {"--emit", "KIND", set_emit, "output form: tokens, ast, ir, llvm "
      "(optimized LLVM IR), ptx (one module, an .entry per configuration and "
      "variant), cubin (needs ptxas) or bundle (a .tlb for libtile; the "
-     "default when -o names a .tlb file); c is not available yet; without "
-     "it, only check the file"},
+     "default when -o names a .tlb file) or c (-o NAME writes NAME.c and "
+     "NAME.h: the bundle embedded and a typed launch function per kernel, "
+     "over libtile); without it, only check the file"},
     {"-D", "NAME=VALUE", set_define, "give compile-time parameter NAME a "
      "value (repeatable)"},
     {"-I", "DIR", set_include, "search DIR for imports (repeatable, in "
@@ -369,8 +367,9 @@ static void generate(const Opts *o, Arena *ar, Diag *dg,
     if (lw_compile(ar, dg, mods, &lo, &res) != 0) return;
     if (o->emit == EMIT_LLVM) fputs(res.llvm, out);
     if (o->emit == EMIT_PTX) fputs(res.ptx, out);
-    int want_cubin = o->emit == EMIT_CUBIN || (o->emit == EMIT_BUNDLE && lw_have_ptxas());
-    if (o->emit == EMIT_BUNDLE && !want_cubin)
+    int bundle = o->emit == EMIT_BUNDLE || o->emit == EMIT_C;
+    int want_cubin = o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas());
+    if (bundle && !want_cubin)
         write_bundle(o, ar, dg, mods, &res, NULL, 0, out);
     if (!want_cubin && !o->stats) return;
     char *cubin = NULL;
@@ -382,7 +381,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg,
                  o->stats ? &st : NULL, &nst) != 0)
         return;
     if (o->emit == EMIT_CUBIN && cubin) fwrite(cubin, 1, len, out);
-    if (o->emit == EMIT_BUNDLE) write_bundle(o, ar, dg, mods, &res, cubin, len, out);
+    if (bundle) write_bundle(o, ar, dg, mods, &res, cubin, len, out);
     if (o->stats) print_stats(dg, &res, st, nst);
 }
 
@@ -412,7 +411,8 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     o->debug};
     IrModule *m = sm_compile(ar, dg, ast, &so);
     if (m && (o->emit == EMIT_LLVM || o->emit == EMIT_PTX ||
-              o->emit == EMIT_CUBIN || o->emit == EMIT_BUNDLE || o->stats)) {
+              o->emit == EMIT_CUBIN || o->emit == EMIT_BUNDLE || o->emit == EMIT_C ||
+              o->stats)) {
         /* each variant needs its own copy of the IR (layout assignment
          * changes it) */
         /* (the second run's warnings repeat the first's: muted; its
@@ -429,6 +429,43 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         ly_budget_module(ar, dg, m, NULL);
     }
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
+}
+
+/* --emit=c: NAME.c and NAME.h from the bundle bytes (-o NAME, or
+ * NAME.c); 0 or 1. */
+static int write_c(const Opts *o, Arena *ar, Diag *dg, const char *source,
+                   const char *bundle, size_t size) {
+    size_t n = strlen(o->output);
+    if (n > 2 && strcmp(o->output + n - 2, ".c") == 0) n -= 2;
+    char *base = ar_strndup(ar, o->output, n);
+    const char *slash = strrchr(base, '/'), *name = slash ? slash + 1 : base;
+    if (!is_ident(name, strlen(name))) {
+        dg_plain(dg, DG_ERROR, "--emit=c: '%s' is not a C identifier (the output "
+                 "name prefixes every generated function)", name);
+        return 1;
+    }
+    char *cbuf = NULL, *hbuf = NULL, err[512];
+    size_t clen = 0, hlen = 0;
+    FILE *c = open_memstream(&cbuf, &clen), *h = open_memstream(&hbuf, &hlen);
+    char *header = ar_printf(ar, "%s.h", name);
+    int status = c && h && emit_c(bundle, size, source, name, header, c, h, err, sizeof err)
+                     ? 1 : 0;
+    if (c) fclose(c);
+    if (h) fclose(h);
+    if (status) {
+        dg_plain(dg, DG_ERROR, "--emit=c: %s", c && h ? err : "out of memory");
+    } else {
+        const char *cpath = ar_printf(ar, "%s.c", base), *hpath = ar_printf(ar, "%s.h", base);
+        const char *bad = write_file_atomic(hpath, hbuf, hlen) ? hpath
+                        : write_file_atomic(cpath, cbuf, clen) ? cpath : NULL;
+        if (bad) {
+            dg_plain(dg, DG_ERROR, "cannot write '%s': %s", bad, strerror(errno));
+            status = 1;
+        }
+    }
+    free(cbuf);
+    free(hbuf);
+    return status;
 }
 
 static int run(const Opts *o, Arena *ar) {
@@ -460,7 +497,9 @@ static int run(const Opts *o, Arena *ar) {
     fclose(out);
     int status = dg_errors(dg) ? 1 : 0;
     const char *dest = o->output ? o->output : "-";
-    if (status == 0 && (size > 0 || o->output) &&
+    if (status == 0 && o->emit == EMIT_C) {
+        status = write_c(o, ar, dg, path, buf, size);
+    } else if (status == 0 && (size > 0 || o->output) &&
         write_file_atomic(dest, buf, size) != 0) {
         dg_plain(dg, DG_ERROR, "cannot write '%s': %s", dest, strerror(errno));
         status = 1;
@@ -478,6 +517,8 @@ int main(int argc, char **argv) {
     size_t outlen = o.output ? strlen(o.output) : 0;
     if (o.emit == EMIT_CHECK && outlen > 4 && strcmp(o.output + outlen - 4, ".tlb") == 0)
         o.emit = EMIT_BUNDLE;     /* -o FILE.tlb writes a bundle */
+    if (status == 0 && o.emit == EMIT_C && !o.output && !o.help && !o.version)
+        status = usage_error("--emit=c needs -o NAME (it writes NAME.c and NAME.h)");
     if (status == 0 && o.help) {
         print_help(stdout);
     } else if (status == 0 && o.version) {

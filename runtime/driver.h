@@ -27,6 +27,7 @@ typedef struct CUfunc_st *CUfunction;
 typedef struct CUstream_st *CUstream;
 typedef struct CUgraph_st *CUgraph;
 typedef struct CUgraphExec_st *CUgraphExec;
+typedef struct CUevent_st *CUevent;
 typedef unsigned long long CUdeviceptr;
 
 enum {
@@ -41,8 +42,18 @@ enum {
 enum {
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+    CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
 };
-enum { CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8 };
+enum {
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
+    CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
+    CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
+    CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+    CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
+enum { CU_EVENT_DEFAULT = 0 };
+enum { CU_STREAM_CAPTURE_STATUS_NONE = 0 };
 enum { CU_STREAM_NON_BLOCKING = 1 };
 enum {
     CU_STREAM_CAPTURE_MODE_GLOBAL = 0,
@@ -73,6 +84,7 @@ enum {
     X(module_get_function, "cuModuleGetFunction",                                 \
       (CUfunction * f, CUmodule mod, const char *name))                           \
     X(func_set_attribute, "cuFuncSetAttribute", (CUfunction f, int attr, int value)) \
+    X(func_get_attribute, "cuFuncGetAttribute", (int *v, int attr, CUfunction f)) \
     X(launch_kernel, "cuLaunchKernel",                                            \
       (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,          \
        unsigned by, unsigned bz, unsigned smem, CUstream stream, void **params,   \
@@ -84,6 +96,18 @@ enum {
     X(memcpy_htod, "cuMemcpyHtoD", (CUdeviceptr dst, const void *src, size_t n))  \
     X(memcpy_dtoh, "cuMemcpyDtoH", (void *dst, CUdeviceptr src, size_t n))        \
     X(memset_d8, "cuMemsetD8", (CUdeviceptr dst, unsigned char v, size_t n))      \
+    X(memset_d8_async, "cuMemsetD8Async",                                         \
+      (CUdeviceptr dst, unsigned char v, size_t n, CUstream s))                   \
+    X(memcpy_dtod_async, "cuMemcpyDtoDAsync",                                     \
+      (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s))                   \
+    X(mem_get_address_range, "cuMemGetAddressRange",                              \
+      (CUdeviceptr * base, size_t *size, CUdeviceptr p))                          \
+    X(event_create, "cuEventCreate", (CUevent * e, unsigned flags))               \
+    X(event_record, "cuEventRecord", (CUevent e, CUstream s))                     \
+    X(event_synchronize, "cuEventSynchronize", (CUevent e))                       \
+    X(event_elapsed_time, "cuEventElapsedTime", (float *ms, CUevent a, CUevent b)) \
+    X(event_destroy, "cuEventDestroy", (CUevent e))                               \
+    X(stream_is_capturing, "cuStreamIsCapturing", (CUstream s, int *status))      \
     X(stream_create, "cuStreamCreate", (CUstream * s, unsigned flags))            \
     X(stream_destroy, "cuStreamDestroy", (CUstream s))                            \
     X(stream_synchronize, "cuStreamSynchronize", (CUstream s))                    \

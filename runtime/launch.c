@@ -100,6 +100,7 @@ static TileStatus load_module(const RtDriver *d, TileBundle *b, CUcontext ctx,
                                      m->dev)))
         return cuda_fail(d, r, "cannot query the current device");
     d->device_get_name(name, sizeof name, m->dev);
+    snprintf(m->device_name, sizeof m->device_name, "%s", name);
     const char *what;
     const void *image = pick_image(b->tlb, major * 10 + minor, &what);
     if (!image)
@@ -108,10 +109,13 @@ static TileStatus load_module(const RtDriver *d, TileBundle *b, CUcontext ctx,
                         b->tlb->arch, b->tlb->ncubins ? " (and its cubins do not fit)" : "",
                         m->dev, name, major, minor, major, minor);
     m->funcs = calloc(b->nslots ? b->nslots : 1, sizeof *m->funcs);
-    if (!m->funcs) return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory loading a module");
-    if ((r = d->module_load_data(&m->mod, image))) {
+    m->tune = calloc(b->tlb->nkernels ? b->tlb->nkernels : 1, sizeof *m->tune);
+    if (!m->funcs || !m->tune || (r = d->module_load_data(&m->mod, image))) {
         free(m->funcs);
+        free(m->tune);
         m->funcs = NULL;
+        m->tune = NULL;
+        if (!r) return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory loading a module");
         return cuda_fail(d, r, "cannot load the bundle's %s on device %d (%s, sm_%d%d, "
                          "driver for CUDA %d.%d)", what, m->dev, name, major, minor,
                          d->version / 1000, d->version % 1000 / 10);
@@ -140,28 +144,35 @@ static TileStatus resolve_function(const RtDriver *d, const TileKernel *k, RtMod
     return TILE_OK;
 }
 
-/* The slow path: module and/or function not there yet. */
-static TileStatus first_use(const RtDriver *d, TileKernel *k, CUcontext ctx,
-                            const RtVariant *v, CUfunction *f) {
-    TileBundle *b = k->bundle;
+TileStatus rt_module(const RtDriver *d, TileBundle *b, CUcontext *ctx, RtModule **m) {
+    TileStatus s = current_context(d, ctx);
+    if (s) return s;
+    if ((*m = find_module(b, *ctx))) return TILE_OK;
     pthread_mutex_lock(&b->lock);
-    RtModule *m = find_module(b, ctx);
-    TileStatus s = m ? TILE_OK : load_module(d, b, ctx, &m);
-    if (!s) s = resolve_function(d, k, m, v, f);
+    *m = find_module(b, *ctx);
+    if (!*m) s = load_module(d, b, *ctx, m);
     pthread_mutex_unlock(&b->lock);
     return s;
 }
 
-TileStatus rt_launch(TileKernel *k, const RtPlan *p, TileStream stream) {
+TileStatus rt_function(const RtDriver *d, TileKernel *k, RtModule *m, const RtVariant *v,
+                       CUfunction *f) {
+    *f = atomic_load_explicit(&m->funcs[v->slot], memory_order_acquire);
+    if (*f) return TILE_OK;
+    pthread_mutex_lock(&k->bundle->lock);
+    TileStatus s = resolve_function(d, k, m, v, f);
+    pthread_mutex_unlock(&k->bundle->lock);
+    return s;
+}
+
+TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream stream) {
     TileStatus s;
     const RtDriver *d = rt_driver(&s);
     if (!d) return s;
     CUcontext ctx;
-    if ((s = current_context(d, &ctx))) return s;
-    RtModule *m = find_module(k->bundle, ctx);
-    CUfunction f = m ? atomic_load_explicit(&m->funcs[p->variant->slot], memory_order_acquire)
-                     : NULL;
-    if (!f && (s = first_use(d, k, ctx, p->variant, &f))) return s;
+    if (!m && (s = rt_module(d, k->bundle, &ctx, &m))) return s;
+    CUfunction f;
+    if ((s = rt_function(d, k, m, p->variant, &f))) return s;
     void *params[RT_MAX_PARAMS];
     for (uint32_t i = 0; i < k->k->nparams; i++) params[i] = (void *)&p->slots[i];
     CUresult r = d->launch_kernel(f, p->grid[0], p->grid[1], p->grid[2], p->config->threads,
@@ -173,24 +184,56 @@ TileStatus rt_launch(TileKernel *k, const RtPlan *p, TileStream stream) {
     return TILE_OK;
 }
 
-static TileStatus launch(TileKernel *k, const uint32_t *grid, const TileLaunchArg *args,
-                         int nargs, TileStream stream) {
-    if (!k) return rt_error(TILE_ERROR_INVALID_VALUE, "tile_launch: the kernel is NULL");
+static TileStatus check_selection(const TileKernel *k, int selection, const char *fn) {
+    if (!k) return rt_error(TILE_ERROR_INVALID_VALUE, "%s: the kernel is NULL", fn);
+    if (selection < 0 ||
+        selection >= atomic_load_explicit(&k->nselections, memory_order_acquire))
+        return rt_error(TILE_ERROR_INVALID_VALUE, "%s: kernel '%s' has no selection %d",
+                        fn, k->k->name, selection);
+    return TILE_OK;
+}
+
+/* Plans (choosing the configuration: autotuning) and, unless `dry`,
+ * launches. */
+static TileStatus launch(TileKernel *k, int selection, const uint32_t *grid,
+                         const TileLaunchArg *args, int nargs, TileStream stream, int dry,
+                         int *chosen) {
     RtPlan p;
-    TileStatus s = rt_plan(k, grid, args, nargs, &p);
-    if (s || p.empty) return s;
-    return rt_launch(k, &p, stream);
+    RtModule *m = NULL;
+    TileStatus s = rt_plan_select(k, selection, grid, args, nargs, &p);
+    if (!s && !p.empty) s = rt_choose(k, selection, grid, &p, stream, &m);
+    if (s) return s;
+    if (chosen) *chosen = (int)(p.config - k->configs);
+    return p.empty || dry ? TILE_OK : rt_launch(k, m, &p, stream);
 }
 
 TileStatus tile_launch(TileKernel *k, const TileLaunchArg *args, int nargs,
                        TileStream stream) {
-    return launch(k, NULL, args, nargs, stream);
+    if (!k) return rt_error(TILE_ERROR_INVALID_VALUE, "tile_launch: the kernel is NULL");
+    return launch(k, 0, NULL, args, nargs, stream, 0, NULL);
 }
 
 TileStatus tile_launch_grid(TileKernel *k, const uint32_t grid[3], const TileLaunchArg *args,
                             int nargs, TileStream stream) {
     if (!grid) return rt_error(TILE_ERROR_INVALID_VALUE, "tile_launch_grid: the grid is NULL");
-    return launch(k, grid, args, nargs, stream);
+    if (!k) return rt_error(TILE_ERROR_INVALID_VALUE, "tile_launch: the kernel is NULL");
+    return launch(k, 0, grid, args, nargs, stream, 0, NULL);
+}
+
+TileStatus tile_launch_select(TileKernel *k, int selection, const uint32_t *grid,
+                              const TileLaunchArg *args, int nargs, TileStream stream,
+                              int *chosen) {
+    TileStatus s = check_selection(k, selection, "tile_launch_select");
+    return s ? s : launch(k, selection, grid, args, nargs, stream, 0, chosen);
+}
+
+TileStatus tile_kernel_choose(TileKernel *k, int selection, const uint32_t *grid,
+                              const TileLaunchArg *args, int nargs, TileStream stream,
+                              int *config) {
+    TileStatus s = check_selection(k, selection, "tile_kernel_choose");
+    if (!s && !config)
+        s = rt_error(TILE_ERROR_INVALID_VALUE, "tile_kernel_choose: config is NULL");
+    return s ? s : launch(k, selection, grid, args, nargs, stream, 1, config);
 }
 
 void rt_unload_modules(TileBundle *b) {
@@ -201,9 +244,12 @@ void rt_unload_modules(TileBundle *b) {
         RtModule *m = &b->modules[i];
         CUcontext ctx = atomic_load_explicit(&m->ctx, memory_order_relaxed), popped;
         if (d->ctx_push(ctx) == CUDA_SUCCESS) {
+            if (m->flush) d->mem_free(m->flush);
             d->module_unload(m->mod);
             d->ctx_pop(&popped);
         }
+        for (uint32_t k = 0; k < b->tlb->nkernels; k++) free(atomic_load(&m->tune[k]));
+        free(m->tune);
         free(m->funcs);
     }
 }

@@ -73,10 +73,41 @@ static char *make_signature(const TlbKernel *k, const char **types) {
     return s;
 }
 
+/* "BLOCK=1024,warps=4,stages=3": the form tile_interp_run's config and
+ * tile_kernel_select take. */
+static char *config_name(const TlbKernel *k, const TlbConfig *c) {
+    char buf[1024];
+    size_t used = 0;
+    for (uint32_t i = 0; i < k->ncparams && used < sizeof buf; i++) {
+        const TlbCparam *cp = &k->cparams[i];
+        int64_t v = c->cvalues[i];
+        int w = cp->kind == TLB_CPARAM_TYPE
+                    ? snprintf(buf + used, sizeof buf - used, "%s=%s,", cp->name,
+                               tlb_type_name((TlbType)v))
+                : cp->kind == TLB_CPARAM_BOOL
+                    ? snprintf(buf + used, sizeof buf - used, "%s=%s,", cp->name,
+                               v ? "true" : "false")
+                    : snprintf(buf + used, sizeof buf - used, "%s=%lld,", cp->name,
+                               (long long)v);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    if (used < sizeof buf)
+        snprintf(buf + used, sizeof buf - used, "warps=%u,stages=%u", c->warps, c->stages);
+    return strdup(buf);
+}
+
 /* Fills kernel i of b; 0, or -1 when out of memory. */
 static int prepare_kernel(TileBundle *b, TileKernel *tk, const TlbKernel *k) {
     tk->bundle = b;
     tk->k = k;
+    tk->index = (uint32_t)(k - b->tlb->kernels);
+    pthread_mutex_init(&tk->tune_lock, NULL);
+    atomic_init(&tk->nselections, 1);
+    tk->config_names = zalloc(sizeof *tk->config_names * k->nconfigs);
+    if (!tk->config_names) return -1;
+    for (uint32_t c = 0; c < k->nconfigs; c++)
+        if (!(tk->config_names[c] = config_name(k, &k->configs[c]))) return -1;
     tk->params = zalloc(sizeof *tk->params * k->nparams);
     tk->type_names = zalloc(sizeof *tk->type_names * k->nparams);
     tk->configs = zalloc(sizeof *tk->configs * k->nconfigs);
@@ -112,6 +143,15 @@ static void free_kernels(TileBundle *b) {
     if (!b->kernels) return;
     for (uint32_t i = 0; i < b->tlb->nkernels; i++) {
         TileKernel *k = &b->kernels[i];
+        if (!k->k) continue;   /* never prepared */
+        pthread_mutex_destroy(&k->tune_lock);
+        for (int s = 1; s < atomic_load(&k->nselections); s++) {
+            free(k->selections[s].spec);
+            free(k->selections[s].in);
+        }
+        if (k->config_names)
+            for (uint32_t c = 0; c < k->k->nconfigs; c++) free(k->config_names[c]);
+        free(k->config_names);
         if (k->configs)
             for (uint32_t c = 0; c < k->k->nconfigs; c++) free(k->configs[c].variants);
         if (k->type_names)
@@ -145,6 +185,10 @@ static TileStatus from_bytes(const void *data, size_t size, const char *name,
         return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory loading bundle %s", name);
     }
     b->tlb = tlb;
+    b->hash = rt_hash(RT_HASH_SEED, data, size);
+    const char *tune = getenv("TILE_AUTOTUNE"), *verbose = getenv("TILE_VERBOSE");
+    b->autotune = !tune || !*tune ? 1 : !strcmp(tune, "force") ? 2 : strcmp(tune, "0") != 0;
+    b->verbose = verbose && *verbose && strcmp(verbose, "0") != 0;
     pthread_mutex_init(&b->lock, NULL);
     b->kernels = zalloc(sizeof *b->kernels * tlb->nkernels);
     int failed = !b->kernels;

@@ -6,7 +6,7 @@ lib_LTLIBRARIES += runtime/libtile.la
 include_HEADERS += runtime/tile.h
 runtime_libtile_la_SOURCES = runtime/tile.h runtime/rt.h runtime/driver.h \
 	runtime/driver.c runtime/error.c runtime/plan.c runtime/load.c \
-	runtime/launch.c
+	runtime/launch.c runtime/select.c runtime/tune.c runtime/cache.c
 runtime_libtile_la_LIBADD = bundle/libtlb.la -ldl -lpthread -lm
 runtime_libtile_la_LDFLAGS = -version-info 0:0:0
 
@@ -21,17 +21,21 @@ tests_unit_test_runtime_LDADD = runtime/libtile.la
 # GPU tests: built by make check, skipped (exit 77) without a GPU; run on a
 # GPU machine by scripts/gpu-runtime-check.sh. The benchmark is built with
 # them but is not a test.
-check_PROGRAMS += tests/unit/test_gpu_runtime bench/launch_overhead
-TESTS += tests/unit/test_gpu_runtime
+check_PROGRAMS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune bench/launch_overhead
+TESTS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune
+tests_unit_test_gpu_tune_SOURCES = tests/unit/test_gpu_tune.c tests/unit/gpu_util.h \
+	tests/unit/spin_bundle.h
+tests_unit_test_gpu_tune_LDADD = runtime/libtile.la -lpthread -lm
+tests_unit_test_gpu_tune_LDFLAGS = $(GPU_PROG_STATIC)
 tests_unit_test_gpu_runtime_SOURCES = tests/unit/test_gpu_runtime.c \
 	tests/unit/gpu_util.h tests/unit/vadd_bundle.h
 tests_unit_test_gpu_runtime_LDADD = runtime/libtile.la -lpthread -lm
 tests_unit_test_gpu_runtime_LDFLAGS = $(GPU_PROG_STATIC)
-bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h \
+bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h tests/unit/spin_bundle.h \
 	tests/unit/vadd_bundle.h
 bench_launch_overhead_LDADD = runtime/libtile.la
 bench_launch_overhead_LDFLAGS = $(GPU_PROG_STATIC)
-EXTRA_DIST += scripts/gpu-runtime-check.sh
+EXTRA_DIST += scripts/gpu-runtime-check.sh scripts/gpu-tune-check.sh
 
 # libtile against a test double of the driver (tests/unit/fake_libcuda.c,
 # built as a shared object here): too old, no device, failing calls.
@@ -48,3 +52,13 @@ tests/unit/fakecuda.so: $(srcdir)/tests/unit/fake_libcuda.c
 	$(AM_V_CC)$(MKDIR_P) tests/unit && \
 	$(CC) $(AM_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ \
 	    $(srcdir)/tests/unit/fake_libcuda.c
+
+# The autotuner and its disk cache against the working mode of the same
+# test double (FAKE_CUDA_WORKING=1: fake timings, host memory).
+check_PROGRAMS += tests/unit/test_tune
+TESTS += tests/unit/test_tune
+tests_unit_test_tune_SOURCES = tests/unit/test_tune.c tests/unit/check.h \
+	tests/unit/spin_bundle.h
+tests_unit_test_tune_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_tune_LDADD = runtime/libtile.la -ldl
+EXTRA_tests_unit_test_tune_DEPENDENCIES = tests/unit/fakecuda.so

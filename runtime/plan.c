@@ -11,10 +11,11 @@
  * integer divisible by 16, and each integer's value for the grid and
  * @require expressions.
  *
- * Then: the first configuration whose @require expressions all hold (the
- * order of the bundle; autotuning will choose among the candidates later),
- * its most specialized variant whose assumptions the arguments satisfy
- * (variants are pre-sorted, so the first that fits), and the grid.
+ * Then: the first configuration of the selection whose @require
+ * expressions all hold (the order of the bundle; tune.c may choose
+ * another candidate afterwards), its most specialized variant whose
+ * assumptions the arguments satisfy (variants are pre-sorted, so the
+ * first that fits), and the grid.
  *
  * Error messages name the kernel, the argument (index from 0, name and
  * type) and the value; they are formatted only on failure.
@@ -91,11 +92,11 @@ static TileStatus bad_arg(const TileKernel *k, int i, const char *fmt, ...) {
                     k->k->name, i, k->k->params[i].name, k->type_names[i], what);
 }
 
-/* Checks and packs every argument; *facts gets the TLB_ASSUME_* bits the
- * arguments satisfy, ints[] their integer values. */
-static TileStatus pack(const TileKernel *k, const TileLaunchArg *args, int nargs,
-                       RtPlan *p, int64_t *ints, uint32_t *facts) {
+/* Checks and packs every argument; p->facts gets the TLB_ASSUME_* bits
+ * the arguments satisfy, p->ints their integer values. */
+TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, RtPlan *p) {
     const TlbKernel *tk = k->k;
+    int64_t *ints = p->ints;
     if (nargs != (int)tk->nparams)
         return rt_error(TILE_ERROR_ARGUMENT, "kernel '%s' takes %u argument%s, got %d",
                         tk->name, tk->nparams, tk->nparams == 1 ? "" : "s", nargs);
@@ -133,7 +134,7 @@ static TileStatus pack(const TileKernel *k, const TileLaunchArg *args, int nargs
             break;
         }
     }
-    *facts = ok;
+    p->facts = ok;
     return TILE_OK;
 }
 
@@ -150,36 +151,48 @@ static void describe_ints(const TileKernel *k, const int64_t *ints, char *buf, s
     }
 }
 
-static TileStatus pick_config(const TileKernel *k, const int64_t *ints, RtPlan *p) {
-    const TlbKernel *tk = k->k;
-    if (!k->has_require) {
-        p->config = &k->configs[0];
-        return TILE_OK;
-    }
-    for (uint32_t c = 0; c < tk->nconfigs; c++) {
-        const TlbConfig *cfg = k->configs[c].c;
-        uint32_t r = 0;
-        for (; r < cfg->nrequire; r++) {
-            int64_t v;
-            if (tlb_eval(&cfg->require[r], ints, &v))
-                return rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': division by zero "
-                                "in @require of configuration %u", tk->name, c);
-            if (!v) break;
+int rt_config_holds(const TileKernel *k, uint32_t c, const RtPlan *p) {
+    const TlbConfig *cfg = k->configs[c].c;
+    for (uint32_t r = 0; r < cfg->nrequire; r++) {
+        int64_t v;
+        if (tlb_eval(&cfg->require[r], p->ints, &v)) {
+            rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': division by zero in @require of "
+                     "configuration %u", k->k->name, c);
+            return -1;
         }
-        if (r == cfg->nrequire) {
-            p->config = &k->configs[c];
+        if (!v) return 0;
+    }
+    return 1;
+}
+
+static TileStatus pick_config(const TileKernel *k, int selection, RtPlan *p,
+                              uint32_t *config) {
+    const TlbKernel *tk = k->k;
+    uint32_t nselected = 0;
+    for (uint32_t c = 0; c < tk->nconfigs; c++) {
+        if (!rt_selected(k, selection, c)) continue;
+        nselected++;
+        int h = rt_config_holds(k, c, p);
+        if (h < 0) return TILE_ERROR_NO_CONFIG;
+        if (h) {
+            *config = c;
             return TILE_OK;
         }
     }
     char vals[256];
-    describe_ints(k, ints, vals, sizeof vals);
+    describe_ints(k, p->ints, vals, sizeof vals);
+    if (selection)
+        return rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': no configuration matching '%s' "
+                        "has its @require hold for these arguments (%s; %u of %u "
+                        "configurations selected)", tk->name, k->selections[selection].spec,
+                        vals, nselected, tk->nconfigs);
     return rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': no configuration's @require "
                     "holds for these arguments (%s; %u configuration%s)", tk->name, vals,
                     tk->nconfigs, tk->nconfigs == 1 ? "" : "s");
 }
 
-static TileStatus compute_grid(const TileKernel *k, const uint32_t *given,
-                               const int64_t *ints, RtPlan *p) {
+static TileStatus compute_grid(const TileKernel *k, const uint32_t *given, RtPlan *p) {
+    const int64_t *ints = p->ints;
     const TlbKernel *tk = k->k;
     static const int64_t limit[3] = {INT32_MAX, 65535, 65535};
     if (!given && tk->ngrid == 0)
@@ -201,22 +214,30 @@ static TileStatus compute_grid(const TileKernel *k, const uint32_t *given,
     return TILE_OK;
 }
 
-TileStatus rt_plan(const TileKernel *k, const uint32_t *grid, const TileLaunchArg *args,
-                   int nargs, RtPlan *p) {
-    int64_t ints[RT_MAX_PARAMS];
-    uint32_t facts = 0;
-    TileStatus s = pack(k, args, nargs, p, ints, &facts);
+TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid, RtPlan *p) {
+    p->config = &k->configs[c];
+    TileStatus s = compute_grid(k, grid, p);
     if (s) return s;
-    if ((s = pick_config(k, ints, p))) return s;
-    if ((s = compute_grid(k, grid, ints, p))) return s;
-    const RtConfig *c = p->config;
-    for (uint32_t i = 0; i < c->nvariants; i++)
-        if (!(c->variants[i].v->assume & ~facts)) {
-            p->variant = &c->variants[i];
+    const RtConfig *rc = p->config;
+    for (uint32_t i = 0; i < rc->nvariants; i++)
+        if (!(rc->variants[i].v->assume & ~p->facts)) {
+            p->variant = &rc->variants[i];
             return TILE_OK;
         }
     return rt_error(TILE_ERROR_ARGUMENT, "kernel '%s': configuration %u has no variant "
                     "for these arguments (its variants need 16-byte aligned pointers "
-                    "and integers divisible by 16)", k->k->name,
-                    (unsigned)(c - k->configs));
+                    "and integers divisible by 16)", k->k->name, c);
+}
+
+TileStatus rt_plan(const TileKernel *k, const uint32_t *grid, const TileLaunchArg *args,
+                   int nargs, RtPlan *p) {
+    return rt_plan_select(k, 0, grid, args, nargs, p);
+}
+
+TileStatus rt_plan_select(const TileKernel *k, int selection, const uint32_t *grid,
+                          const TileLaunchArg *args, int nargs, RtPlan *p) {
+    TileStatus s = rt_pack(k, args, nargs, p);
+    uint32_t c = 0;
+    if (!s && (k->has_require || selection)) s = pick_config(k, selection, p, &c);
+    return s ? s : rt_plan_config(k, c, grid, p);
 }

@@ -36,6 +36,9 @@
 #define RT_MAX_DEVICES 64
 #define RT_MAX_PARAMS 256     /* more than a PTX entry's parameter space */
 #define RT_MAX_CONTEXTS 32
+#define RT_MAX_TUNE_KEY 8     /* tune-key values kept verbatim (more: hashed) */
+#define RT_TUNE_SLOTS 256     /* remembered keys per kernel and context */
+#define RT_MAX_SELECTIONS 256 /* tile_kernel_select ids per kernel */
 
 /* Sets the calling thread's error message; returns s. */
 TileStatus rt_error(TileStatus s, const char *fmt, ...)
@@ -63,6 +66,13 @@ typedef struct RtConfig {
     RtVariant *variants;  /* most assumptions first */
 } RtConfig;
 
+/* A set of configurations chosen by tile_kernel_select: in[c] != 0 when
+ * configuration c belongs to it. */
+typedef struct RtSelection {
+    char *spec;                /* as given, for tile_kernel_select's reuse */
+    uint8_t *in;               /* [nconfigs] */
+} RtSelection;
+
 struct TileKernel {
     TileBundle *bundle;
     const TlbKernel *k;
@@ -71,19 +81,53 @@ struct TileKernel {
     int has_require;
     char *signature;
     const char **type_names;   /* per parameter: "*f32" */
+    char **config_names;       /* per configuration: "BLOCK=1024,warps=4,stages=3" */
+    uint32_t index;            /* in the bundle */
+    pthread_mutex_t tune_lock; /* serializes tuning and selection creation */
+    atomic_int nselections;    /* selection 0 (all) is implicit */
+    RtSelection selections[RT_MAX_SELECTIONS];
 };
+
+/* A tuning key: the @tune_key values rounded up to powers of two, the
+ * specialization facts of the arguments and a hash of the candidate set
+ * (which configurations are selected and pass @require). The device is
+ * the module's (one table per context); the dtypes are the kernel's
+ * signature, fixed in a bundle. */
+typedef struct RtTuneKey {
+    uint32_t nvals, facts;
+    uint64_t candidates;       /* hash of the candidate indices */
+    uint64_t rest;             /* hash of values past RT_MAX_TUNE_KEY */
+    int64_t vals[RT_MAX_TUNE_KEY];
+} RtTuneKey;
+
+typedef struct RtTuneEntry {
+    atomic_uint ready;         /* set last, with release semantics */
+    int32_t config;
+    RtTuneKey key;
+} RtTuneEntry;
+
+typedef struct RtTuneTable {
+    RtTuneEntry e[RT_TUNE_SLOTS];
+} RtTuneTable;
 
 typedef struct RtModule {
     _Atomic(CUcontext) ctx;    /* set last: the entry is ready */
     CUmodule mod;
     CUdevice dev;
     _Atomic(CUfunction) *funcs;
+    _Atomic(RtTuneTable *) *tune;   /* [nkernels], made on first tuning */
+    char device_name[128];
+    CUdeviceptr flush;              /* L2 flush buffer for timing (lazy) */
+    size_t flush_size;
 } RtModule;
 
 struct TileBundle {
     TlbBundle *tlb;
     TileKernel *kernels;
     uint32_t nslots;           /* variants of all kernels and configs */
+    uint64_t hash;             /* of the bundle's bytes: the cache's key */
+    int autotune;              /* $TILE_AUTOTUNE at load: 0, 1, 2 (force) */
+    int verbose;               /* $TILE_VERBOSE at load */
     pthread_mutex_t lock;
     atomic_int nmodules;
     RtModule modules[RT_MAX_CONTEXTS];
@@ -94,16 +138,70 @@ typedef struct RtPlan {
     const RtVariant *variant;
     uint32_t grid[3];
     int empty;                     /* a zero grid dimension: no launch */
+    uint32_t facts;                /* TLB_ASSUME_* bits the arguments satisfy */
     uint64_t slots[RT_MAX_PARAMS]; /* the parameters, each in its low bytes */
+    int64_t ints[RT_MAX_PARAMS];   /* integer arguments' values (others 0) */
 } RtPlan;
 
 /* Checks and packs the arguments, picks configuration and variant and
- * computes the grid (`grid` given: that grid). No driver involved. */
+ * computes the grid (`grid` given: that grid). No driver involved. The
+ * configuration is the first of the selection whose @require holds. */
 TileStatus rt_plan(const TileKernel *k, const uint32_t *grid, const TileLaunchArg *args,
                    int nargs, RtPlan *p);
+/* The same among the configurations of a selection (tile_kernel_select). */
+TileStatus rt_plan_select(const TileKernel *k, int selection, const uint32_t *grid,
+                          const TileLaunchArg *args, int nargs, RtPlan *p);
+/* Only the argument check and packing of rt_plan. */
+TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, RtPlan *p);
+/* Sets configuration c, its variant and grid, for packed p. */
+TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid, RtPlan *p);
+/* Does every @require of configuration c hold for p's arguments? 1 yes,
+ * 0 no, -1 division by zero (error set). */
+int rt_config_holds(const TileKernel *k, uint32_t c, const RtPlan *p);
+/* Is configuration c in the selection? */
+static inline int rt_selected(const TileKernel *k, int selection, uint32_t c) {
+    return selection == 0 || k->selections[selection].in[c];
+}
 
-/* Launches a plan in the calling thread's current context. */
-TileStatus rt_launch(TileKernel *k, const RtPlan *p, TileStream stream);
+/* The calling thread's context and the bundle's module there (loaded on
+ * first use). */
+TileStatus rt_module(const RtDriver *d, TileBundle *b, CUcontext *ctx, RtModule **m);
+/* The function of the plan's variant in m (resolved on first use). */
+TileStatus rt_function(const RtDriver *d, TileKernel *k, RtModule *m, const RtVariant *v,
+                       CUfunction *f);
+/* Launches a plan in module m (NULL: the calling thread's current
+ * context's). */
+TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream stream);
+
+/* Autotuning (tune.c): the configuration to run for packed p, among the
+ * selection's candidates; p is planned for it on return. */
+TileStatus rt_choose(TileKernel *k, int selection, const uint32_t *grid, RtPlan *p,
+                     TileStream stream, RtModule **m);
+/* The key of p's arguments for candidate set `cands` (n of them). */
+void rt_tune_key(const TileKernel *k, const RtPlan *p, const uint32_t *cands, uint32_t n,
+                 RtTuneKey *key);
+/* 64-bit hash of bytes, continuing from h (start with RT_HASH_SEED). */
+#define RT_HASH_SEED 0xcbf29ce484222325ull
+uint64_t rt_hash(uint64_t h, const void *data, size_t n);
+/* "cols=512,aligned" for messages and the cache file. */
+void rt_key_text(const TileKernel *k, const RtTuneKey *key, char *buf, size_t n);
+
+/* The on-disk cache (cache.c). Its file for b: <dir>/<hash>.tune, dir
+ * from $TILE_CACHE_DIR, else $XDG_CACHE_HOME/tile, else ~/.cache/tile;
+ * 0, or -1 when there is no directory to use. */
+int rt_cache_path(const TileBundle *b, char *buf, size_t n);
+/* The configuration cached for (kernel, device, driver, key), or -1. */
+int rt_cache_lookup(const TileKernel *k, const char *device, int driver,
+                    const RtTuneKey *key);
+/* Records a winner (merging with what the file holds; atomic rename). 0,
+ * or -1 (the reason printed when verbose). */
+int rt_cache_store(const TileKernel *k, const char *device, int driver,
+                   const RtTuneKey *key, int config, double us);
+
+/* Messages of the tuner and the cache on stderr: verbose ones only with
+ * $TILE_VERBOSE, warnings always. */
+void rt_note(const TileBundle *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void rt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Unloads b's modules from the contexts that loaded them. */
 void rt_unload_modules(TileBundle *b);
 

@@ -13,8 +13,10 @@
  *
  * libtile needs no CUDA headers or libraries at build time: it loads the
  * driver (libcuda.so.1) with dlopen on first use. A launch checks the
- * arguments against the kernel's signature, picks the configuration (the
- * first whose @require holds) and the most specialized variant the
+ * arguments against the kernel's signature, picks the configuration (among
+ * those whose @require holds, the fastest: autotuned on the first launch
+ * of each tuning key, remembered in memory and in a cache on disk) and the
+ * most specialized variant the
  * arguments allow (16-byte aligned pointers, integers divisible by 16),
  * evaluates the kernel's grid and launches on the caller's stream in the
  * calling thread's current CUDA context (device 0's primary context when
@@ -128,6 +130,41 @@ TileStatus tile_launch(TileKernel *k, const TileLaunchArg *args, int nargs,
  * kernels without a grid clause, or to override it. */
 TileStatus tile_launch_grid(TileKernel *k, const uint32_t grid[3],
                             const TileLaunchArg *args, int nargs, TileStream stream);
+
+/* Configurations and autotuning (docs/runtime.md, "Autotuning").
+ *
+ * A selection is a set of the kernel's configurations, named by a
+ * "NAME=VALUE,..." string over its compile-time parameters, `warps` and
+ * `stages` ("BLOCK=1024,warps=4"; values as tile_kernel_config_name prints
+ * them): those that agree with every NAME=VALUE. Selection 0 is every
+ * configuration; a NULL or "" spec gives 0; the same spec gives the same
+ * id. TILE_ERROR_NOT_FOUND when no configuration agrees (the message
+ * lists them), TILE_ERROR_INVALID_VALUE for an unknown name. */
+TileStatus tile_kernel_select(TileKernel *k, const char *spec, int *selection);
+/* Launches among the selection's configurations whose @require holds
+ * (autotuning picks when there are several); grid NULL: the kernel's
+ * grid(...). *chosen (when not NULL) gets the configuration's index. */
+TileStatus tile_launch_select(TileKernel *k, int selection, const uint32_t *grid,
+                              const TileLaunchArg *args, int nargs, TileStream stream,
+                              int *chosen);
+/* The configuration tile_launch_select would run with these arguments,
+ * without launching it; autotunes first when this key was not tuned yet
+ * (timing launches the candidates; outputs are restored afterwards). */
+TileStatus tile_kernel_choose(TileKernel *k, int selection, const uint32_t *grid,
+                              const TileLaunchArg *args, int nargs, TileStream stream,
+                              int *config);
+/* The number of configurations, and configuration i as
+ * "BLOCK=1024,warps=4,stages=3" (NULL when out of range). */
+int tile_kernel_nconfigs(const TileKernel *k);
+const char *tile_kernel_config_name(const TileKernel *k, int i);
+/* The number of dimensions of the kernel's grid(...) clause (1 to 3:
+ * tile_launch works), 0 when it has none (the caller gives the grid), -1
+ * for NULL. (tile_interp.h's tile_kernel_has_grid asks the same of a
+ * compiled program.) */
+int tile_kernel_grid_dims(const TileKernel *k);
+/* 1 when the kernel stores (or atomically updates) through pointer
+ * parameter i, 0 when not, -1 when i is out of range. */
+int tile_kernel_param_stored(const TileKernel *k, int i);
 
 /* The message of this thread's last failed call ("" when none). Valid
  * until the thread's next failing call. */

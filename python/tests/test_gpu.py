@@ -31,17 +31,20 @@ class CudaArray:
     Numba arrays in argument checks (its memory is never touched: no
     launch reaches a device without a driver)."""
 
-    def __init__(self, n, typestr="<f4", ptr=0x7f0000000000, strides=None):
+    def __init__(self, n, typestr="<f4", ptr=0x7f0000000000, strides=None, readonly=False):
         self.__cuda_array_interface__ = {"shape": (n,), "typestr": typestr,
-                                         "data": (ptr, False), "strides": strides,
+                                         "data": (ptr, readonly), "strides": strides,
                                          "version": 3}
 
 
 def test_load_bundle(vadd_bundle):
     mod = tile.load(vadd_bundle)
     assert not mod.interpret and mod.kernels == ["vadd"]
-    assert [(p.name, p.type, p.pointer) for p in mod.vadd.params] == [
-        ("out", "f32", True), ("x", "f32", True), ("y", "f32", True), ("n", "i32", False)]
+    assert [(p.name, p.type, p.pointer, p.stored) for p in mod.vadd.params] == [
+        ("out", "f32", True, True), ("x", "f32", True, False), ("y", "f32", True, False),
+        ("n", "i32", False, False)]
+    assert mod.vadd.configs == [{"BLOCK": "1024", "warps": "4", "stages": "3"}]
+    assert mod.vadd.has_grid
     assert "vadd(out: *f32, x: *f32, y: *f32, n: i32)" in repr(mod.vadd)
     with pytest.raises(AttributeError, match="no kernel 'nope'"):
         mod.nope
@@ -68,8 +71,14 @@ def test_gpu_argument_checks(vadd_bundle):
         k(a, a, CudaArray(16, strides=(8,)), 16)
     with pytest.raises(tile.ArgumentError, match=r"'n'\) is 4294967296, which does not fit"):
         k(a, a, a, 2**32)
-    with pytest.raises(tile.ConfigError, match="libtile cannot be told which configuration"):
-        k(a, a, a, 16, BLOCK=1024)
+    with pytest.raises(tile.ArgumentError, match=r"argument 0 \('out'\) is read-only"):
+        k(CudaArray(16, readonly=True), a, a, 16)
+    with pytest.raises(tile.ConfigError, match="no configuration BLOCK=512 was built; "
+                       "available: BLOCK=1024,warps=4,stages=3"):
+        k(a, a, a, 16, BLOCK=512)
+    # One configuration: choosing needs no driver.
+    assert k.choose(a, a, a, 16) == {"BLOCK": "1024", "warps": "4", "stages": "3"}
+    assert k.choose(a, a, a, 16, BLOCK=1024, warps=4)["BLOCK"] == "1024"
 
 
 @pytest.mark.skipif(gpu.available(), reason="a GPU driver is present")
@@ -78,6 +87,29 @@ def test_launch_without_driver_is_refused(vadd_bundle):
     a = CudaArray(16)
     with pytest.raises(tile.GPUUnavailableError, match="GPU runtime not available"):
         k(a, a, a, 16)
+    with pytest.raises(tile.GPUUnavailableError, match="GPU runtime not available"):
+        k(a, a, a, 16, BLOCK=1024)       # a selection, then the launch
+
+
+def test_config_keywords_select(example, tmp_path, monkeypatch):
+    """Configuration keywords narrow libtile's candidates: with one left,
+    choose() answers without a driver; @require still applies."""
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    try:
+        k = tile.compile(example("softmax")).softmax
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
+    assert len(k.configs) == 21 and k.has_grid
+    assert [p.stored for p in k.params] == [True, False, False, False, False]
+    a = CudaArray(4096)
+    assert k.choose(a, a, 4, 300, 300, BLOCK=512, warps=8) == \
+        {"BLOCK": "512", "warps": "8", "stages": "3"}
+    with pytest.raises(tile.ConfigError, match=r"no configuration matching 'BLOCK=256' has "
+                       r"its @require hold for these arguments \(rows=4, cols=300"):
+        k.choose(a, a, 4, 300, 300, BLOCK=256)
+    if not gpu.available():
+        with pytest.raises(tile.GPUUnavailableError):
+            k.choose(a, a, 4, 300, 300)    # several candidates: tuning needs the GPU
 
 
 def test_compile_for_gpu(example, tmp_path, monkeypatch):
@@ -178,3 +210,26 @@ def test_gpu_compiled_examples(example):
     mod.softmax(out, x, 64, 1000, 1000)
     torch.cuda.synchronize()
     torch.testing.assert_close(out, torch.softmax(x, dim=1))
+    chosen = mod.softmax.choose(out, x, 64, 1000, 1000)      # autotuned
+    assert int(chosen["BLOCK"]) >= 1000
+    out.zero_()
+    mod.softmax(out, x, 64, 1000, 1000, BLOCK=2048, warps=4)  # an explicit configuration
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, torch.softmax(x, dim=1))
+
+
+def test_gpu_autotuning_keeps_inputs(source, monkeypatch, tmp_path):
+    """A kernel that updates its input in place: tuning it (several
+    configurations) must leave exactly one launch's effect."""
+    torch = _cuda()
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    path = source("@tune(BLOCK = [128, 256, 512, 1024])\n"
+                  "kernel inc<BLOCK: i32>(x: *f32, n: i32) grid(cdiv(n, BLOCK)) {\n"
+                  "    let i = program_id(0) * BLOCK + arange(0, BLOCK);\n"
+                  "    store(x + i, load(x + i, mask=i < n) + 1.0, mask=i < n);\n}\n")
+    k = tile.compile(path).inc
+    assert [p.stored for p in k.params] == [True, False] and len(k.configs) == 4
+    x = torch.arange(100000, device="cuda", dtype=torch.float32)
+    k(x, 100000)
+    torch.cuda.synchronize()
+    assert torch.equal(x, torch.arange(100000, device="cuda", dtype=torch.float32) + 1)

@@ -37,11 +37,12 @@ _capsule_pointer.restype = ctypes.c_void_p
 
 
 class DeviceArray:
-    __slots__ = ("ptr", "elem", "device", "dense", "desc", "keep")
+    __slots__ = ("ptr", "elem", "device", "dense", "desc", "keep", "readonly")
 
-    def __init__(self, ptr, elem, device, dense, desc, keep):
+    def __init__(self, ptr, elem, device, dense, desc, keep, readonly=False):
         self.ptr, self.elem, self.device = ptr, elem, device
         self.dense, self.desc, self.keep = dense, desc, keep
+        self.readonly = readonly
 
 
 def _from_dlpack(obj):
@@ -77,7 +78,7 @@ def device_array(obj):
         desc = f"a {type(obj).__name__} (CUDA array interface, {typestr})"
         return DeviceArray(cai["data"][0] or 0, elem, None,
                            _dense(cai["shape"], cai.get("strides"), int(typestr[2:])),
-                           desc, obj), desc
+                           desc, obj, bool(cai["data"][1])), desc
     if hasattr(obj, "__array_interface__"):
         return None, f"host memory ({type(obj).__module__}.{type(obj).__name__})"
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
@@ -110,6 +111,8 @@ def pointer_checker(kernel, index, param):
         if not a.dense:
             bad(f"is not contiguous ({desc}): the kernel addresses it as one flat "
                 f"buffer; pass a contiguous copy")
+        if param.stored and a.readonly:
+            bad(f"is read-only ({desc}), but the kernel stores through it")
         return a.ptr, a.device
 
     size = ELEM[want][0]
@@ -122,7 +125,8 @@ def pointer_checker(kernel, index, param):
                 and obj.is_contiguous():
             return obj.data_ptr(), obj.get_device()
         cai = getattr(obj, "__cuda_array_interface__", None)
-        if cai is not None and cai["typestr"] == want_typestr and cai.get("strides") is None:
+        if cai is not None and cai["typestr"] == want_typestr and cai.get("strides") is None \
+                and not (param.stored and cai["data"][1]):
             return cai["data"][0] or 0, None
         return general(obj)
     return check

@@ -11,9 +11,14 @@ Errors of libtile come back with its message: a missing driver or device
 as GPUUnavailableError, a rejected argument as ArgumentError, anything
 else as LaunchError.
 
-What libtile does not offer yet is refused, not emulated: it cannot be
-told which configuration to run (it takes the first whose @require holds),
-so configuration keywords raise ConfigError in GPU mode.
+Configuration keywords (k(..., BLOCK=1024, warps=4)) become a libtile
+selection (tile_kernel_select, made once per distinct set of keywords):
+the launch runs among the selected configurations whose @require holds,
+autotuned by libtile when several remain; without keywords libtile
+autotunes among all. k.choose(*args, **config) returns the configuration
+a launch would run (tuning first if needed) without launching it.
+Pointers the kernel stores through (tile_kernel_param_stored) must not be
+read-only (__cuda_array_interface__'s readonly flag).
 """
 
 import ctypes
@@ -25,12 +30,13 @@ from . import _cache, _libs
 from ._device import pointer_checker
 from ._scalars import scalar_checker
 from ._types import FLOATS, Param
-from .errors import (ArgumentError, BundleError, GPUUnavailableError, LaunchError,
-                     LibraryNotFoundError)
-from .kernel import Kernel, Module as ModuleBase
+from .errors import (ArgumentError, BundleError, ConfigError, GPUUnavailableError,
+                     LaunchError, LibraryNotFoundError)
+from .kernel import Kernel, Module as ModuleBase, parse_configs
 
 # TileStatus values of tile.h.
 _OK, _INVALID_VALUE, _IO, _INVALID_BUNDLE, _NOT_FOUND, _ARGUMENT = 0, 1, 2, 3, 4, 5
+_NO_CONFIG = 6
 _NO_DRIVER, _DRIVER_TOO_OLD, _NO_DEVICE = 8, 9, 10
 _PTR, _INT, _FLOAT = 1, 2, 3       # TileLaunchArgKind
 
@@ -54,7 +60,14 @@ class Libtile:
                 ("tile_kernel_nparams", I, [P]),
                 ("tile_kernel_param", I, [P, I, ctypes.POINTER(S), ctypes.POINTER(S)]),
                 ("tile_bundle_nkernels", I, [P]),
-                ("tile_bundle_kernel", S, [P, I])]:
+                ("tile_bundle_kernel", S, [P, I]),
+                ("tile_kernel_select", I, [P, S, ctypes.POINTER(I)]),
+                ("tile_launch_select", I, [P, I, S, S, I, P, ctypes.POINTER(I)]),
+                ("tile_kernel_choose", I, [P, I, S, S, I, P, ctypes.POINTER(I)]),
+                ("tile_kernel_nconfigs", I, [P]),
+                ("tile_kernel_config_name", S, [P, I]),
+                ("tile_kernel_grid_dims", I, [P]),
+                ("tile_kernel_param_stored", I, [P, I])]:
             f = getattr(lib, name)
             f.restype, f.argtypes = res, args
         root = _libs.tree_root(self.path)
@@ -169,10 +182,6 @@ def _torch_stream():
 class GPUKernel(Kernel):
     """A kernel of a bundle, launched through libtile."""
 
-    _no_config_reason = ("libtile cannot be told which configuration to run yet (it "
-                         "runs the first whose @require holds); compile with "
-                         "defines={...} to fix compile-time parameters")
-
     def __init__(self, module, name):
         lt = module._lt
         k = ctypes.c_void_p()
@@ -183,10 +192,12 @@ class GPUKernel(Kernel):
             pname, ptype = ctypes.c_char_p(), ctypes.c_char_p()
             lt.lib.tile_kernel_param(k, i, ctypes.byref(pname), ctypes.byref(ptype))
             t = ptype.value.decode()
-            params.append(Param(pname.value.decode(), t.lstrip("*"), t.startswith("*"), False))
-        # Whether the kernel has grid(...) is not exposed by libtile: a
-        # launch without one reports it.
-        super().__init__(name, params, [], True)
+            params.append(Param(pname.value.decode(), t.lstrip("*"), t.startswith("*"),
+                                lt.lib.tile_kernel_param_stored(k, i) == 1))
+        configs = parse_configs("\n".join(
+            lt.lib.tile_kernel_config_name(k, i).decode()
+            for i in range(lt.lib.tile_kernel_nconfigs(k))))
+        super().__init__(name, params, configs, lt.lib.tile_kernel_grid_dims(k) > 0)
         self._module, self._k, self._lt = module, k.value, lt
         self._checkers = [(pointer_checker if p.pointer else scalar_checker)(name, i, p)
                           for i, p in enumerate(params)]
@@ -198,9 +209,56 @@ class GPUKernel(Kernel):
             for kind in kinds)).pack
         self._launch_c = lt.lib.tile_launch
         self._launch_grid_c = lt.lib.tile_launch_grid
+        self._launch_select_c = lt.lib.tile_launch_select
+        self._selections = {}
         self._stream = _torch_stream()
 
+    def _selection(self, config):
+        """libtile's selection id for a "NAME=V,..." string (made once)."""
+        sel = self._selections.get(config)
+        if sel is None:
+            out = ctypes.c_int()
+            rc = self._lt.lib.tile_kernel_select(self._k, config.encode(), ctypes.byref(out))
+            if rc != _OK:
+                raise ConfigError(self.name, self._lt.message())
+            sel = self._selections[config] = out.value
+        return sel
+
+    def choose(self, *args, **kwargs):
+        """The configuration (a dict, as in `configs`) a launch with these
+        arguments would run; autotunes first when libtile has not yet seen
+        this tuning key (the kernel is then launched several times, its
+        outputs restored afterwards)."""
+        config = None
+        if kwargs:
+            args, config = self._split_keywords(args, kwargs)
+        if len(args) != len(self.params):
+            self._wrong_count(args)
+        packed, stream = self._prepare(args)
+        sel = self._selection(config) if config else 0
+        out = ctypes.c_int(-1)
+        rc = self._lt.lib.tile_kernel_choose(self._k, sel, None, packed, len(args), stream,
+                                             ctypes.byref(out))
+        if rc != _OK:
+            self._fail(rc, None)
+        return self.configs[out.value]
+
     def _run(self, grid, args, config):
+        packed, stream = self._prepare(args)
+        if config is not None:
+            rc = self._launch_select_c(self._k, self._selection(config),
+                                       None if grid is None else struct.pack("=III", *grid),
+                                       packed, len(args), stream, None)
+        elif grid is None:
+            rc = self._launch_c(self._k, packed, len(args), stream)
+        else:
+            rc = self._launch_grid_c(self._k, struct.pack("=III", *grid), packed,
+                                     len(args), stream)
+        if rc != _OK:
+            self._fail(rc, grid)
+
+    def _prepare(self, args):
+        """(packed TileLaunchArg array, stream) of checked arguments."""
         vals = self._template.copy()
         dev = None
         for i, (check, is_ptr, a) in enumerate(zip(self._checkers, self._pointer, args)):
@@ -226,13 +284,7 @@ class GPUKernel(Kernel):
                 raise ArgumentError(self.name, f"the tensors are on cuda:{dev} but the "
                                     f"current device is cuda:{current} (launch inside "
                                     f"torch.cuda.device({dev}))")
-        if grid is None:
-            rc = self._launch_c(self._k, packed, len(args), stream)
-        else:
-            rc = self._launch_grid_c(self._k, struct.pack("=III", *grid), packed,
-                                     len(args), stream)
-        if rc != _OK:
-            self._fail(rc, grid)
+        return packed, stream
 
     def _fail(self, rc, grid):
         msg = self._lt.message()
@@ -240,6 +292,8 @@ class GPUKernel(Kernel):
             raise GPUUnavailableError(f"GPU runtime not available: {msg}")
         if rc == _ARGUMENT:
             raise ArgumentError(self.name, msg, whole=True)
+        if rc == _NO_CONFIG:
+            raise ConfigError(self.name, msg)
         if grid is None and "no grid(...)" in msg:
             msg += " (from Python: k[grid](...))"
         raise LaunchError(self.name, msg)

@@ -8,8 +8,23 @@
  *   FAKE_CUDA_DEVICES   the device count (default 1)
  *   FAKE_CUDA_MISSING   a function cuGetProcAddress does not find
  * Every other function it hands out returns CUDA_ERROR_NOT_SUPPORTED
- * (801). It is built as a shared object by make check and loaded through
+ * (801), unless
+ *   FAKE_CUDA_WORKING=1
+ * makes it a working device whose memory is host memory, for the
+ * autotuner's tests (test_tune): one context, modules that load, kernels
+ * that "run" by adding 1 to the first f32 their first parameter points at
+ * and advance a clock by their time, events that read the clock. Per-entry
+ * properties come from lists "ENTRY:VALUE,...":
+ *   FAKE_CUDA_TIMES       microseconds per launch (default 10)
+ *   FAKE_CUDA_SMEM        static shared memory bytes (default 0)
+ *   FAKE_CUDA_LOCAL       local memory bytes per thread (default 0)
+ *   FAKE_CUDA_MAXTHREADS  threads per block the registers allow (1024)
+ *   FAKE_CUDA_BADENTRY    entries cuModuleGetFunction does not find
+ * and FAKE_CUDA_CAPTURING=1 makes every stream "capturing". The test sees
+ * what ran through fake_cuda_launches() and fake_cuda_last_entry().
+ * It is built as a shared object by make check and loaded through
  * $TILE_LIBCUDA. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,6 +69,203 @@ static CUresult fake_error_string(CUresult r, const char **s) {
 
 static CUresult fake_unsupported(void) { return 801; }
 
+/* ------------------------------------------------ FAKE_CUDA_WORKING=1 */
+
+typedef unsigned long long CUdeviceptr;
+
+static struct {
+    int launches;
+    double clock_us;
+    char last[128];
+    char funcs[256][128];
+    int nfuncs;
+    struct { CUdeviceptr base; size_t size; } allocs[64];
+} w;
+
+int fake_cuda_launches(void);
+int fake_cuda_launches(void) { return w.launches; }
+const char *fake_cuda_last_entry(void);
+const char *fake_cuda_last_entry(void) { return w.last; }
+
+/* The value for `entry` in list variable `var`, else def. */
+static long listed(const char *var, const char *entry, long def) {
+    const char *s = getenv(var);
+    size_t n = strlen(entry);
+    for (; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
+        if (!strncmp(s, entry, n) && (s[n] == ':' || s[n] == ',' || !s[n]))
+            return s[n] == ':' ? atol(s + n + 1) : 1;
+    }
+    return def;
+}
+
+static int ctx_storage;
+static CUresult w_ctx_get_current(void **ctx) {
+    *ctx = &ctx_storage;
+    return 0;
+}
+static CUresult w_device_get(int *dev, int ordinal) {
+    *dev = ordinal;
+    return 0;
+}
+static CUresult w_primary_ctx_retain(void **ctx, int dev) {
+    (void)dev;
+    *ctx = &ctx_storage;
+    return 0;
+}
+static CUresult w_stream_create(void **s, unsigned flags) {
+    (void)flags;
+    *s = &ctx_storage;
+    return 0;
+}
+static CUresult w_ctx_get_device(int *dev) {
+    *dev = 0;
+    return 0;
+}
+static CUresult w_device_get_attribute(int *v, int attr, int dev) {
+    (void)dev;
+    *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 38 ? 1 << 16
+       : attr == 97 ? env("FAKE_CUDA_SMEM_MAX", 232448) : 0;
+    return 0;
+}
+static CUresult w_device_get_name(char *name, int len, int dev) {
+    (void)dev;
+    snprintf(name, (size_t)len, "Fake GPU");
+    return 0;
+}
+static CUresult w_module_load_data(void **mod, const void *image) {
+    (void)image;
+    *mod = &ctx_storage;
+    return 0;
+}
+static CUresult w_module_get_function(void **f, void *mod, const char *name) {
+    (void)mod;
+    if (listed("FAKE_CUDA_BADENTRY", name, 0) || w.nfuncs == 256) return 500;
+    snprintf(w.funcs[w.nfuncs], sizeof w.funcs[0], "%s", name);
+    *f = w.funcs[w.nfuncs++];
+    return 0;
+}
+static CUresult w_func_get_attribute(int *v, int attr, const char *f) {
+    *v = (int)(attr == 0 ? listed("FAKE_CUDA_MAXTHREADS", f, 1024)
+             : attr == 1 ? listed("FAKE_CUDA_SMEM", f, 0)
+             : attr == 3 ? listed("FAKE_CUDA_LOCAL", f, 0) : attr == 4 ? 32 : 0);
+    return 0;
+}
+static CUresult w_ok(void) { return 0; }
+static CUresult w_launch(const char *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                         unsigned by, unsigned bz, unsigned smem, void *stream,
+                         void **params, void **extra) {
+    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)stream;
+    (void)extra;
+    w.launches++;
+    w.clock_us += (double)listed("FAKE_CUDA_TIMES", f, 10);
+    snprintf(w.last, sizeof w.last, "%s", f);
+    float *out;
+    memcpy(&out, params[0], sizeof out);
+    if (out) out[0] += 1.0f;
+    return 0;
+}
+static CUresult w_mem_alloc(CUdeviceptr *p, size_t size) {
+    for (int i = 0; i < 64; i++)
+        if (!w.allocs[i].base) {
+            void *m = calloc(1, size ? size : 1);
+            if (!m) return 2;
+            w.allocs[i].base = (CUdeviceptr)(size_t)m;
+            w.allocs[i].size = size;
+            *p = w.allocs[i].base;
+            return 0;
+        }
+    return 2;
+}
+static CUresult w_mem_free(CUdeviceptr p) {
+    for (int i = 0; i < 64; i++)
+        if (w.allocs[i].base == p) {
+            free((void *)(size_t)p);
+            w.allocs[i].base = 0;
+            return 0;
+        }
+    return 1;
+}
+static CUresult w_address_range(CUdeviceptr *base, size_t *size, CUdeviceptr p) {
+    for (int i = 0; i < 64; i++)
+        if (w.allocs[i].base && p >= w.allocs[i].base &&
+            p < w.allocs[i].base + w.allocs[i].size) {
+            *base = w.allocs[i].base;
+            *size = w.allocs[i].size;
+            return 0;
+        }
+    return 1;
+}
+static CUresult w_memcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+    memcpy((void *)(size_t)dst, (const void *)(size_t)src, n);
+    return 0;
+}
+static CUresult w_memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t n, void *s) {
+    (void)s;
+    return w_memcpy(dst, src, n);
+}
+static CUresult w_memset_async(CUdeviceptr dst, unsigned char v, size_t n, void *s) {
+    (void)s;
+    memset((void *)(size_t)dst, v, n);
+    return 0;
+}
+static CUresult w_event_create(double **e, unsigned flags) {
+    (void)flags;
+    return (*e = malloc(sizeof **e)) ? 0 : 2;
+}
+static CUresult w_event_record(double *e, void *s) {
+    (void)s;
+    *e = w.clock_us;
+    return 0;
+}
+static CUresult w_event_elapsed(float *ms, const double *a, const double *b) {
+    *ms = (float)((*b - *a) / 1000);
+    return 0;
+}
+static CUresult w_event_destroy(double *e) {
+    free(e);
+    return 0;
+}
+static CUresult w_is_capturing(void *s, int *status) {
+    (void)s;
+    *status = env("FAKE_CUDA_CAPTURING", 0);
+    return 0;
+}
+
+static const struct { const char *name; void *fn; } working_funcs[] = {
+    {"cuCtxGetCurrent", (void *)w_ctx_get_current},
+    {"cuCtxGetDevice", (void *)w_ctx_get_device},
+    {"cuDeviceGet", (void *)w_device_get},
+    {"cuDevicePrimaryCtxRetain", (void *)w_primary_ctx_retain},
+    {"cuStreamCreate", (void *)w_stream_create},
+    {"cuStreamDestroy", (void *)w_ok},
+    {"cuDeviceGetAttribute", (void *)w_device_get_attribute},
+    {"cuDeviceGetName", (void *)w_device_get_name},
+    {"cuModuleLoadData", (void *)w_module_load_data},
+    {"cuModuleGetFunction", (void *)w_module_get_function},
+    {"cuModuleUnload", (void *)w_ok},
+    {"cuCtxPushCurrent", (void *)w_ok},
+    {"cuCtxPopCurrent", (void *)w_ok},
+    {"cuCtxSetCurrent", (void *)w_ok},
+    {"cuCtxSynchronize", (void *)w_ok},
+    {"cuStreamSynchronize", (void *)w_ok},
+    {"cuEventSynchronize", (void *)w_ok},
+    {"cuFuncSetAttribute", (void *)w_ok},
+    {"cuFuncGetAttribute", (void *)w_func_get_attribute},
+    {"cuLaunchKernel", (void *)w_launch},
+    {"cuMemAlloc", (void *)w_mem_alloc},
+    {"cuMemFree", (void *)w_mem_free},
+    {"cuMemGetAddressRange", (void *)w_address_range},
+    {"cuMemcpyHtoD", (void *)w_memcpy},
+    {"cuMemcpyDtoH", (void *)w_memcpy},
+    {"cuMemcpyDtoDAsync", (void *)w_memcpy_async},
+    {"cuMemsetD8Async", (void *)w_memset_async},
+    {"cuEventCreate", (void *)w_event_create},
+    {"cuEventRecord", (void *)w_event_record},
+    {"cuEventElapsedTime", (void *)w_event_elapsed},
+    {"cuEventDestroy", (void *)w_event_destroy},
+    {"cuStreamIsCapturing", (void *)w_is_capturing},
+};
+
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
                              unsigned long long flags, int *status);
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
@@ -71,6 +283,9 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,
     else if (!strcmp(symbol, "cuGetErrorName")) *pfn = (void *)fake_error_name;
     else if (!strcmp(symbol, "cuGetErrorString")) *pfn = (void *)fake_error_string;
     else *pfn = (void *)fake_unsupported;
+    if (env("FAKE_CUDA_WORKING", 0))
+        for (size_t i = 0; i < sizeof working_funcs / sizeof *working_funcs; i++)
+            if (!strcmp(symbol, working_funcs[i].name)) *pfn = working_funcs[i].fn;
     if (status) *status = 0;
     return 0;
 }

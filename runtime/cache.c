@@ -1,0 +1,215 @@
+/*
+ * cache.c — autotuning results on disk, so a process starts with what an
+ * earlier one measured.
+ *
+ * One file per bundle, named by the hash of its bytes:
+ *   $TILE_CACHE_DIR/<hash>.tune, else $XDG_CACHE_HOME/tile/<hash>.tune,
+ *   else $HOME/.cache/tile/<hash>.tune.
+ * It is text, one winner a line:
+ *
+ *   tile-tune 1
+ *   KERNEL <tab> DEVICE <tab> DRIVER <tab> KEY <tab> CONFIG <tab> NAME <tab> MICROSECONDS
+ *   ...
+ *   end LINES CRC
+ *
+ * DEVICE is the device's name, DRIVER the driver's CUDA version (12040),
+ * KEY rt_key_text's form, CONFIG the configuration's index and NAME its
+ * "BLOCK=1024,warps=4,stages=3" (both must agree for a line to count),
+ * the last line the number of entries and the CRC-32C of every byte before
+ * it, so that a truncated or damaged file is recognized. Such a file is
+ * ignored with a warning (tuning runs again) and rewritten whole by the
+ * next store. A store reads the file, replaces or adds its line, writes a
+ * temporary file in the same directory and renames it over the old one,
+ * so readers see the old file or the new one, never a part; two processes
+ * storing at once may lose one's line (it is measured again), never
+ * corrupt the file.
+ */
+#include "runtime/rt.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define HEADER "tile-tune 1\n"
+#define MAX_FILE (16u << 20)
+
+static int cache_dir(char *buf, size_t n) {
+    const char *dir = getenv("TILE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
+               *home = getenv("HOME");
+    int w;
+    if (dir && *dir) w = snprintf(buf, n, "%s", dir);
+    else if (xdg && *xdg) w = snprintf(buf, n, "%s/tile", xdg);
+    else if (home && *home) w = snprintf(buf, n, "%s/.cache/tile", home);
+    else return -1;
+    return w > 0 && (size_t)w < n ? 0 : -1;
+}
+
+int rt_cache_path(const TileBundle *b, char *buf, size_t n) {
+    char dir[1024];
+    if (cache_dir(dir, sizeof dir)) return -1;
+    int w = snprintf(buf, n, "%s/%016llx.tune", dir, (unsigned long long)b->hash);
+    return w > 0 && (size_t)w < n ? 0 : -1;
+}
+
+/* The file's entry lines (between header and trailer) into *lines, a
+ * malloc'd NUL-terminated string ("" for a missing file). -1 when the file
+ * is corrupt (why[] says how) or unreadable. */
+static int read_entries(const char *path, char **lines, char *why, size_t n) {
+    *lines = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno != ENOENT) {
+            snprintf(why, n, "%s", strerror(errno));
+            return -1;
+        }
+        *lines = strdup("");
+        return *lines ? 0 : -1;
+    }
+    char *data = malloc(MAX_FILE + 1);
+    size_t size = data ? fread(data, 1, MAX_FILE + 1, f) : 0;
+    fclose(f);
+    if (!data) return -1;
+    data[size < MAX_FILE ? size : MAX_FILE] = 0;
+    const char *fail = NULL;
+    char *trailer = NULL;
+    if (size > MAX_FILE) fail = "larger than 16 MiB";
+    else if (size < sizeof HEADER - 1 || memcmp(data, HEADER, sizeof HEADER - 1))
+        fail = "no 'tile-tune 1' header";
+    else if (size == 0 || data[size - 1] != '\n') fail = "truncated (no final newline)";
+    if (!fail) {
+        data[size - 1] = 0;
+        trailer = strrchr(data, '\n');
+        trailer = trailer ? trailer + 1 : NULL;
+        unsigned count, crc;
+        char extra;
+        if (!trailer || sscanf(trailer, "end %u %x%c", &count, &crc, &extra) != 2) {
+            fail = "truncated (no 'end' line)";
+        } else if (tlb_crc32c(0, data, (size_t)(trailer - data)) != crc) {
+            fail = "checksum mismatch";
+        } else {
+            unsigned got = 0;
+            for (char *p = data + sizeof HEADER - 1; p < trailer; p++) got += *p == '\n';
+            if (got != count) fail = "wrong entry count";
+        }
+    }
+    if (fail) {
+        snprintf(why, n, "%s", fail);
+        free(data);
+        return -1;
+    }
+    size_t len = (size_t)(trailer - data) - (sizeof HEADER - 1);
+    memmove(data, data + sizeof HEADER - 1, len);
+    data[len] = 0;
+    *lines = data;
+    return 0;
+}
+
+/* "KERNEL\tDEVICE\tDRIVER\tKEY\t": the part of a line that identifies it. */
+static void line_prefix(const TileKernel *k, const char *device, int driver,
+                        const RtTuneKey *key, char *buf, size_t n) {
+    char dev[128], keytext[256];
+    snprintf(dev, sizeof dev, "%s", device);
+    for (char *c = dev; *c; c++)
+        if (*c == '\t' || *c == '\n') *c = ' ';
+    rt_key_text(k, key, keytext, sizeof keytext);
+    snprintf(buf, n, "%s\t%s\t%d\t%s\t", k->k->name, dev, driver, keytext);
+}
+
+/* The line of `lines` starting with prefix, or NULL. */
+static char *find_line(char *lines, const char *prefix) {
+    size_t n = strlen(prefix);
+    for (char *p = lines; *p;) {
+        if (!strncmp(p, prefix, n)) return p;
+        char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    return NULL;
+}
+
+int rt_cache_lookup(const TileKernel *k, const char *device, int driver,
+                    const RtTuneKey *key) {
+    char path[1100], why[128], prefix[512];
+    char *lines;
+    if (rt_cache_path(k->bundle, path, sizeof path)) return -1;
+    if (read_entries(path, &lines, why, sizeof why)) {
+        rt_warn("ignoring the tuning cache '%s': %s; it will be rewritten", path, why);
+        return -1;
+    }
+    line_prefix(k, device, driver, key, prefix, sizeof prefix);
+    char *line = find_line(lines, prefix);
+    int config = -1;
+    if (line) {
+        char *end;
+        long c = strtol(line + strlen(prefix), &end, 10);
+        size_t namelen = c >= 0 && c < (long)k->k->nconfigs ? strlen(k->config_names[c]) : 0;
+        if (namelen && *end == '\t' && !strncmp(end + 1, k->config_names[c], namelen) &&
+            end[1 + namelen] == '\t')
+            config = (int)c;
+    }
+    free(lines);
+    return config;
+}
+
+static int mkdirs(char *dir) {
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        int r = mkdir(dir, 0755);
+        *p = '/';
+        if (r && errno != EEXIST) return -1;
+    }
+    return mkdir(dir, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+int rt_cache_store(const TileKernel *k, const char *device, int driver,
+                   const RtTuneKey *key, int config, double us) {
+    const TileBundle *b = k->bundle;
+    char dir[1024], path[1100], tmp[1200], why[128], prefix[512];
+    char *lines;
+    if (cache_dir(dir, sizeof dir) || rt_cache_path(b, path, sizeof path)) {
+        rt_note(b, "no tuning cache directory (set TILE_CACHE_DIR)");
+        return -1;
+    }
+    if (read_entries(path, &lines, why, sizeof why) && !(lines = strdup(""))) return -1;
+    line_prefix(k, device, driver, key, prefix, sizeof prefix);
+    char *old = find_line(lines, prefix);
+    if (old) {
+        char *nl = strchr(old, '\n');
+        memmove(old, nl ? nl + 1 : old + strlen(old), strlen(nl ? nl + 1 : "") + 1);
+    }
+    char *text = NULL;
+    size_t size = 0;
+    FILE *mem = open_memstream(&text, &size);
+    if (!mem) {
+        free(lines);
+        return -1;
+    }
+    fputs(HEADER, mem);
+    fputs(lines, mem);
+    fprintf(mem, "%s%d\t%s\t%.3f\n", prefix, config, k->config_names[config], us);
+    fflush(mem);
+    unsigned count = 0;
+    for (const char *p = text + sizeof HEADER - 1; *p; p++) count += *p == '\n';
+    fprintf(mem, "end %u %08x\n", count, tlb_crc32c(0, text, size));
+    fclose(mem);
+    free(lines);
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = -1, ok = mkdirs(dir) == 0 && (fd = mkstemp(tmp)) >= 0;
+    if (ok) {
+        size_t done = 0;
+        while (done < size) {
+            ssize_t w = write(fd, text + done, size - done);
+            if (w <= 0) break;
+            done += (size_t)w;
+        }
+        ok = done == size && fsync(fd) == 0;
+        ok &= close(fd) == 0 && rename(tmp, path) == 0;
+        if (!ok) unlink(tmp);
+    }
+    if (!ok) rt_note(b, "cannot write the tuning cache '%s': %s", path, strerror(errno));
+    free(text);
+    return ok ? 0 : -1;
+}
