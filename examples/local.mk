@@ -21,11 +21,16 @@ examples_ref_libref_la_SOURCES = examples/ref/ref.h examples/ref/half.c \
 	examples/ref/dropout.c examples/ref/transpose.c examples/ref/mma.c
 
 # The README's quick start: `make && ./examples/softmax_demo`. It also runs
-# as a test.
+# as a test (in the interpreter, where there is no GPU). On a GPU it
+# compiles the kernel in-process, so it links the compiler's stages and
+# libtile; GPU_PROG_STATIC makes the program one file that can be carried
+# to a GPU machine (with --enable-static-llvm, LLVM too).
 noinst_PROGRAMS = examples/softmax_demo
 examples_softmax_demo_SOURCES = examples/softmax_main.c
 examples_softmax_demo_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS) \
 	-DTILE_EXAMPLES_DIR='"$(examplesdir)"'
 examples_softmax_demo_LDADD = examples/ref/libref.la interp/libinterp.la \
-	sema/libsema.la parser/libparser.la base/libbase.la -lm
+	runtime/libtile.la bundle/libtlbir.la bundle/libtlb.la \
+	lower/liblower.la sema/libsema.la parser/libparser.la base/libbase.la -lm
+examples_softmax_demo_LDFLAGS = $(GPU_PROG_STATIC)
 TESTS += examples/softmax_demo

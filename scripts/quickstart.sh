@@ -2,8 +2,8 @@
 # From a fresh checkout to a running kernel: installs the Debian packages
 # (scripts/install-deps.sh), bootstraps and configures the build, builds
 # everything, then runs the softmax demo — examples/softmax.tile compiled
-# and run in the reference interpreter, its result checked against a C
-# reference. Afterwards `make -j2 check` runs the test suite.
+# and run on the GPU when there is one, else in the reference interpreter,
+# its result checked against a C reference. Afterwards `make -j2 check` runs the test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
