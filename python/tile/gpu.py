@@ -3,10 +3,11 @@ bundles that `tilec --emit=bundle -o x.tlb` writes.
 
 tile.load opens a bundle; tile.compile runs tilec first (through the
 on-disk cache of _cache.py). A kernel's launch path is kept thin: each
-parameter's checker is made once (for torch tensors a dtype identity test,
-data_ptr() and get_device()), the TileLaunchArg array is one struct.pack
-of the checked values into bytes, and the launch is one ctypes call on
-torch's current stream (the default stream when torch is not in use).
+kernel gets a generated launcher (GPUKernel._make_launcher) that tests the
+common argument forms inline, writes them into the kernel's TileLaunchArg
+array in place and makes one ctypes call on torch's current stream (the
+default stream when torch is not in use); other forms and the errors go
+to each parameter's checker, made once.
 Errors of libtile come back with its message: a missing driver or device
 as GPUUnavailableError, a rejected argument as ArgumentError, anything
 else as LaunchError.
@@ -25,11 +26,12 @@ import ctypes
 import os
 import struct
 import sys
+import threading
 
 from . import _cache, _libs
 from ._device import pointer_checker
 from ._scalars import scalar_checker
-from ._types import FLOATS, Param
+from ._types import FLOATS, INT_RANGE, TORCH, Param
 from .errors import (ArgumentError, BundleError, ConfigError, GPUUnavailableError,
                      LaunchError, LibraryNotFoundError)
 from .kernel import Kernel, Module as ModuleBase, parse_configs
@@ -39,6 +41,21 @@ _OK, _INVALID_VALUE, _IO, _INVALID_BUNDLE, _NOT_FOUND, _ARGUMENT = 0, 1, 2, 3, 4
 _NO_CONFIG = 6
 _NO_DRIVER, _DRIVER_TOO_OLD, _NO_DEVICE = 8, 9, 10
 _PTR, _INT, _FLOAT = 1, 2, 3       # TileLaunchArgKind
+
+
+class _LaunchValue(ctypes.Union):
+    _fields_ = [("ptr", ctypes.c_uint64), ("i", ctypes.c_int64), ("f", ctypes.c_double)]
+
+
+class TileLaunchArg(ctypes.Structure):
+    _fields_ = [("kind", ctypes.c_int), ("v", _LaunchValue)]
+
+
+def _torch_dtype(torch, elem):
+    """torch's dtype object of an element type ('f32'), or None."""
+    if torch is None:
+        return None
+    return getattr(torch, {v: k for k, v in TORCH.items()}[elem], None)
 
 
 class Libtile:
@@ -53,8 +70,8 @@ class Libtile:
                 ("tile_bundle_load", I, [S, ctypes.POINTER(P)]),
                 ("tile_bundle_free", None, [P]),
                 ("tile_kernel_get", I, [P, S, ctypes.POINTER(P)]),
-                ("tile_launch", I, [P, S, I, P]),
-                ("tile_launch_grid", I, [P, S, S, I, P]),
+                ("tile_launch", I, [P, P, I, P]),
+                ("tile_launch_grid", I, [P, S, P, I, P]),
                 ("tile_last_error", S, []),
                 ("tile_status_name", S, [I]),
                 ("tile_kernel_nparams", I, [P]),
@@ -62,8 +79,8 @@ class Libtile:
                 ("tile_bundle_nkernels", I, [P]),
                 ("tile_bundle_kernel", S, [P, I]),
                 ("tile_kernel_select", I, [P, S, ctypes.POINTER(I)]),
-                ("tile_launch_select", I, [P, I, S, S, I, P, ctypes.POINTER(I)]),
-                ("tile_kernel_choose", I, [P, I, S, S, I, P, ctypes.POINTER(I)]),
+                ("tile_launch_select", I, [P, I, S, P, I, P, ctypes.POINTER(I)]),
+                ("tile_kernel_choose", I, [P, I, S, P, I, P, ctypes.POINTER(I)]),
                 ("tile_kernel_nconfigs", I, [P]),
                 ("tile_kernel_config_name", S, [P, I]),
                 ("tile_kernel_grid_dims", I, [P]),
@@ -179,6 +196,55 @@ def _torch_stream():
     return current
 
 
+_FILL_POINTER = """\
+    if type(a{i}) is Tensor and a{i}.dtype is dtype{i} and a{i}.is_cuda and a{i}.is_contiguous():
+        slot{i}.value = a{i}.data_ptr()
+        d{i} = a{i}.get_device()
+    else:
+        slot{i}.value, d{i} = check{i}(a{i})
+"""
+_FILL_INT = """\
+    if type(a{i}) is int and {lo} <= a{i} < {hi}:
+        slot{i}.value = a{i}
+    else:
+        slot{i}.value = check{i}(a{i})
+"""
+_FILL_FLOAT = """\
+    slot{i}.value = a{i} if type(a{i}) is float else check{i}(a{i})
+"""
+_FILL_OTHER = """\
+    slot{i}.value = check{i}(a{i})
+"""
+_FILL_STREAM = """\
+    if dev is None:
+        stream = None
+    elif raw_stream is None:
+        stream = late_stream(dev)
+    else:
+        current = current_device()
+        if current != dev:
+            wrong_device(dev, current)
+        stream = raw_stream(dev)
+"""
+_LAUNCHER = """\
+def launch(args, kwargs):
+    if kwargs or len(args) != {n} or not acquire(False):
+        return general(None, args, kwargs)
+    try:
+        {names}, = args
+{body}\
+        rc = launch_c(kernel, address, {n}, stream)
+    finally:
+        release()
+    if rc:
+        fail(rc, None)
+"""
+
+
+class _NoTensor:
+    """Stands for torch.Tensor when torch is not imported: no argument is one."""
+
+
 class GPUKernel(Kernel):
     """A kernel of a bundle, launched through libtile."""
 
@@ -199,6 +265,15 @@ class GPUKernel(Kernel):
             for i in range(lt.lib.tile_kernel_nconfigs(k))))
         super().__init__(name, params, configs, lt.lib.tile_kernel_grid_dims(k) > 0)
         self._module, self._k, self._lt = module, k.value, lt
+        self._nargs = len(params)
+        self._launch_c = lt.lib.tile_launch
+        self._launch_grid_c = lt.lib.tile_launch_grid
+        self._launch_select_c = lt.lib.tile_launch_select
+        self._selections = {}
+        self._stream = _torch_stream()
+        # The general path (keywords, explicit grids, choose, a launch of
+        # this kernel already filling self._args in another thread): one
+        # checker per parameter, the values packed into bytes per call.
         self._checkers = [(pointer_checker if p.pointer else scalar_checker)(name, i, p)
                           for i, p in enumerate(params)]
         self._pointer = [p.pointer for p in params]
@@ -207,11 +282,110 @@ class GPUKernel(Kernel):
         self._pack = struct.Struct("=" + "".join(
             "i4x" + ("Q" if kind == _PTR else "d" if kind == _FLOAT else "q")
             for kind in kinds)).pack
-        self._launch_c = lt.lib.tile_launch
-        self._launch_grid_c = lt.lib.tile_launch_grid
-        self._launch_select_c = lt.lib.tile_launch_select
-        self._selections = {}
-        self._stream = _torch_stream()
+        # The fast path k(*args): self._args filled in place by _call, under
+        # a lock taken without waiting (the array is the kernel's, and the
+        # foreign call releases the GIL).
+        lock = threading.Lock()
+        self._acquire, self._release = lock.acquire, lock.release
+        self._args = (TileLaunchArg * max(len(params), 1))()
+        self._addr = ctypes.addressof(self._args)
+        self._call = self._make_launcher()
+
+    def _make_launcher(self):
+        """The function (args, kwargs) behind k(*args, **kwargs).
+
+        Without keywords and with the right number of arguments it checks
+        the arguments, writes them into self._args in place, finds the
+        stream and calls tile_launch; anything else goes the general way
+        (Kernel._launch). It is generated per kernel (as Triton generates
+        its launchers) so that the common cases -- a torch tensor of the
+        right dtype, an int in range, a float -- cost a few inlined tests
+        and no lookups; anything else goes to the parameter's checker
+        (_device.pointer_checker, _scalars.scalar_checker), which accepts
+        the other forms and raises the error messages."""
+        if not self.params or not self.has_grid:
+            return lambda args, kwargs: self._launch(None, args, kwargs)
+        torch = sys.modules.get("torch")
+        tc = getattr(torch, "_C", None)
+        env = {"Tensor": torch.Tensor if torch is not None else _NoTensor,
+               "current_device": getattr(tc, "_cuda_getDevice", None),
+               "raw_stream": getattr(tc, "_cuda_getCurrentRawStream", None),
+               "late_stream": self._late_stream, "wrong_device": self._wrong_device,
+               "agree": self._agreeing_device, "acquire": self._acquire,
+               "release": self._release, "general": self._launch, "fail": self._fail,
+               "launch_c": self._launch_c, "kernel": self._k, "address": self._addr}
+        if env["current_device"] is None:
+            env["raw_stream"] = None        # torch.cuda's slower path (_late_stream)
+        names = [f"a{i}" for i in range(self._nargs)]
+        body, devices = [], []
+        for i, p in enumerate(self.params):
+            arg = self._args[i]
+            arg.kind = _PTR if p.pointer else _FLOAT if p.type in FLOATS else _INT
+            slot_type = (ctypes.c_uint64 if p.pointer else
+                         ctypes.c_double if p.type in FLOATS else ctypes.c_int64)
+            env[f"slot{i}"] = slot_type.from_buffer(self._args, i * ctypes.sizeof(
+                TileLaunchArg) + TileLaunchArg.v.offset)
+            if p.pointer:
+                env[f"check{i}"] = pointer_checker(self.name, i, p)
+                env[f"dtype{i}"] = _torch_dtype(torch, p.type)
+                body.append(_FILL_POINTER.format(i=i))
+                devices.append(f"d{i}")
+                continue
+            env[f"check{i}"] = scalar_checker(self.name, i, p)
+            if p.type in INT_RANGE:
+                lo, hi = INT_RANGE[p.type]
+                body.append(_FILL_INT.format(i=i, lo=lo, hi=hi))
+            else:
+                body.append((_FILL_FLOAT if p.type in FLOATS else _FILL_OTHER).format(i=i))
+        if not devices:
+            body.append("    stream = None\n")
+        else:
+            if len(devices) == 1:
+                body.append(f"    dev = {devices[0]}\n")
+            else:
+                body.append(f"    dev = {devices[0]} if {' == '.join(devices)} else "
+                            f"agree(({', '.join(devices)},))\n")
+            body.append(_FILL_STREAM)
+        body = "".join("    " + line if line else line
+                       for line in "".join(body).splitlines(True))
+        src = _LAUNCHER.format(n=self._nargs, names=", ".join(names), body=body)
+        exec(compile(src, f"<tile launcher of {self.name}>", "exec"), env)
+        return env["launch"]
+
+    def _agreeing_device(self, devices):
+        """The device of the pointer arguments (None when none tells);
+        ArgumentError naming the first one on another device."""
+        dev = None
+        for d, i in zip(devices, (i for i, p in enumerate(self.params) if p.pointer)):
+            if d is not None:
+                if dev is None:
+                    dev = d
+                elif d != dev:
+                    raise ArgumentError(self.name, f"is on device {d}, but an earlier "
+                                        f"argument is on device {dev}", i,
+                                        self.params[i].name)
+        return dev
+
+    def _wrong_device(self, dev, current):
+        raise ArgumentError(self.name, f"the tensors are on cuda:{dev} but the "
+                            f"current device is cuda:{current} (launch inside "
+                            f"torch.cuda.device({dev}))")
+
+    def _late_stream(self, dev):
+        """The stream for tensors on `dev` when torch's raw-stream query was
+        not bound when the kernel was made (torch imported since, or an
+        older torch)."""
+        if self._stream is None:
+            self._stream = _torch_stream()      # torch imported since
+            if self._stream is None:
+                return None
+        current, stream = self._stream()
+        if dev != current:
+            self._wrong_device(dev, current)
+        return stream
+
+    def __call__(self, *args, **kwargs):
+        return self._call(args, kwargs)
 
     def _selection(self, config):
         """libtile's selection id for a "NAME=V,..." string (made once)."""
@@ -274,17 +448,7 @@ class GPUKernel(Kernel):
             else:
                 v = check(a)
             vals[2 * i + 1] = v
-        packed = self._pack(*vals)
-        stream = None
-        if dev is not None and self._stream is None:
-            self._stream = _torch_stream()      # torch imported since
-        if dev is not None and self._stream is not None:
-            current, stream = self._stream()
-            if dev != current:
-                raise ArgumentError(self.name, f"the tensors are on cuda:{dev} but the "
-                                    f"current device is cuda:{current} (launch inside "
-                                    f"torch.cuda.device({dev}))")
-        return packed, stream
+        return self._pack(*vals), (None if dev is None else self._late_stream(dev))
 
     def _fail(self, rc, grid):
         msg = self._lt.message()
