@@ -5,9 +5,11 @@
                                           bundle, checks the signatures)
 
 steps (default: all, in this order): copy vadd bias_gelu softmax layernorm
-transpose matmul mm_bias_relu attention launch compile (the tensor-core
-steps report TFLOP/s in the note column: 2n^3 per matmul, 4·B·H·S²·D per
-attention, halved when causal).
+transpose tune matmul mm_bias_relu attention launch compile (the
+tensor-core steps report TFLOP/s in the note column: 2n^3 per matmul,
+4·B·H·S²·D per attention, halved when causal; `tune` is the autotuner's
+wall time: the first launch of a multi-configuration softmax bundle, which
+tunes, beside later launches that find the winner in memory or on disk).
 
 Tile kernels come from the bundles `scripts/gpu-bench.sh prepare` builds
 into BUILD/bench (bench/configs.py lists them), launched through libtile
@@ -25,7 +27,9 @@ before every run, 25 ms warm-up, 100 ms of repetitions). GB/s counts each
 input read once and each output written once. Every workload runs in its
 own try/except: one failure does not stop the rest, and the TSV and
 Markdown under --out (default $OUT) are rewritten after every workload, so
-a run cut short still leaves its results.
+a run cut short still leaves its results; the PNG charts (bench/charts.py:
+bench-bandwidth.png, bench-tflops.png) are redrawn after every step, a
+charting error only reported.
 """
 import argparse
 import math
@@ -39,6 +43,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import configs  # noqa: E402
+import charts  # noqa: E402
 from tile_ctypes import Libtile, f64, i64, ptr  # noqa: E402
 
 ROWS = []          # dicts: work, system, ms, gbs, note, ok
@@ -112,6 +117,22 @@ def markdown():
         lines.append("")
         lines += [f"- step `{s}` failed: {(m.splitlines() or [''])[0]}" for s, m in FAILURES]
     return "\n".join(lines) + "\n"
+
+
+def draw_charts():
+    """The PNG charts under --out; any error (matplotlib missing, a bad
+    row) is printed and forgotten: the TSV and Markdown are already
+    written."""
+    if not (ARGS and ARGS.out):
+        return
+    try:
+        title = ""
+        if "torch" in globals():
+            title = f"{torch.cuda.get_device_name()}, {time.strftime('%Y-%m-%d')}"
+        for p in charts.write_charts(ROWS, ARGS.out, title):
+            print(f"chart: {p}", flush=True)
+    except Exception as e:  # noqa: BLE001
+        print(f"charts not drawn: {type(e).__name__}: {e}", flush=True)
 
 
 def print_table():
@@ -468,6 +489,87 @@ def read_launch_overhead(path, work):
             note=f"median of per-round differences; target <= 0.5 us: {m.group(2)}")
 
 
+def _wall_ms(fn):
+    """Host wall time of fn() up to the end of the GPU work it queued."""
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t) * 1e3
+
+
+def step_tune():
+    """Autotuning wall time, through libtile: examples/softmax.tile with all
+    its configurations (configs.TUNE_BUNDLE), f32, TUNE_ROWS x cols for each
+    of TUNE_COLS (each a new key: its candidates are the configurations
+    with BLOCK >= cols). With TILE_CACHE_DIR a fresh directory and
+    TILE_AUTOTUNE=force: the first launch (tunes every candidate, then
+    launches the winner), the second (the winner from the in-memory
+    table); then the bundle loaded anew with TILE_AUTOTUNE=1, whose first
+    launch finds the winner in the disk cache. Each launch's output is
+    checked; the environment is restored afterwards."""
+    path = os.path.join(ARGS.build, "bench", configs.TUNE_BUNDLE + ".tlb")
+    M = configs.TUNE_ROWS
+    saved = {v: os.environ.get(v) for v in ("TILE_AUTOTUNE", "TILE_CACHE_DIR")}
+    with tempfile.TemporaryDirectory(prefix="tile-bench-tune-") as cache:
+        try:
+            os.environ["TILE_CACHE_DIR"] = cache
+            os.environ["TILE_AUTOTUNE"] = "force"
+            tuned = LIB.kernel(path, "softmax", fresh=True)
+            names = tuned.config_names()
+            cases = []
+            for cols in configs.TUNE_COLS:
+                x = torch.randn(M, cols, device="cuda")
+                out = torch.empty_like(x)
+                args = [ptr(addr(out)), ptr(addr(x)), i64(M), i64(cols), i64(x.stride(0))]
+                ref = torch.softmax(x.double(), dim=-1)
+                try:
+                    ncand = sum(1 for n in names
+                                if int(dict(kv.split("=") for kv in n.split(","))["BLOCK"])
+                                >= cols)
+                except (KeyError, ValueError):
+                    ncand = "?"
+                cases.append((cols, x, out, args, ref, ncand))
+
+            def measure(work, system, kern, args, out, ref, note):
+                launch = kern.bind(args, stream())
+                out.fill_(float("nan"))
+                ms = _wall_ms(launch)
+                e = relerr(out, ref)
+                ok = e <= TOL["float32"]
+                if not ok:
+                    print(f"CHECK FAILED: {work} {system}: relerr {e:.3g}", flush=True)
+                cfg = kern.choose(args, stream())
+                row(work, system, ms, note=f"{note}; chose {names[cfg]}; relerr {e:.1e}",
+                    ok=ok)
+
+            for cols, x, out, args, ref, ncand in cases:
+                work = f"autotune softmax f32 {M}x{cols}"
+                try:
+                    c = f"{ncand} of {len(names)} configurations are candidates"
+                    measure(work, "tile 1st launch: tunes (force)", tuned, args, out, ref,
+                            "wall ms incl. tuning; " + c)
+                    measure(work, "tile 2nd launch: memory hit", tuned, args, out, ref,
+                            "wall ms; " + c)
+                    os.environ["TILE_AUTOTUNE"] = "1"     # read by the load below
+                    reloaded = LIB.kernel(path, "softmax", fresh=True)
+                    os.environ["TILE_AUTOTUNE"] = "force"
+                    measure(work, "tile reloaded: disk cache hit", reloaded, args, out, ref,
+                            "wall ms, first launch after a new bundle load; " + c)
+                except Exception as e:  # noqa: BLE001
+                    fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+            files = os.listdir(cache)
+            if not any(f.endswith(".tune") for f in files):
+                fail("tune", f"no .tune file written in TILE_CACHE_DIR (found {files})")
+            del cases
+        finally:
+            for v, val in saved.items():
+                if val is None:
+                    os.environ.pop(v, None)
+                else:
+                    os.environ[v] = val
+
+
 COLD_SRC = '''
 import time, torch, triton, triton.language as tl
 @triton.jit
@@ -660,7 +762,7 @@ def step_attention():
                 fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
 
 
-STEPS = ["copy", "vadd", "bias_gelu", "softmax", "layernorm", "transpose", "matmul",
+STEPS = ["copy", "vadd", "bias_gelu", "softmax", "layernorm", "transpose", "tune", "matmul",
          "mm_bias_relu", "attention", "launch", "compile"]
 
 
@@ -700,6 +802,7 @@ def main():
         except Exception as e:  # noqa: BLE001
             fail(s, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
         torch.cuda.empty_cache()
+        draw_charts()
     write_results()
     print_table()
     return 1 if FAILURES or not all(r["ok"] for r in ROWS) else 0

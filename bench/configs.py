@@ -2,8 +2,8 @@
 bench/build_bundles.py (which builds them where tilec runs) and
 bench/bench.py (which loads them on the GPU machine).
 
-libtile launches the first configuration whose @require holds (autotuning
-comes later), so each bundle here holds exactly one configuration: the
+Each bundle here but TUNE_BUNDLE holds exactly one configuration (so
+libtile has nothing to tune and runs the one named in the row): the
 compile-time parameters are given with -D, and the warps by rewriting the
 source's @warps(...) or `warps = [...]` (tilec has no -D for warps). The
 first Tile configuration of each workload is the one Triton uses in the
@@ -76,6 +76,16 @@ def _tile_bundles():
 
 
 TILE_BUNDLES = _tile_bundles()
+
+# Autotuning wall time (bench.py step `tune`): examples/softmax.tile as it
+# is, with all its configurations (@tune: 7 BLOCKs x 3 warps), f32. The
+# number of candidates of a launch is the configurations whose
+# @require(BLOCK >= cols) holds, so each row length below is a new key
+# with its own candidate count.
+TUNE_BUNDLE = "softmax_tune"
+TUNE_ROWS = 4096
+TUNE_COLS = (1000, 4000, 16000)
+TILE_BUNDLES.append((TUNE_BUNDLE, "examples/softmax.tile", "softmax", {}, None))
 
 # Tile's compile time is measured where tilec runs, on this one
 # configuration (bench/compile_time.sh).

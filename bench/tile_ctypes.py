@@ -73,6 +73,23 @@ class Kernel:
     def __call__(self, args, stream=0):
         self.bind(args, stream)()
 
+    def config_names(self):
+        """Every configuration, as "BLOCK=1024,warps=4" (bundle order)."""
+        c = self.lib.c
+        return [c.tile_kernel_config_name(self.handle, i).decode()
+                for i in range(c.tile_kernel_nconfigs(self.handle))]
+
+    def choose(self, args, stream=0):
+        """The index of the configuration tile_launch would run with these
+        arguments (tile_kernel_choose: tunes first when the key is new)."""
+        n = len(args)
+        arr = (TileLaunchArg * n)(*args)
+        cfg = C.c_int(-1)
+        if self.lib.c.tile_kernel_choose(self.handle, 0, None, arr, n,
+                                         C.c_void_p(stream or None), C.byref(cfg)):
+            raise TileError(f"{self.name}: {self.lib.last_error()}")
+        return cfg.value
+
 
 class Libtile:
     def __init__(self, path):
@@ -87,6 +104,14 @@ class Libtile:
         c.tile_last_error.restype = C.c_char_p
         c.tile_kernel_signature.argtypes = [C.c_void_p]
         c.tile_kernel_signature.restype = C.c_char_p
+        c.tile_kernel_nconfigs.argtypes = [C.c_void_p]
+        c.tile_kernel_nconfigs.restype = C.c_int
+        c.tile_kernel_config_name.argtypes = [C.c_void_p, C.c_int]
+        c.tile_kernel_config_name.restype = C.c_char_p
+        c.tile_kernel_choose.argtypes = [C.c_void_p, C.c_int, C.c_void_p,
+                                         C.POINTER(TileLaunchArg), C.c_int, C.c_void_p,
+                                         C.POINTER(C.c_int)]
+        c.tile_kernel_choose.restype = C.c_int
         self.bundles = {}
 
     def last_error(self):
@@ -96,13 +121,17 @@ class Libtile:
         if self.c.tile_init():
             raise TileError(self.last_error())
 
-    def kernel(self, bundle_path, name):
-        b = self.bundles.get(bundle_path)
+    def kernel(self, bundle_path, name, fresh=False):
+        """The kernel `name` of the bundle; the bundle is loaded once per
+        path, or loaded anew with fresh=True (a new bundle handle: libtile
+        reads TILE_AUTOTUNE then, and its tuning table starts empty)."""
+        b = None if fresh else self.bundles.get(bundle_path)
         if b is None:
             b = C.c_void_p()
             if self.c.tile_bundle_load(bundle_path.encode(), C.byref(b)):
                 raise TileError(self.last_error())
-            self.bundles[bundle_path] = b
+            if not fresh:
+                self.bundles[bundle_path] = b
         k = C.c_void_p()
         if self.c.tile_kernel_get(b, name.encode(), C.byref(k)):
             raise TileError(self.last_error())

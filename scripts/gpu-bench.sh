@@ -21,12 +21,14 @@
 #   build-gpu/examples/*.tlb    every example's bundle (tests/gpu/examples-bundles.sh)
 #   build-gpu/bench/*.tlb       the benchmark's one-configuration bundles
 #                               (bench/configs.py, bench/build_bundles.py)
+#                               and softmax_tune.tlb (examples/softmax.tile,
+#                               all its configurations: the `tune` step)
 #   build-gpu/compile_time.tsv  tilec's compile time here (bench/compile_time.sh)
 # All bundles are for --arch=sm_90 (PTX and, ptxas being here, the cubin).
 #
 # `run` writes under $OUT (default build-gpu/out): examples_gpu.log,
 # test_gpu_runtime.log, launch_overhead.txt, bench.tsv, bench.md, bench.log,
-# nvidia-smi.txt. Each example runs in its own process, so a fault in one
+# bench-bandwidth.png, bench-tflops.png (bench/charts.py), nvidia-smi.txt. Each example runs in its own process, so a fault in one
 # cannot stop the others; bench.py guards each workload the same way. The
 # tests' summary and then the benchmark table are printed last. Exit
 # status: 0 when every test passed and every check of the benchmark held.
@@ -53,13 +55,16 @@ prepare() {
     cp $progs "$build/bin/"
     ${CC:-gcc} -O2 -shared -fPIC -std=c11 -D_POSIX_C_SOURCE=200809L -I. \
         -o "$build/libtile.so" runtime/driver.c runtime/error.c runtime/plan.c \
-        runtime/load.c runtime/launch.c bundle/format.c bundle/read.c bundle/write.c \
+        runtime/load.c runtime/launch.c runtime/select.c runtime/tune.c runtime/cache.c \
+        bundle/format.c bundle/read.c bundle/write.c \
         -ldl -lpthread -lm
     export TILE_STDLIB=$top/stdlib
     tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples" sm_90
     python3 bench/build_bundles.py "$top/tilec" "$build/bench" --arch sm_90
-    python3 -m py_compile bench/bench.py bench/tile_ctypes.py bench/configs.py
-    python3 bench/bench.py --build "$build" --dry-run | tail -1
+    python3 -m py_compile bench/bench.py bench/tile_ctypes.py bench/configs.py bench/charts.py
+    python3 bench/bench.py --build "$build" --dry-run > "$build/dry-run.txt" ||
+        { cat "$build/dry-run.txt" >&2; exit 1; }
+    tail -1 "$build/dry-run.txt"
     bench/compile_time.sh "$top/tilec" "$build/bench/src/softmax_f32_1024_w4.tile" \
         "$build/compile_time.tsv"
     set +e

@@ -61,7 +61,10 @@ CLEANFILES += tests/gpu/bundles/*.tlb tests/gpu/bundles/spec.tile
 # docs/PERF.md) is distributed with the tests that share its bundles.
 EXTRA_DIST += bench/README.md bench/bench.py bench/tile_ctypes.py \
 	bench/configs.py bench/build_bundles.py bench/compile_time.sh \
-	bench/kernels/softmax.tile bench/kernels/layernorm.tile
+	bench/kernels/softmax.tile bench/kernels/layernorm.tile \
+	bench/charts.py bench/test_charts.py bench/test-charts
+# The benchmark's charts drawn from fake rows (skipped without matplotlib).
+TESTS += bench/test-charts
 examples_host_mma_SOURCES = examples/host/mma.c $(host_common)
 examples_host_mma_LDADD = $(host_ldadd)
 examples_host_mma_LDFLAGS = $(GPU_PROG_STATIC)
