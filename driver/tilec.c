@@ -333,15 +333,7 @@ static void print_stats(Diag *dg, const LwOutput *lo, const LwStats *st,
 static void write_bundle(const Opts *o, Arena *ar, Diag *dg,
                          IrModule *mods[LW_NVARIANTS], const LwOutput *res,
                          const char *cubin, size_t cubin_len, FILE *out) {
-    TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)(res->nentries + 1));
-    for (int e = 0; e < res->nentries; e++) {
-        const LwEntry *en = &res->entries[e];
-        const IrModule *m = mods[en->variant];
-        int index = 0;
-        while (index < m->nkernels && m->kernels[index] != en->kernel) index++;
-        vs[e] = (TlbCodeVariant){index, en->variant == LW_ALIGNED16 ? TLB_ASSUME_ALL : 0,
-                                 (uint32_t)en->dyn_shared_bytes, en->name};
-    }
+    TlbCodeVariant *vs = lw_code_variants(ar, mods, res);
     TlbCubin cb = {o->arch, cubin_len, (const uint8_t *)cubin};
     TlbCode code = {PACKAGE_NAME "c " PACKAGE_VERSION, o->arch, res->ptx, res->nentries,
                     vs, cubin ? 1 : 0, &cb};

@@ -142,16 +142,7 @@ static int gpu_open(Engine *e, char *arch, size_t archlen) {
  * configuration in the bundle (as tilec's --emit=bundle does). */
 static int write_bundle(Arena *ar, IrModule *mods[LW_NVARIANTS], const LwOutput *res,
                         const char *arch, void **data, size_t *size) {
-    TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)res->nentries);
-    for (int i = 0; i < res->nentries; i++) {
-        const LwEntry *en = &res->entries[i];
-        const IrModule *m = mods[en->variant];
-        int k = 0;
-        while (k < m->nkernels && m->kernels[k] != en->kernel)
-            k++;
-        vs[i] = (TlbCodeVariant){k, en->variant == LW_ALIGNED16 ? TLB_ASSUME_ALL : 0,
-                                 (uint32_t)en->dyn_shared_bytes, en->name};
-    }
+    TlbCodeVariant *vs = lw_code_variants(ar, mods, res);
     TlbCode code = {"softmax_demo", arch, res->ptx, res->nentries, vs, 0, NULL};
     TlbBundle b;
     char err[512];

@@ -21,6 +21,7 @@
  */
 #include "config.h"
 
+#include "bundle/from_ir.h"
 #include "lower/lw.h"
 
 #include <stdarg.h>
@@ -341,4 +342,18 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
 done:
     lw_dispose(&c);
     return rc;
+}
+
+struct TlbCodeVariant *lw_code_variants(Arena *ar, IrModule *const mods[LW_NVARIANTS],
+                                        const LwOutput *res) {
+    TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)(res->nentries + 1));
+    for (int e = 0; e < res->nentries; e++) {
+        const LwEntry *en = &res->entries[e];
+        const IrModule *m = mods[en->variant];
+        int index = 0;
+        while (index < m->nkernels && m->kernels[index] != en->kernel) index++;
+        vs[e] = (TlbCodeVariant){index, en->variant == LW_ALIGNED16 ? TLB_ASSUME_ALL : 0,
+                                 (uint32_t)en->dyn_shared_bytes, en->name};
+    }
+    return vs;
 }

@@ -97,6 +97,15 @@ typedef struct LwOutput {
 int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
                const LwOptions *opt, LwOutput *out);
 
+/* The bundle writer's view of lw_compile's output (bundle/from_ir.h): one
+ * TlbCodeVariant per entry, naming its kernel by its index in its
+ * variant's module, its assumptions and its dynamic shared memory. In
+ * arena memory; shared by tilec and every program that builds bundles
+ * in-process. */
+struct TlbCodeVariant;
+struct TlbCodeVariant *lw_code_variants(Arena *ar, IrModule *const mods[LW_NVARIANTS],
+                                        const LwOutput *res);
+
 /* ---------------------------------------------------- ptxas: cubin, stats */
 
 typedef struct LwStats {
