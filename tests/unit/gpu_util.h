@@ -44,6 +44,16 @@ static const RtDriver *gpu_driver(const char *prog) {
         }                                                                     \
     } while (0)
 
+/* A check that counts a failure and goes on; the program declares
+ * `static int failures;` and exits non-zero when it is not 0. */
+#define EXPECT(c)                                                              \
+    do {                                                                       \
+        if (!(c)) {                                                            \
+            failures++;                                                        \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
+        }                                                                      \
+    } while (0)
+
 /* Makes device `ordinal`'s primary context current; returns it. */
 static CUcontext gpu_bind(const RtDriver *d, int ordinal) {
     CUdevice dev;

@@ -32,14 +32,6 @@ static const RtDriver *d;
 static int failures;
 static uint32_t seed;
 
-#define EXPECT(c)                                                              \
-    do {                                                                       \
-        if (!(c)) {                                                            \
-            failures++;                                                        \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-        }                                                                      \
-    } while (0)
-
 static float frand(void) {
     seed = seed * 1664525u + 1013904223u;
     return (float)(seed >> 8) / (float)(1u << 24) * 200.0f - 100.0f;
