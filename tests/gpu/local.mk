@@ -65,6 +65,10 @@ EXTRA_DIST += bench/README.md bench/bench.py bench/tile_ctypes.py \
 	bench/charts.py bench/test_charts.py bench/test-charts
 # The benchmark's charts drawn from fake rows (skipped without matplotlib).
 TESTS += bench/test-charts
+# The SASS opcode counter of scripts/gpu-profile.sh on a small listing.
+EXTRA_DIST += bench/sass_stats.py bench/test_sass_stats.py bench/test-sass-stats \
+	scripts/gpu-profile.sh
+TESTS += bench/test-sass-stats
 examples_host_mma_SOURCES = examples/host/mma.c $(host_common)
 examples_host_mma_LDADD = $(host_ldadd)
 examples_host_mma_LDFLAGS = $(GPU_PROG_STATIC)
