@@ -336,9 +336,11 @@ static void print_stats(Arena *ar, Diag *dg, const char *arch,
                         (long long)(en->unpipelined_need + 1023) / 1024, arch,
                         (long long)lw_arch_max_shared(arch) / 1024)
             : "a cp.async copy would cross a 16-byte swizzle unit";
-        dg_note(dg, en->unpipelined_loop, "entry '%s': %d loop%s lowered without "
-                "pipelining: %s", en->name, en->unpipelined,
-                en->unpipelined > 1 ? "s" : "", why);
+        const IrKernel *k = en->kernel;
+        dg_note(dg, en->unpipelined_loop, "entry '%s' (%s): %d loop%s lowered without "
+                "pipelining: %s", en->name,
+                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),
+                en->unpipelined, en->unpipelined > 1 ? "s" : "", why);
     }
 }
 
