@@ -276,9 +276,14 @@ static const IrValue *lw_region_out(const IrOp *own, int r, int i) {
 
 static int lw_unstored(const IrKernel *k, const IrValue *p, uint8_t *seen);
 
+/* lw_unstored of a value that may be missing (NULL: unknown, so 0). */
+static int lw_unstored1(const IrKernel *k, const IrValue *v, uint8_t *seen) {
+    return v && lw_unstored(k, v, seen);
+}
+
 static int lw_unstored2(const IrKernel *k, const IrValue *a, const IrValue *b,
                         uint8_t *seen) {
-    return a && b && lw_unstored(k, a, seen) && lw_unstored(k, b, seen);
+    return lw_unstored1(k, a, seen) && lw_unstored1(k, b, seen);
 }
 
 /* Does pointer p derive only from parameters the kernel never stores
@@ -297,7 +302,7 @@ static int lw_unstored(const IrKernel *k, const IrValue *p, uint8_t *seen) {
         if (own->op == IR_WHILE && p->block == own->regions[0])
             return i < own->nargs &&
                    lw_unstored2(k, own->args[i], lw_region_out(own, 1, i), seen);
-        if (own->op == IR_WHILE) return lw_unstored2(k, lw_region_out(own, 0, i), p, seen);
+        if (own->op == IR_WHILE) return lw_unstored1(k, lw_region_out(own, 0, i), seen);
         return 0;
     }
     const IrOp *op = p->def;
@@ -311,7 +316,7 @@ static int lw_unstored(const IrKernel *k, const IrValue *p, uint8_t *seen) {
         return 3 + i < op->nargs &&
                lw_unstored2(k, op->args[3 + i], lw_region_out(op, 0, i), seen);
     case IR_IF: return lw_unstored2(k, lw_region_out(op, 0, i), lw_region_out(op, 1, i), seen);
-    case IR_WHILE: return lw_unstored2(k, lw_region_out(op, 0, i), p, seen);
+    case IR_WHILE: return lw_unstored1(k, lw_region_out(op, 0, i), seen);
     default: return 0;
     }
 }
