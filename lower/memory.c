@@ -59,8 +59,13 @@
  * the first read did; writes of other programs are unordered with it
  * (programs synchronize only through atomics, and no load after an atomic
  * is non-coherent), so a coherent load could as well return the old
- * value. The one store that consumes the values writes each element after
- * reading the registers it needs; its groups are distinct addresses.
+ * value. What remains is the first store itself, which consumes the
+ * values group by group: were ptxas to repeat a load for a later group
+ * after an earlier group's store, it would see that store only if one
+ * thread both wrote an element (in one group) and read it (for another)
+ * in a buffer passed twice — an in-place permutation within a thread's
+ * registers. The lowering assumes ptxas does not move a load below a
+ * store whose value does not depend on it.
  * vadd, bias_gelu, softmax and transpose load only so; a load in a loop
  * that stores, after a store, or whose value outlives the first store
  * (layernorm's passes, cross_entropy's row statistics) stays coherent.
