@@ -10,9 +10,10 @@
  * in address space 1. The aligned variant marks pointer parameters
  * `align 16` (what lets LLVM emit 16-byte vector accesses from them) and
  * tells LLVM, through llvm.assume, that integer parameters are multiples
- * of 16. No parameter is `noalias` and no load uses the non-coherent
- * path: callers may pass one buffer as two parameters (in-place kernels),
- * and the variant has no run-time check that would make that sound.
+ * of 16. No parameter is `noalias`: callers may pass one buffer as two
+ * parameters (in-place kernels), and LLVM would then be free to reorder
+ * a load and a store of the same memory; memory.c picks the loads that
+ * may read through the non-coherent path regardless.
  *
  * Control flow. A tile IR `for`/`while`/`if` becomes LLVM blocks with one
  * phi per register of each carried value. The loop counter is kept in 64
