@@ -171,6 +171,29 @@ def test_devices(form):
     assert last_launch()[1:] == ((3, 1, 1), 0x1100) and b1.runs() == 1 and b0.runs() == 0
 
 
+def test_tensor_subclasses():
+    """A subclass (nn.Parameter) takes the general path, with its device
+    and torch's stream; torch's __cuda_array_interface__ refuses tensors
+    that require grad, so it must not be asked."""
+    k, t = vadd()
+
+    class Parameter(t.Tensor):
+        __slots__ = ()
+
+        @property
+        def __cuda_array_interface__(self):
+            raise RuntimeError("Can't get __cuda_array_interface__ on Variable that "
+                               "requires grad")
+    b = Buffers(t)
+    t.state.streams[0] = 0x4000
+    x = Parameter(b.x.data_ptr())
+    k(b.out, x, b.y, N)
+    k[(3,)](b.out, x, b.y, N)
+    assert last_launch()[1:] == ((3, 1, 1), 0x4000) and b.runs() == 2
+    with pytest.raises(tile.ArgumentError, match=r"argument 1 \('x'\) has element type f64"):
+        k(b.out, Parameter(b.x.data_ptr(), dtype=t.float64), b.y, N)
+
+
 def test_cuda_array_interface_arguments_go_to_the_default_stream():
     k, t = vadd()
     t.state.streams[0] = 0x5000
