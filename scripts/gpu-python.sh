@@ -8,7 +8,9 @@
 #                                   the tests' helpers: build-gpu/bin/
 #                                   write_vadd_bundle and fakecuda.so
 #   scripts/gpu-python.sh [run]     THERE, carrying build-gpu: py_launch.py
-#                                   (3 rounds), then pytest over python/tests
+#                                   (3 rounds), then pytest over
+#                                   python/tests/test_gpu.py (the interpreter's
+#                                   tests need libtilec, built with LLVM: here)
 #
 # Device call, after prepare:
 #   run(command="scripts/gpu-python.sh run", carry=["build-gpu"], kind="nvidia-h200", timeout_s=600)
@@ -45,7 +47,7 @@ run() {
     if python3 -c 'import numpy, pytest' 2> /dev/null; then
         TILE_TEST_BUNDLE_WRITER=$build/bin/write_vadd_bundle \
         TILE_TEST_FAKE_CUDA=$build/bin/fakecuda.so TILE_STDLIB=$top/stdlib \
-            python3 -m pytest -q -p no:cacheprovider -rs --rootdir=python python/tests \
+            python3 -m pytest -q -p no:cacheprovider -rs --rootdir=python python/tests/test_gpu.py \
             > "$OUT/pytest.log" 2>&1 || status=1
         tail -15 "$OUT/pytest.log"
     else

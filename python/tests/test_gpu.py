@@ -202,6 +202,17 @@ def test_gpu_vadd_bundle(vadd_bundle):
         k(out, y, y, n)
     s.synchronize()
     assert torch.equal(out, y + y)
+    blocks = (n + 1023) // 1024
+    out.zero_()
+    k[(blocks - 1,)](out, x, y, n)    # an explicit grid: all but the last block
+    k[blocks - 1](out, x, y, n)       # the same grid, kept
+    torch.cuda.synchronize()
+    done = (blocks - 1) * 1024
+    assert torch.equal(out[:done], (x + y)[:done]) and not out[done:].any()
+    w = torch.nn.Parameter(x.clone())  # a subclass that requires grad
+    k[blocks](out, w, y, n)
+    torch.cuda.synchronize()
+    assert torch.equal(out, x + y)
 
 
 def test_gpu_compiled_examples(example):
