@@ -76,6 +76,8 @@ typedef struct LwFn {
     int64_t ring_bytes;
     struct LwPipe *pipe;       /* pipelined loops being lowered, innermost
                                   first */
+    LwEntry *entry;            /* what is reported of it (pipeline.c
+                                  records loops it could not pipeline) */
     LLVMMetadataRef di_sp;     /* subprogram, with -g */
     int failed;                /* an error was reported */
 } LwFn;
