@@ -243,7 +243,10 @@ def test_gpu_autotuning_keeps_inputs(source, monkeypatch, tmp_path):
                   "kernel inc<BLOCK: i32>(x: *f32, n: i32) grid(cdiv(n, BLOCK)) {\n"
                   "    let i = program_id(0) * BLOCK + arange(0, BLOCK);\n"
                   "    store(x + i, load(x + i, mask=i < n) + 1.0, mask=i < n);\n}\n")
-    k = tile.compile(path).inc
+    try:
+        k = tile.compile(path).inc
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
     assert [p.stored for p in k.params] == [True, False] and len(k.configs) == 4
     x = torch.arange(100000, device="cuda", dtype=torch.float32)
     k(x, 100000)
