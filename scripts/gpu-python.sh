@@ -6,7 +6,9 @@
 #   scripts/gpu-python.sh prepare   HERE: build-gpu/ (scripts/gpu-bench.sh
 #                                   prepare, when it is not there yet) plus
 #                                   the tests' helpers: build-gpu/bin/
-#                                   write_vadd_bundle and fakecuda.so
+#                                   write_vadd_bundle and fakecuda.so, and
+#                                   with STATIC_TILEC=PATH a static tilec
+#                                   (xz) so that tile.compile runs there
 #   scripts/gpu-python.sh [run]     THERE, carrying build-gpu: py_launch.py
 #                                   (3 rounds), then pytest over
 #                                   python/tests/test_gpu.py (the interpreter's
@@ -28,6 +30,13 @@ prepare() {
     make -j2 python/tests/write_vadd_bundle tests/unit/fakecuda.so
     mkdir -p "$build/bin"
     cp python/tests/write_vadd_bundle tests/unit/fakecuda.so "$build/bin/"
+    # The tests that compile kernels (tile.compile) need a tilec that runs
+    # without LLVM there: STATIC_TILEC=path/to/tilec built with
+    # --enable-static-llvm, carried xz-compressed (about a quarter the size).
+    if [ -n "${STATIC_TILEC:-}" ]; then
+        strip -o "$build/bin/tilec" "$STATIC_TILEC"
+        xz -f -T2 "$build/bin/tilec"
+    fi
     echo "device call:"
     echo "  run(command=\"scripts/gpu-python.sh run\", carry=[\"build-gpu\"], kind=\"nvidia-h200\", timeout_s=600)"
 }
@@ -40,6 +49,10 @@ run() {
     OUT=${OUT:-$build/out}
     mkdir -p "$OUT"
     export TILE_LIBDIR=$build PYTHONPATH=$top/python PYTHONDONTWRITEBYTECODE=1
+    if [ -f "$build/bin/tilec.xz" ]; then
+        xz -dc "$build/bin/tilec.xz" > /tmp/tilec-static && chmod +x /tmp/tilec-static &&
+            export TILEC=/tmp/tilec-static
+    fi
     local status=0
     python3 bench/py_launch.py "$build/examples/vadd.tlb" 2>&1 | tee "$OUT/py_launch.txt"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
