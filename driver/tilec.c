@@ -53,6 +53,7 @@ typedef struct Opts {
     int error_limit;
     int variant;                 /* LyVariant to assign layouts for; -1: none */
     int stats;                   /* --stats: ptxas resource report */
+    int fp_contract_off;         /* --fp-contract=off */
     int help, version;
 } Opts;
 
@@ -178,6 +179,14 @@ static int set_stats(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_fp_contract(Opts *o, const char *v) {
+    if (strcmp(v, "fast") == 0) o->fp_contract_off = 0;
+    else if (strcmp(v, "off") == 0) o->fp_contract_off = 1;
+    else return usage_error("unknown --fp-contract '%s' (expected fast or "
+                            "off)", v);
+    return 0;
+}
+
 static int set_help(Opts *o, const char *v) {
     (void)v;
     o->help = 1;
@@ -225,6 +234,9 @@ static const OptSpec OPTIONS[] = {
     {"--variant", "V", set_variant, "assign layouts for specialization "
      "variant V (generic, or aligned: 16-byte pointers, integers divisible "
      "by 16); --emit=ir then prints every tile's layout"},
+    {"--fp-contract", "MODE", set_fp_contract, "fast (the default): fuse a "
+     "float multiplication into the addition it feeds (one rounding: "
+     "fma.rn, as Triton and nvcc do); off: round every operation"},
     {"--stats", NULL, set_stats, "print registers, spills and shared memory "
      "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},
@@ -370,7 +382,8 @@ static void write_bundle(const Opts *o, Arena *ar, Diag *dg,
 static void generate(const Opts *o, Arena *ar, Diag *dg,
                      IrModule *mods[LW_NVARIANTS], FILE *out) {
     LwOptions lo = {.arch = o->arch, .opt_level = o->opt_level,
-                    .debug = o->debug, .want_llvm = o->emit == EMIT_LLVM};
+                    .debug = o->debug, .want_llvm = o->emit == EMIT_LLVM,
+                    .fp_contract_off = o->fp_contract_off};
     LwOutput res;
     if (lw_compile(ar, dg, mods, &lo, &res) != 0) return;
     if (o->emit == EMIT_LLVM) fputs(res.llvm, out);

@@ -32,6 +32,24 @@
  *    for |x| < 88, where exp(x) is finite in f32 — inside the f32
  *    tolerance the numerics tests use. f64 `exp` stays exact (__nv_exp).
  *    `rsqrt` is __nv_rsqrtf (rsqrt.approx, 2 ulp).
+ *  - contraction: by default (LwOptions.fp_contract_off unset) every
+ *    floating-point add, sub, mul and neg of the module, libdevice's
+ *    included, carries LLVM's `contract` flag, so that the back end fuses
+ *    a multiplication into the addition it feeds (fma.rn: one rounding
+ *    instead of two). That is Triton's default (enable_fp_fusion) and
+ *    nvcc's (-fmad=true); `tilec --fp-contract=off` keeps every operation
+ *    separately rounded, as the interpreter computes. No other fast-math
+ *    flag is set: no reassociation, NaNs and infinities kept.
+ *
+ * Constancy. Where axis info says a result is constant over aligned runs
+ * of K[d] elements along each dimension d, registers of a thread whose
+ * elements lie in one such run hold the same value: the op is computed
+ * for the first of them only and the others reuse it (lw_repeated_regs).
+ * With a 16-byte vector of f16 per thread, `arange(0, B) < n` for n
+ * divisible by 16 is one comparison per 8 elements, not 8, and so is
+ * everything computed from it alone (`m & (r < rows)`, a where's
+ * condition); LLVM cannot see this itself (c + 1 < n and c < n are
+ * different comparisons unless it knows 16 | n and 8 | c).
  */
 #include "lower/lw.h"
 
@@ -47,6 +65,22 @@ LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l) {
         return out;
     }
     return lw_remap(f, *x, (ScalarKind)v->ty.k, v->layout, l, NULL);
+}
+
+/* ---------------------------------------------------------- contraction */
+
+void lw_allow_contract(LwCtx *c) {
+    for (LLVMValueRef fn = LLVMGetFirstFunction(c->mod); fn;
+         fn = LLVMGetNextFunction(fn))
+        for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb;
+             bb = LLVMGetNextBasicBlock(bb))
+            for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i;
+                 i = LLVMGetNextInstruction(i)) {
+                LLVMOpcode o = LLVMGetInstructionOpcode(i);
+                if (o == LLVMFAdd || o == LLVMFSub || o == LLVMFMul || o == LLVMFNeg)
+                    LLVMSetFastMathFlags(i, LLVMGetFastMathFlags(i) |
+                                                LLVMFastMathAllowContract);
+            }
 }
 
 /* ---------------------------------------------------------------- casts */
@@ -325,6 +359,29 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     }
 }
 
+/* The register bits of layout l that only move an element within the
+ * aligned runs over which the value `a` describes is constant: bit i
+ * qualifies when its basis vector (zero for register copies) stays below
+ * the run length along every dimension. Register r then holds the same
+ * value as register r & ~mask. */
+static uint32_t lw_repeated_regs(const Layout *l, const AxInfo *a) {
+    uint32_t mask = 0;
+    if (!l || !a) return 0;
+    for (int i = 0; i < l->nbits[LY_REG]; i++) {
+        int32_t at[IR_MAXRANK];
+        ly_unpack(l->rank, l->shape, l->basis[LY_REG][i], at);
+        int inside = 1;
+        for (int d = 0; d < l->rank; d++) {
+            /* runs of K aligned to K are made of aligned runs of the
+             * largest power of two dividing K */
+            int64_t k = a->constancy[d] & -a->constancy[d];
+            inside &= at[d] < k;
+        }
+        if (inside) mask |= UINT32_C(1) << i;
+    }
+    return mask;
+}
+
 int lw_elementwise(LwFn *f, const IrOp *op) {
     switch (op->op) {
     case IR_CAST: case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV:
@@ -348,7 +405,12 @@ int lw_elementwise(LwFn *f, const IrOp *op) {
     int ki = op->op == IR_SELECT || op->op == IR_PTRADD ? 1 : 0;
     ScalarKind k = (ScalarKind)op->args[ki]->ty.k;
     LwVal out = lw_new_val(f, lw_nregs(res));
+    uint32_t same = lw_repeated_regs(l, ax_of(f->ly->axis, res));
     for (int r = 0; r < out.n; r++) {
+        if ((uint32_t)r & same) {
+            out.r[r] = out.r[(uint32_t)r & ~same];
+            continue;
+        }
         LLVMValueRef x[3];
         for (int i = 0; i < op->nargs && i < 3; i++) x[i] = in[i].r[r];
         out.r[r] = lw_scalar(f, op, k, (ScalarKind)res->ty.k, x);

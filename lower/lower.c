@@ -9,10 +9,11 @@
  * finalize debug info; verify; link libdevice if any `__nv_*` function is
  * called, making every non-kernel function internal so that O3 deletes
  * what is unused (libdevice is ~500 functions; a kernel calls a few);
- * set `nvvm-reflect-ftz` = 0 (libdevice's __nvvm_reflect queries then pick
- * the IEEE, non-flushing paths); run `default<On>` with the target machine
- * (which brings NVVMReflect and the NVPTX-specific passes); emit PTX into
- * memory.
+ * mark float add/sub/mul `contract` unless --fp-contract=off
+ * (elementwise.c); set `nvvm-reflect-ftz` = 0 (libdevice's
+ * __nvvm_reflect queries then pick the IEEE, non-flushing paths); run
+ * `default<On>` with the target machine (which brings NVVMReflect and the
+ * NVPTX-specific passes); emit PTX into memory.
  *
  * The PTX ISA version is chosen per architecture (target.c): the one that
  * introduced it, at least 8.0, written as the `+ptxNN` target feature.
@@ -266,6 +267,7 @@ static int lw_finish(LwCtx *c, LwOutput *out) {
     if (lw_needs_libdevice(c->mod) && lw_link_libdevice(c) != 0)
         return -1;
     lw_internalize(c);
+    if (!c->opt->fp_contract_off) lw_allow_contract(c);
     LLVMAddModuleFlag(c->mod, LLVMModuleFlagBehaviorOverride,
                       "nvvm-reflect-ftz", 16,
                       LLVMValueAsMetadata(lw_i32(c, 0)));

@@ -116,6 +116,9 @@ LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l);
 int lw_elementwise(LwFn *f, const IrOp *op);
 LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
                             ScalarKind to);
+/* Sets `contract` on every float add/sub/mul/neg of the module (see
+ * elementwise.c): run once libdevice is linked, before optimizing. */
+void lw_allow_contract(LwCtx *c);
 
 /* ---- layout.c: coordinates, register maps, shared memory */
 /* Coordinate of register r along dimension d, for this thread (i32). */
