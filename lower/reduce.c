@@ -22,11 +22,24 @@
  * extreme (the lowest-index NaN wins). Combining is commutative, so both
  * partners of a butterfly compute the same value.
  *
- * cumsum (inclusive, along a) goes through shared memory: every element
- * is written at its coordinate, a barrier, and each thread sums, per
- * register, the elements before it along a (a loop of at most shape[a]
- * loads). That is O(n) work per element — fine for the row lengths where
- * scans appear; a work-efficient scan with shuffles is future work.
+ * cumsum (inclusive, along a) is a scan in the same three rounds, the way
+ * Triton's ScanOpToLLVM does it: when the layout walks the axis with
+ * registers for its lowest bits, then consecutive lane bits, then warp
+ * bits, then registers again (every blocked layout and its slices do):
+ *  1. in-thread: a sequential prefix over each thread's low registers;
+ *  2. across lanes: an inclusive Hillis-Steele scan of the thread totals
+ *     with shfl.sync.up (one step per lane bit), and one more shuffle up
+ *     for the exclusive prefix each thread adds to its elements;
+ *  3. across warps: each warp's last lane writes the warp's total to
+ *     shared memory, a barrier, and every thread adds the totals of the
+ *     warps below it;
+ * and the high registers (the blocked layout's repeats of its program
+ * tile) are chunks scanned that way one after the other, each adding the
+ * totals of those before it. O(log n) steps per element instead of the
+ * O(n) prefix sums of a shared-memory scan. A layout that walks the axis
+ * otherwise (an mma accumulator along its rows, a reshape's linear map)
+ * is converted to the default blocked layout, scanned, and converted
+ * back. f16/bf16 accumulate in f32 and round once per output.
  */
 #include "lower/lw.h"
 
@@ -84,21 +97,31 @@ static LwPair lw_combine(LwFn *f, int kind, ScalarKind k, LwPair a, LwPair b) {
 
 /* ------------------------------------------------------------- shuffles */
 
-static LLVMValueRef lw_shfl32(LwFn *f, LLVMValueRef v, int mask, int fl) {
+/* One 32-bit shuffle. `c` packs the clamp and segment mask: 0x1f for bfly
+ * and idx (the whole warp), 0 for up (a source below lane 0 leaves the
+ * value unchanged; callers mask such lanes themselves). */
+static LLVMValueRef lw_shfl32(LwFn *f, LwShfl mode, LLVMValueRef v,
+                              LLVMValueRef lane, int fl) {
+    static const char *const names[3][2] = {
+        {"llvm.nvvm.shfl.sync.bfly.i32", "llvm.nvvm.shfl.sync.bfly.f32"},
+        {"llvm.nvvm.shfl.sync.up.i32", "llvm.nvvm.shfl.sync.up.f32"},
+        {"llvm.nvvm.shfl.sync.idx.i32", "llvm.nvvm.shfl.sync.idx.f32"},
+    };
     LwCtx *c = f->c;
-    LLVMValueRef a[4] = {LLVMConstInt(c->i32, 0xffffffffu, 0), v,
-                         lw_i32(c, mask), lw_i32(c, 0x1f)};
-    return lw_call_intr(c, fl ? "llvm.nvvm.shfl.sync.bfly.f32"
-                              : "llvm.nvvm.shfl.sync.bfly.i32",
-                        NULL, 0, a, 4);
+    LLVMValueRef a[4] = {LLVMConstInt(c->i32, 0xffffffffu, 0), v, lane,
+                         lw_i32(c, mode == LW_SHFL_UP ? 0 : 0x1f)};
+    return lw_call_intr(c, names[mode][fl], NULL, 0, a, 4);
 }
 
-LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask) {
+LLVMValueRef lw_shfl(LwFn *f, LwShfl mode, LLVMValueRef v, LLVMValueRef lane) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     LLVMTypeRef t = LLVMTypeOf(v);
-    if (t == c->f32) return lw_shfl32(f, v, mask, 1);
-    if (t == c->i32) return lw_shfl32(f, v, mask, 0);
+    if (t == c->f32) return lw_shfl32(f, mode, v, lane, 1);
+    if (t == c->i32) return lw_shfl32(f, mode, v, lane, 0);
+    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind)
+        return LLVMBuildIntToPtr(
+            b, lw_shfl(f, mode, LLVMBuildPtrToInt(b, v, c->i64, ""), lane), t, "");
     unsigned bits = t == c->f16 || t == c->bf16 ? 16
                     : t == c->f64               ? 64
                                                 : LLVMGetIntTypeWidth(t);
@@ -108,13 +131,17 @@ LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask) {
     if (bits == 64) {
         LLVMValueRef lo = LLVMBuildTrunc(b, x, c->i32, "");
         LLVMValueRef hi = LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(c->i64, 32, 0), ""), c->i32, "");
-        lo = LLVMBuildZExt(b, lw_shfl32(f, lo, mask, 0), c->i64, "");
-        hi = LLVMBuildZExt(b, lw_shfl32(f, hi, mask, 0), c->i64, "");
+        lo = LLVMBuildZExt(b, lw_shfl32(f, mode, lo, lane, 0), c->i64, "");
+        hi = LLVMBuildZExt(b, lw_shfl32(f, mode, hi, lane, 0), c->i64, "");
         r = LLVMBuildOr(b, lo, LLVMBuildShl(b, hi, LLVMConstInt(c->i64, 32, 0), ""), "");
     } else {
-        r = LLVMBuildTrunc(b, lw_shfl32(f, LLVMBuildZExt(b, x, c->i32, ""), mask, 0), it, "");
+        r = LLVMBuildTrunc(b, lw_shfl32(f, mode, LLVMBuildZExt(b, x, c->i32, ""), lane, 0), it, "");
     }
     return t == it ? r : LLVMBuildBitCast(b, r, t, "");
+}
+
+LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask) {
+    return lw_shfl(f, LW_SHFL_BFLY, v, lw_i32(f->c, mask));
 }
 
 /* ------------------------------------------------------------ reduction */
@@ -293,62 +320,276 @@ int lw_reduce(LwFn *f, const IrOp *op) {
 
 /* ----------------------------------------------------------------- scan */
 
+/* How a layout splits the scanned axis, from its lowest bit up: `lo` bits
+ * walked by registers, `lanes` by the consecutive lane bits lane0,
+ * lane0 + 1, ... in order, `warps` by warp bits (any of them, in any
+ * order), and `hi` bits by registers again (a blocked layout's repeats).
+ * Every blocked layout and its slices split an axis this way. */
+typedef struct LwScanSplit {
+    int lo, lanes, lane0, warps, hi;
+} LwScanSplit;
+
+/* Fills *sp when every basis vector of l either leaves the axis bits
+ * [off, off + na) alone or is one of them, each axis bit has exactly one
+ * such basis vector, and their owners come in the order above. */
+static int lw_scan_split(const Layout *l, int off, int na, LwScanSplit *sp) {
+    uint32_t A = ((1u << na) - 1) << off;
+    int owner[32], bit[32];
+    for (int j = 0; j < na; j++) owner[j] = -1;
+    for (int d = 0; d < LY_NIN; d++)
+        for (int i = 0; i < l->nbits[d]; i++) {
+            uint32_t v = l->basis[d][i];
+            if (!(v & A)) continue;
+            if ((v & ~A) || (v & (v - 1))) return 0;
+            int j = __builtin_ctz(v) - off;
+            if (owner[j] >= 0) return 0;
+            owner[j] = d;
+            bit[j] = i;
+        }
+    memset(sp, 0, sizeof *sp);
+    int phase = 0;   /* 0: low registers, 1: lanes, 2: warps, 3: high registers */
+    for (int j = 0; j < na; j++) {
+        int want = owner[j] == LY_REG ? (phase == 0 ? 0 : 3)
+                   : owner[j] == LY_LANE ? 1
+                   : owner[j] == LY_WARP ? 2 : -1;
+        if (want < phase) return 0;
+        phase = want;
+        if (want == 1) {
+            if (sp->lanes == 0) sp->lane0 = bit[j];
+            else if (bit[j] != sp->lane0 + sp->lanes) return 0;
+        }
+        int *n[4] = {&sp->lo, &sp->lanes, &sp->warps, &sp->hi};
+        (*n[want])++;
+    }
+    return 1;
+}
+
+static LLVMValueRef lw_add(LwFn *f, int fl, LLVMValueRef x, LLVMValueRef y) {
+    LLVMBuilderRef b = f->c->b;
+    return fl ? LLVMBuildFAdd(b, x, y, "") : LLVMBuildAdd(b, x, y, "");
+}
+
+/* Inclusive scan of v over the lanes of sp (Hillis-Steele with
+ * shfl.sync.up: step i adds the value 2^i lanes below along the axis);
+ * lax is this lane's index along the axis. With excl, *excl gets the
+ * exclusive prefix (one more shuffle up, zero in the first lane). */
+static LLVMValueRef lw_lane_scan(LwFn *f, const LwScanSplit *sp, int fl,
+                                 LLVMValueRef lax, LLVMValueRef v,
+                                 LLVMValueRef *excl) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    for (int i = 0; i < sp->lanes; i++) {
+        LLVMValueRef y = lw_shfl(f, LW_SHFL_UP, v, lw_i32(c, 1 << (sp->lane0 + i)));
+        LLVMValueRef take = LLVMBuildICmp(b, LLVMIntUGE, lax, lw_i32(c, 1 << i), "");
+        v = LLVMBuildSelect(b, take, lw_add(f, fl, v, y), v, "");
+    }
+    if (excl) {
+        LLVMValueRef y = lw_shfl(f, LW_SHFL_UP, v, lw_i32(c, 1 << sp->lane0));
+        LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, lax, lw_i32(c, 0), "");
+        *excl = LLVMBuildSelect(b, first, LLVMConstNull(LLVMTypeOf(v)), y, "");
+    }
+    return v;
+}
+
+/* One row of the scan inside the registers of a thread: the registers
+ * holding one coordinate off the axis, by chunk (high axis bits) and
+ * position (low axis bits). */
+typedef struct LwScanRow {
+    int *reg;                 /* [chunk << lo | pos]: register, or -1 */
+    LLVMValueRef *s;          /* in-thread inclusive prefix, same index */
+    LLVMValueRef *excl;       /* per chunk: lanes below along the axis */
+    LLVMValueRef *seg;        /* per chunk: this warp's segment total (the
+                                 last lane's inclusive value) */
+    LLVMValueRef *wexcl, *total;  /* per chunk: warps below; whole chunk */
+    uint32_t key;             /* register part of the coordinate, axis bits
+                                 cleared */
+} LwScanRow;
+
+/* Scans `in` (layout S, accumulation type ak) along axis a; S splits the
+ * axis as sp says. */
+static LwVal lw_scan_split_layout(LwFn *f, Loc loc, LwVal in, const Layout *S, int a,
+                                  const LwScanSplit *sp, ScalarKind k,
+                                  ScalarKind ak) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    int fl = ty_isfloat(ak);
+    int off, na;
+    uint32_t A = lw_axis_bits(S, a, &off, &na);
+    int nlo = 1 << sp->lo, nch = 1 << sp->hi, nw = 1 << sp->warps;
+    int hi_off = off + sp->lo + sp->lanes + sp->warps;
+    LLVMTypeRef t = lw_type(c, ak);
+    LLVMValueRef zero = LLVMConstNull(t);
+
+    /* rows of registers */
+    LwScanRow *rows = ar_alloc(c->ar, sizeof(LwScanRow) * (size_t)in.n);
+    int nrows = 0;
+    for (int r = 0; r < in.n; r++) {
+        uint32_t y = lw_rpart(S, r), key = y & ~A;
+        int j = 0;
+        while (j < nrows && rows[j].key != key) j++;
+        if (j == nrows) {
+            LwScanRow *w = &rows[nrows++];
+            memset(w, 0, sizeof *w);
+            w->key = key;
+            w->reg = ar_alloc(c->ar, sizeof(int) * (size_t)(nlo * nch));
+            for (int i = 0; i < nlo * nch; i++) w->reg[i] = -1;
+            w->s = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)(nlo * nch));
+            LLVMValueRef **per[4] = {&w->excl, &w->seg, &w->wexcl, &w->total};
+            for (int q = 0; q < 4; q++)
+                *per[q] = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)nch);
+        }
+        int pos = (int)(y >> off) & (nlo - 1), ch = (int)(y >> hi_off) & (nch - 1);
+        if (rows[j].reg[ch * nlo + pos] < 0) rows[j].reg[ch * nlo + pos] = r;
+    }
+
+    /* 1. in thread, then 2. across the lanes of each chunk */
+    LLVMValueRef lax = LLVMBuildAnd(b, LLVMBuildLShr(b, f->lane, lw_i32(c, sp->lane0), ""),
+                                    lw_i32(c, (1 << sp->lanes) - 1), "");
+    for (int j = 0; j < nrows; j++)
+        for (int ch = 0; ch < nch; ch++) {
+            LwScanRow *w = &rows[j];
+            LLVMValueRef acc = NULL;
+            for (int p = 0; p < nlo; p++) {
+                int r = w->reg[ch * nlo + p];
+                if (r < 0) {
+                    lw_error(f, loc, "internal error: scan register missing");
+                    return in;
+                }
+                LLVMValueRef x = lw_cast_scalar(f, in.r[r], k, ak);
+                acc = w->s[ch * nlo + p] = acc ? lw_add(f, fl, acc, x) : x;
+            }
+            w->excl[ch] = NULL;
+            w->seg[ch] = acc;
+            if (sp->lanes && nlo > 1)
+                w->seg[ch] = lw_lane_scan(f, sp, fl, lax, acc, &w->excl[ch]);
+            else if (sp->lanes)   /* one element: the inclusive scan is it */
+                w->seg[ch] = w->s[ch * nlo] = lw_lane_scan(f, sp, fl, lax, acc, NULL);
+            w->wexcl[ch] = zero;
+            w->total[ch] = w->seg[ch];
+        }
+
+    /* 3. across warps: the last lane of each warp's segment writes it to
+     * slot [(chunk * rows + row) * nw + warp's index along the axis] */
+    if (sp->warps) {
+        int64_t nkeys = 1;
+        for (int d = 0; d < S->rank; d++)
+            if (d != a) nkeys *= S->shape[d];
+        lw_smem(f, nkeys * nch * nw * ty_bytes(ak));
+        uint32_t lmask = ((1u << sp->lanes) - 1) << sp->lane0;
+        LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ,
+                                          LLVMBuildAnd(b, f->lane, lw_i32(c, lmask), ""),
+                                          lw_i32(c, lmask), "");
+        LLVMValueRef owner = lw_owner(f, S, rows[0].reg[0], NULL);
+        if (owner) last = LLVMBuildAnd(b, last, owner, "");
+        LLVMValueRef *slot = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)nrows);
+        LLVMValueRef wax = NULL;
+        lw_barrier(f);
+        LLVMBasicBlockRef put = lw_new_bb(f, "scan.put"), join = lw_new_bb(f, "scan.join");
+        LLVMBuildCondBr(b, last, put, join);
+        LLVMPositionBuilderAtEnd(b, put);
+        for (int j = 0; j < nrows; j++) {
+            LLVMValueRef y = lw_packed_coord(f, S, rows[j].reg[0]);
+            if (!wax)
+                wax = LLVMBuildAnd(b, LLVMBuildLShr(b, y, lw_i32(c, off + sp->lo + sp->lanes), ""),
+                                   lw_i32(c, nw - 1), "");
+            slot[j] = LLVMBuildShl(b, lw_drop_rt(f, y, off, na), lw_i32(c, sp->warps), "");
+            for (int ch = 0; ch < nch; ch++) {
+                LLVMValueRef at = LLVMBuildOr(
+                    b, LLVMBuildAdd(b, slot[j], lw_i32(c, (int64_t)ch * nkeys * nw), ""), wax, "");
+                LLVMBuildStore(b, rows[j].seg[ch], LLVMBuildGEP2(b, t, f->smem, &at, 1, ""));
+            }
+        }
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, join);
+        lw_barrier(f);
+        /* recomputed here: the values above live in the writers' block */
+        wax = NULL;
+        for (int j = 0; j < nrows; j++) {
+            LLVMValueRef y = lw_packed_coord(f, S, rows[j].reg[0]);
+            if (!wax)
+                wax = LLVMBuildAnd(b, LLVMBuildLShr(b, y, lw_i32(c, off + sp->lo + sp->lanes), ""),
+                                   lw_i32(c, nw - 1), "");
+            LLVMValueRef base = LLVMBuildShl(b, lw_drop_rt(f, y, off, na), lw_i32(c, sp->warps), "");
+            for (int ch = 0; ch < nch; ch++) {
+                LLVMValueRef sum = zero, below = zero;
+                for (int q = 0; q < nw; q++) {
+                    LLVMValueRef at = LLVMBuildAdd(
+                        b, base, lw_i32(c, (int64_t)ch * nkeys * nw + q), "");
+                    LLVMValueRef v = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, f->smem, &at, 1, ""), "");
+                    LLVMValueRef in_below = LLVMBuildICmp(b, LLVMIntULT, lw_i32(c, q), wax, "");
+                    below = LLVMBuildSelect(b, in_below, q ? lw_add(f, fl, below, v) : v, below, "");
+                    sum = q ? lw_add(f, fl, sum, v) : v;
+                }
+                rows[j].wexcl[ch] = below;
+                rows[j].total[ch] = sum;
+            }
+        }
+    } else if (sp->lanes && sp->hi) {
+        /* the chunk total, from the segment's last lane */
+        uint32_t lmask = ((1u << sp->lanes) - 1) << sp->lane0;
+        LLVMValueRef src = LLVMBuildOr(b, f->lane, lw_i32(c, lmask), "");
+        for (int j = 0; j < nrows; j++)
+            for (int ch = 0; ch + 1 < nch; ch++)
+                rows[j].total[ch] = lw_shfl(f, LW_SHFL_IDX, rows[j].seg[ch], src);
+    }
+
+    /* 4. chunks in order, each adding the totals of those before it */
+    LwVal out = lw_new_val(f, in.n);
+    for (int j = 0; j < nrows; j++) {
+        LLVMValueRef carry = NULL;
+        for (int ch = 0; ch < nch; ch++) {
+            LwScanRow *w = &rows[j];
+            LLVMValueRef base = sp->warps ? w->wexcl[ch] : NULL;
+            if (carry) base = base ? lw_add(f, fl, carry, base) : carry;
+            if (w->excl[ch]) base = base ? lw_add(f, fl, base, w->excl[ch]) : w->excl[ch];
+            for (int p = 0; p < nlo; p++) {
+                LLVMValueRef v = w->s[ch * nlo + p];
+                if (base) v = lw_add(f, fl, base, v);
+                w->s[ch * nlo + p] = lw_cast_scalar(f, v, ak, k);
+            }
+            if (ch + 1 < nch) carry = carry ? lw_add(f, fl, carry, w->total[ch]) : w->total[ch];
+        }
+    }
+    for (int r = 0; r < in.n; r++) {
+        uint32_t y = lw_rpart(S, r), key = y & ~A;
+        int pos = (int)(y >> off) & (nlo - 1), ch = (int)(y >> hi_off) & (nch - 1);
+        int j = 0;
+        while (rows[j].key != key) j++;
+        out.r[r] = rows[j].s[ch * nlo + pos];
+    }
+    return out;
+}
+
 int lw_scan(LwFn *f, const IrOp *op) {
     if (op->op != IR_SCAN) return 0;
     LwCtx *c = f->c;
-    LLVMBuilderRef b = c->b;
     const IrValue *x = op->args[0], *res = op->res[0];
     const Layout *D = res->layout;
     ScalarKind k = (ScalarKind)res->ty.k;
     ScalarKind ak = k == SK_F16 || k == SK_BF16 ? SK_F32 : k;
-    int fl = ty_isfloat(ak);
     LwVal in = lw_in_layout(f, x, D);
     int a = (int)op->iattr[0], off, na;
     if (!D) {   /* a scalar is its own prefix sum */
         lw_set(f, res, in);
         return 1;
     }
-    uint32_t A = lw_axis_bits(D, a, &off, &na);
-    int64_t numel = 1;
-    for (int d = 0; d < D->rank; d++) numel *= D->shape[d];
-    LLVMTypeRef t = lw_type(c, ak);
-    lw_smem(f, numel * ty_bytes(ak));
-    lw_barrier(f);
-    uint32_t copies = 0;
-    for (int i = 0; i < D->nbits[LY_REG]; i++)
-        if (!D->basis[LY_REG][i]) copies |= 1u << i;
-    for (int r = 0; r < in.n; r++) {
-        if ((uint32_t)r & copies) continue;
-        LLVMValueRef at = lw_packed_coord(f, D, r);
-        LLVMBuildStore(b, lw_cast_scalar(f, in.r[r], k, ak),
-                       LLVMBuildGEP2(b, t, f->smem, &at, 1, ""));
+    lw_axis_bits(D, a, &off, &na);
+    LwScanSplit sp;
+    if (lw_scan_split(D, off, na, &sp)) {
+        lw_set(f, res, lw_scan_split_layout(f, op->loc, in, D, a, &sp, k, ak));
+        return 1;
     }
-    lw_barrier(f);
-    LwVal out = lw_new_val(f, in.n);
-    for (int r = 0; r < in.n; r++) {
-        LLVMValueRef y = lw_packed_coord(f, D, r);
-        LLVMValueRef base = LLVMBuildAnd(b, y, lw_i32(c, ~(int64_t)A & 0xffffffff), "");
-        LLVMValueRef last = LLVMBuildAnd(b, LLVMBuildLShr(b, y, lw_i32(c, off), ""),
-                                         lw_i32(c, (1 << na) - 1), "");
-        LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-        LLVMBasicBlockRef loop = lw_new_bb(f, "scan.loop"), done = lw_new_bb(f, "scan.done");
-        LLVMBuildBr(b, loop);
-        LLVMPositionBuilderAtEnd(b, loop);
-        LLVMValueRef j = LLVMBuildPhi(b, c->i32, ""), s = LLVMBuildPhi(b, t, "");
-        LLVMValueRef j0 = lw_i32(c, 0), s0 = LLVMConstNull(t);
-        LLVMAddIncoming(j, &j0, &pre, 1);
-        LLVMAddIncoming(s, &s0, &pre, 1);
-        LLVMValueRef at = LLVMBuildOr(b, base, LLVMBuildShl(b, j, lw_i32(c, off), ""), "");
-        LLVMValueRef e = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, f->smem, &at, 1, ""), "");
-        LLVMValueRef s2 = fl ? LLVMBuildFAdd(b, s, e, "") : LLVMBuildAdd(b, s, e, "");
-        LLVMValueRef j2 = LLVMBuildAdd(b, j, lw_i32(c, 1), "");
-        LLVMBasicBlockRef end = LLVMGetInsertBlock(b);
-        LLVMAddIncoming(j, &j2, &end, 1);
-        LLVMAddIncoming(s, &s2, &end, 1);
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULE, j2, last, ""), loop, done);
-        LLVMPositionBuilderAtEnd(b, done);
-        out.r[r] = lw_cast_scalar(f, s2, ak, k);
+    /* a layout that mixes the axis with other bits (a reshape's, an mma
+     * accumulator's along its rows): scan in the default blocked layout */
+    uint8_t order[IR_MAXRANK];
+    for (int d = 0; d < D->rank; d++) order[d] = (uint8_t)(D->rank - 1 - d);
+    const Layout *B = ly_blocked_default(c->ar, D->rank, D->shape, f->k->warps, 1, order);
+    if (!B || !lw_scan_split(B, off, na, &sp)) {
+        lw_error(f, op->loc, "internal error: no scan layout for cumsum");
+        return 1;
     }
-    lw_set(f, res, out);
+    LwVal t = lw_remap(f, in, k, D, B, NULL);
+    t = lw_scan_split_layout(f, op->loc, t, B, a, &sp, k, ak);
+    lw_set(f, res, lw_remap(f, t, k, B, D, NULL));
     return 1;
 }
