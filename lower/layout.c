@@ -236,7 +236,6 @@ static int lw_shfl_plan(const Layout *sl, const Layout *pd, int r, LwShflPlan *p
 /* The runtime value of sum over the set bits of (lane, warp) of the
  * `reg` (or else `lane`) parts of p's columns, XOR the same part of p0:
  * a thread part (computed once, in the prologue) plus a constant. */
-
 static LLVMValueRef lw_plan_part(LwFn *f, const Layout *pd, const LwShflPlan *p,
                                  int reg) {
     Layout t;

@@ -405,159 +405,193 @@ typedef struct LwScanRow {
                                  cleared */
 } LwScanRow;
 
-/* Scans `in` (layout S, accumulation type ak) along axis a; S splits the
- * axis as sp says. */
-static LwVal lw_scan_split_layout(LwFn *f, Loc loc, LwVal in, const Layout *S, int a,
-                                  const LwScanSplit *sp, ScalarKind k,
-                                  ScalarKind ak) {
+/* A scan of a value in layout S along axis a, which S splits as sp says. */
+typedef struct LwScan {
+    LwFn *f;
+    const Layout *S;
+    LwScanSplit sp;
+    int a, off, na, hi_off;   /* axis; its bits; where the high ones start */
+    uint32_t A;               /* the axis bits of a packed coordinate */
+    int nlo, nch, nw;         /* positions, chunks, warps along the axis */
+    ScalarKind k, ak;         /* element and accumulation types */
+    int fl;
+    LwScanRow *rows;
+    int nrows;
+} LwScan;
+
+static int lw_scan_pos(const LwScan *q, uint32_t y) {
+    return (int)(y >> q->off) & (q->nlo - 1);
+}
+
+static int lw_scan_chunk(const LwScan *q, uint32_t y) {
+    return (int)(y >> q->hi_off) & (q->nch - 1);
+}
+
+static LwScanRow *lw_scan_row(LwScan *q, uint32_t key) {
+    for (int j = 0; j < q->nrows; j++)
+        if (q->rows[j].key == key) return &q->rows[j];
+    Arena *ar = q->f->c->ar;
+    LwScanRow *w = &q->rows[q->nrows++];
+    size_t n = (size_t)(q->nlo * q->nch);
+    memset(w, 0, sizeof *w);
+    w->key = key;
+    w->reg = ar_alloc(ar, sizeof(int) * n);
+    for (size_t i = 0; i < n; i++) w->reg[i] = -1;
+    w->s = ar_alloc(ar, sizeof(LLVMValueRef) * n);
+    LLVMValueRef **per[4] = {&w->excl, &w->seg, &w->wexcl, &w->total};
+    for (int i = 0; i < 4; i++)
+        *per[i] = ar_alloc(ar, sizeof(LLVMValueRef) * (size_t)q->nch);
+    return w;
+}
+
+/* 1. in thread, 2. across the lanes of each chunk. 0 when a register is
+ * missing (the layout is not what the split said). */
+static int lw_scan_lanes(LwScan *q, LwVal in) {
+    LwFn *f = q->f;
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
-    int fl = ty_isfloat(ak);
-    int off, na;
-    uint32_t A = lw_axis_bits(S, a, &off, &na);
-    int nlo = 1 << sp->lo, nch = 1 << sp->hi, nw = 1 << sp->warps;
-    int hi_off = off + sp->lo + sp->lanes + sp->warps;
-    LLVMTypeRef t = lw_type(c, ak);
-    LLVMValueRef zero = LLVMConstNull(t);
-
-    /* rows of registers */
-    LwScanRow *rows = ar_alloc(c->ar, sizeof(LwScanRow) * (size_t)in.n);
-    int nrows = 0;
-    for (int r = 0; r < in.n; r++) {
-        uint32_t y = lw_rpart(S, r), key = y & ~A;
-        int j = 0;
-        while (j < nrows && rows[j].key != key) j++;
-        if (j == nrows) {
-            LwScanRow *w = &rows[nrows++];
-            memset(w, 0, sizeof *w);
-            w->key = key;
-            w->reg = ar_alloc(c->ar, sizeof(int) * (size_t)(nlo * nch));
-            for (int i = 0; i < nlo * nch; i++) w->reg[i] = -1;
-            w->s = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)(nlo * nch));
-            LLVMValueRef **per[4] = {&w->excl, &w->seg, &w->wexcl, &w->total};
-            for (int q = 0; q < 4; q++)
-                *per[q] = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)nch);
-        }
-        int pos = (int)(y >> off) & (nlo - 1), ch = (int)(y >> hi_off) & (nch - 1);
-        if (rows[j].reg[ch * nlo + pos] < 0) rows[j].reg[ch * nlo + pos] = r;
-    }
-
-    /* 1. in thread, then 2. across the lanes of each chunk */
+    const LwScanSplit *sp = &q->sp;
     LLVMValueRef lax = LLVMBuildAnd(b, LLVMBuildLShr(b, f->lane, lw_i32(c, sp->lane0), ""),
                                     lw_i32(c, (1 << sp->lanes) - 1), "");
-    for (int j = 0; j < nrows; j++)
-        for (int ch = 0; ch < nch; ch++) {
-            LwScanRow *w = &rows[j];
-            LLVMValueRef acc = NULL;
-            for (int p = 0; p < nlo; p++) {
-                int r = w->reg[ch * nlo + p];
-                if (r < 0) {
-                    lw_error(f, loc, "internal error: scan register missing");
-                    return in;
-                }
-                LLVMValueRef x = lw_cast_scalar(f, in.r[r], k, ak);
-                acc = w->s[ch * nlo + p] = acc ? lw_add(f, fl, acc, x) : x;
+    for (int j = 0; j < q->nrows; j++)
+        for (int ch = 0; ch < q->nch; ch++) {
+            LwScanRow *w = &q->rows[j];
+            LLVMValueRef acc = NULL, *s = &w->s[ch * q->nlo];
+            for (int p = 0; p < q->nlo; p++) {
+                int r = w->reg[ch * q->nlo + p];
+                if (r < 0) return 0;
+                LLVMValueRef x = lw_cast_scalar(f, in.r[r], q->k, q->ak);
+                acc = s[p] = acc ? lw_add(f, q->fl, acc, x) : x;
             }
             w->excl[ch] = NULL;
             w->seg[ch] = acc;
-            if (sp->lanes && nlo > 1)
-                w->seg[ch] = lw_lane_scan(f, sp, fl, lax, acc, &w->excl[ch]);
+            if (sp->lanes && q->nlo > 1)
+                w->seg[ch] = lw_lane_scan(f, sp, q->fl, lax, acc, &w->excl[ch]);
             else if (sp->lanes)   /* one element: the inclusive scan is it */
-                w->seg[ch] = w->s[ch * nlo] = lw_lane_scan(f, sp, fl, lax, acc, NULL);
-            w->wexcl[ch] = zero;
+                w->seg[ch] = s[0] = lw_lane_scan(f, sp, q->fl, lax, acc, NULL);
+            w->wexcl[ch] = NULL;
             w->total[ch] = w->seg[ch];
         }
+    return 1;
+}
 
-    /* 3. across warps: the last lane of each warp's segment writes it to
-     * slot [(chunk * rows + row) * nw + warp's index along the axis] */
-    if (sp->warps) {
-        int64_t nkeys = 1;
-        for (int d = 0; d < S->rank; d++)
-            if (d != a) nkeys *= S->shape[d];
-        lw_smem(f, nkeys * nch * nw * ty_bytes(ak));
-        uint32_t lmask = ((1u << sp->lanes) - 1) << sp->lane0;
-        LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ,
-                                          LLVMBuildAnd(b, f->lane, lw_i32(c, lmask), ""),
-                                          lw_i32(c, lmask), "");
-        LLVMValueRef owner = lw_owner(f, S, rows[0].reg[0], NULL);
-        if (owner) last = LLVMBuildAnd(b, last, owner, "");
-        LLVMValueRef *slot = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)nrows);
-        LLVMValueRef wax = NULL;
-        lw_barrier(f);
-        LLVMBasicBlockRef put = lw_new_bb(f, "scan.put"), join = lw_new_bb(f, "scan.join");
-        LLVMBuildCondBr(b, last, put, join);
-        LLVMPositionBuilderAtEnd(b, put);
-        for (int j = 0; j < nrows; j++) {
-            LLVMValueRef y = lw_packed_coord(f, S, rows[j].reg[0]);
-            if (!wax)
-                wax = LLVMBuildAnd(b, LLVMBuildLShr(b, y, lw_i32(c, off + sp->lo + sp->lanes), ""),
-                                   lw_i32(c, nw - 1), "");
-            slot[j] = LLVMBuildShl(b, lw_drop_rt(f, y, off, na), lw_i32(c, sp->warps), "");
-            for (int ch = 0; ch < nch; ch++) {
-                LLVMValueRef at = LLVMBuildOr(
-                    b, LLVMBuildAdd(b, slot[j], lw_i32(c, (int64_t)ch * nkeys * nw), ""), wax, "");
-                LLVMBuildStore(b, rows[j].seg[ch], LLVMBuildGEP2(b, t, f->smem, &at, 1, ""));
-            }
+/* Row j's first slot in the scratch, (row << warps), and this warp's
+ * index along the axis. */
+static LLVMValueRef lw_scan_slot(const LwScan *q, int j, LLVMValueRef *wax) {
+    LwCtx *c = q->f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMValueRef y = lw_packed_coord(q->f, q->S, q->rows[j].reg[0]);
+    *wax = LLVMBuildAnd(b, LLVMBuildLShr(b, y, lw_i32(c, q->off + q->sp.lo + q->sp.lanes), ""),
+                        lw_i32(c, q->nw - 1), "");
+    return LLVMBuildShl(b, lw_drop_rt(q->f, y, q->off, q->na), lw_i32(c, q->sp.warps), "");
+}
+
+/* 3. across warps: the last lane of each warp's segment (the owner among
+ * copies) writes the segment's total to slot
+ * [(chunk * rows + row) * nw + warp index], a barrier, and every thread
+ * sums the totals of the warps below its own and of all of them. */
+static void lw_scan_warps(LwScan *q) {
+    LwFn *f = q->f;
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMTypeRef t = lw_type(c, q->ak);
+    int64_t nkeys = 1;
+    for (int d = 0; d < q->S->rank; d++)
+        if (d != q->a) nkeys *= q->S->shape[d];
+    int64_t chunk = nkeys * q->nw;
+    lw_smem(f, chunk * q->nch * ty_bytes(q->ak));
+    uint32_t lmask = ((1u << q->sp.lanes) - 1) << q->sp.lane0;
+    LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, f->lane, lw_i32(c, lmask), ""),
+                                      lw_i32(c, lmask), "");
+    LLVMValueRef owner = lw_owner(f, q->S, q->rows[0].reg[0], NULL);
+    if (owner) last = LLVMBuildAnd(b, last, owner, "");
+    lw_barrier(f);
+    LLVMBasicBlockRef put = lw_new_bb(f, "scan.put"), join = lw_new_bb(f, "scan.join");
+    LLVMBuildCondBr(b, last, put, join);
+    LLVMPositionBuilderAtEnd(b, put);
+    for (int j = 0; j < q->nrows; j++) {
+        LLVMValueRef wax, base = lw_scan_slot(q, j, &wax);
+        for (int ch = 0; ch < q->nch; ch++) {
+            LLVMValueRef at = LLVMBuildOr(b, LLVMBuildAdd(b, base, lw_i32(c, ch * chunk), ""),
+                                          wax, "");
+            LLVMBuildStore(b, q->rows[j].seg[ch], LLVMBuildGEP2(b, t, f->smem, &at, 1, ""));
         }
-        LLVMBuildBr(b, join);
-        LLVMPositionBuilderAtEnd(b, join);
-        lw_barrier(f);
-        /* recomputed here: the values above live in the writers' block */
-        wax = NULL;
-        for (int j = 0; j < nrows; j++) {
-            LLVMValueRef y = lw_packed_coord(f, S, rows[j].reg[0]);
-            if (!wax)
-                wax = LLVMBuildAnd(b, LLVMBuildLShr(b, y, lw_i32(c, off + sp->lo + sp->lanes), ""),
-                                   lw_i32(c, nw - 1), "");
-            LLVMValueRef base = LLVMBuildShl(b, lw_drop_rt(f, y, off, na), lw_i32(c, sp->warps), "");
-            for (int ch = 0; ch < nch; ch++) {
-                LLVMValueRef sum = zero, below = zero;
-                for (int q = 0; q < nw; q++) {
-                    LLVMValueRef at = LLVMBuildAdd(
-                        b, base, lw_i32(c, (int64_t)ch * nkeys * nw + q), "");
-                    LLVMValueRef v = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, f->smem, &at, 1, ""), "");
-                    LLVMValueRef in_below = LLVMBuildICmp(b, LLVMIntULT, lw_i32(c, q), wax, "");
-                    below = LLVMBuildSelect(b, in_below, q ? lw_add(f, fl, below, v) : v, below, "");
-                    sum = q ? lw_add(f, fl, sum, v) : v;
-                }
-                rows[j].wexcl[ch] = below;
-                rows[j].total[ch] = sum;
-            }
-        }
-    } else if (sp->lanes && sp->hi) {
-        /* the chunk total, from the segment's last lane */
-        uint32_t lmask = ((1u << sp->lanes) - 1) << sp->lane0;
-        LLVMValueRef src = LLVMBuildOr(b, f->lane, lw_i32(c, lmask), "");
-        for (int j = 0; j < nrows; j++)
-            for (int ch = 0; ch + 1 < nch; ch++)
-                rows[j].total[ch] = lw_shfl(f, LW_SHFL_IDX, rows[j].seg[ch], src);
     }
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    lw_barrier(f);
+    for (int j = 0; j < q->nrows; j++) {
+        LLVMValueRef wax, base = lw_scan_slot(q, j, &wax);  /* again: dominance */
+        for (int ch = 0; ch < q->nch; ch++) {
+            LLVMValueRef sum = NULL, below = LLVMConstNull(t);
+            for (int w = 0; w < q->nw; w++) {
+                LLVMValueRef at = LLVMBuildAdd(b, base, lw_i32(c, ch * chunk + w), "");
+                LLVMValueRef v = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, f->smem, &at, 1, ""), "");
+                LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, lw_i32(c, w), wax, "");
+                below = LLVMBuildSelect(b, in, w ? lw_add(f, q->fl, below, v) : v, below, "");
+                sum = sum ? lw_add(f, q->fl, sum, v) : v;
+            }
+            q->rows[j].wexcl[ch] = below;
+            q->rows[j].total[ch] = sum;
+        }
+    }
+}
 
-    /* 4. chunks in order, each adding the totals of those before it */
-    LwVal out = lw_new_val(f, in.n);
-    for (int j = 0; j < nrows; j++) {
+/* 4. chunks in order, each adding the totals of those before it; the
+ * result in S's registers. */
+static LwVal lw_scan_chunks(LwScan *q, int nregs) {
+    LwFn *f = q->f;
+    for (int j = 0; j < q->nrows; j++) {
+        LwScanRow *w = &q->rows[j];
         LLVMValueRef carry = NULL;
-        for (int ch = 0; ch < nch; ch++) {
-            LwScanRow *w = &rows[j];
-            LLVMValueRef base = sp->warps ? w->wexcl[ch] : NULL;
-            if (carry) base = base ? lw_add(f, fl, carry, base) : carry;
-            if (w->excl[ch]) base = base ? lw_add(f, fl, base, w->excl[ch]) : w->excl[ch];
-            for (int p = 0; p < nlo; p++) {
-                LLVMValueRef v = w->s[ch * nlo + p];
-                if (base) v = lw_add(f, fl, base, v);
-                w->s[ch * nlo + p] = lw_cast_scalar(f, v, ak, k);
-            }
-            if (ch + 1 < nch) carry = carry ? lw_add(f, fl, carry, w->total[ch]) : w->total[ch];
+        for (int ch = 0; ch < q->nch; ch++) {
+            LLVMValueRef base = w->wexcl[ch], *s = &w->s[ch * q->nlo];
+            if (carry) base = base ? lw_add(f, q->fl, carry, base) : carry;
+            if (w->excl[ch]) base = base ? lw_add(f, q->fl, base, w->excl[ch]) : w->excl[ch];
+            for (int p = 0; p < q->nlo; p++)
+                s[p] = lw_cast_scalar(f, base ? lw_add(f, q->fl, base, s[p]) : s[p], q->ak, q->k);
+            if (ch + 1 < q->nch)
+                carry = carry ? lw_add(f, q->fl, carry, w->total[ch]) : w->total[ch];
         }
     }
-    for (int r = 0; r < in.n; r++) {
-        uint32_t y = lw_rpart(S, r), key = y & ~A;
-        int pos = (int)(y >> off) & (nlo - 1), ch = (int)(y >> hi_off) & (nch - 1);
-        int j = 0;
-        while (rows[j].key != key) j++;
-        out.r[r] = rows[j].s[ch * nlo + pos];
+    LwVal out = lw_new_val(f, nregs);
+    for (int r = 0; r < nregs; r++) {
+        uint32_t y = lw_rpart(q->S, r);
+        out.r[r] = lw_scan_row(q, y & ~q->A)->s[lw_scan_chunk(q, y) * q->nlo + lw_scan_pos(q, y)];
     }
     return out;
+}
+
+/* Scans `in` (layout S) along axis a, which S splits as sp says. */
+static LwVal lw_scan_split_layout(LwFn *f, Loc loc, LwVal in, const Layout *S, int a,
+                                  const LwScanSplit *sp, ScalarKind k, ScalarKind ak) {
+    LwScan q = {.f = f, .S = S, .sp = *sp, .a = a, .k = k, .ak = ak, .fl = ty_isfloat(ak)};
+    q.A = lw_axis_bits(S, a, &q.off, &q.na);
+    q.nlo = 1 << sp->lo;
+    q.nch = 1 << sp->hi;
+    q.nw = 1 << sp->warps;
+    q.hi_off = q.off + sp->lo + sp->lanes + sp->warps;
+    q.rows = ar_alloc(f->c->ar, sizeof(LwScanRow) * (size_t)in.n);
+    for (int r = 0; r < in.n; r++) {
+        uint32_t y = lw_rpart(S, r);
+        int *slot = &lw_scan_row(&q, y & ~q.A)->reg[lw_scan_chunk(&q, y) * q.nlo + lw_scan_pos(&q, y)];
+        if (*slot < 0) *slot = r;
+    }
+    if (!lw_scan_lanes(&q, in)) {
+        lw_error(f, loc, "internal error: scan register missing");
+        return in;
+    }
+    if (sp->warps) {
+        lw_scan_warps(&q);
+    } else if (sp->lanes && sp->hi) {
+        /* the chunk totals, from each segment's last lane */
+        uint32_t lmask = ((1u << sp->lanes) - 1) << sp->lane0;
+        LLVMValueRef src = LLVMBuildOr(f->c->b, f->lane, lw_i32(f->c, lmask), "");
+        for (int j = 0; j < q.nrows; j++)
+            for (int ch = 0; ch + 1 < q.nch; ch++)
+                q.rows[j].total[ch] = lw_shfl(f, LW_SHFL_IDX, q.rows[j].seg[ch], src);
+    }
+    return lw_scan_chunks(&q, in.n);
 }
 
 int lw_scan(LwFn *f, const IrOp *op) {
