@@ -19,13 +19,20 @@
  * the source layout S and P∘D agree on every lane and warp basis vector
  * exactly when each thread already holds what it needs: then each
  * destination register is a source register of the same thread (found by
- * its constant R part) and the op costs nothing. Otherwise the data goes
- * through shared memory: every thread writes its elements at their
- * packed coordinates, padded by one element every 32 so that rows of 32
- * (the transposes of 2-D conversions) fall in distinct banks, a barrier,
- * and every thread reads P(y) for its registers. Shuffle-based
- * conversions (data crossing lanes only) are not implemented: those take
- * the shared-memory path too.
+ * its constant R part) and the op costs nothing. When the data crosses
+ * lanes but not warps, warp shuffles move it: for each destination
+ * register, the source (register, lane) holding its element is affine in
+ * the thread's (lane, warp) bits, so solving at zero and at each unit
+ * vector (ly_cvt_source, warp kept) gives a plan that holds for every
+ * thread by linearity; the destination register is then one
+ * shfl.sync.idx from the computed lane, or one per candidate source
+ * register (at most 4) and a select when the wanted register varies with
+ * the lane. Anything else (data crossing warps, or more candidates: a
+ * transpose inside a warp) goes through shared memory: every thread
+ * writes its elements at their packed coordinates, padded by one element
+ * every 32 so that rows of 32 (the transposes of 2-D conversions) fall in
+ * distinct banks, a barrier, and every thread reads P(y) for its
+ * registers.
  */
 #include "lower/lw.h"
 
@@ -183,6 +190,101 @@ LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg) {
     return p;
 }
 
+/* ------------------------------------------------------------ shuffles */
+
+/* How one destination register of a conversion inside warps is fetched:
+ * the source hardware index holding its element is affine in (lane, warp)
+ * (the layouts are linear): src(l, w) = p0 ^ sum of col[i] over the set
+ * bits i of l and then of w, with the warp kept. */
+enum { LW_SHFL_MAX_SRC = 4 };   /* shuffles per destination register, at most */
+
+typedef struct LwShflPlan {
+    LyIndex p0;
+    LyIndex col[2 * LY_MAXBITS];   /* lane bits, then warp bits */
+    uint32_t span[LW_SHFL_MAX_SRC];  /* source registers ^ p0.reg */
+    int nspan;
+} LwShflPlan;
+
+/* Plans register r of pd (the destination in source coordinates) read
+ * from sl with shuffles. 0 when its element is not in the same warp, or
+ * when the source register varies with the lane over more than
+ * LW_SHFL_MAX_SRC registers. The columns come from actual solutions at
+ * 0 and at each unit vector, so by linearity src(l, w) holds pd's element
+ * for every l and w: the plan is correct by construction, not by a
+ * sample. */
+static int lw_shfl_plan(const Layout *sl, const Layout *pd, int r, LwShflPlan *p) {
+    int nl = pd->nbits[LY_LANE], nw = pd->nbits[LY_WARP];
+    LyIndex x = {(uint32_t)r, 0, 0}, q;
+    if (ly_cvt_source(sl, pd, 1u << LY_WARP, x, &p->p0)) return 0;
+    p->span[0] = 0;
+    p->nspan = 1;
+    for (int i = 0; i < nl + nw; i++) {
+        x.lane = i < nl ? 1u << i : 0;
+        x.warp = i < nl ? 0 : 1u << (i - nl);
+        if (ly_cvt_source(sl, pd, 1u << LY_WARP, x, &q)) return 0;
+        p->col[i] = (LyIndex){q.reg ^ p->p0.reg, q.lane ^ p->p0.lane, 0};
+        int known = 0;
+        for (int j = 0; j < p->nspan; j++) known |= p->span[j] == p->col[i].reg;
+        if (known) continue;
+        if (2 * p->nspan > LW_SHFL_MAX_SRC) return 0;
+        for (int j = 0, n = p->nspan; j < n; j++)
+            p->span[p->nspan++] = p->span[j] ^ p->col[i].reg;
+    }
+    return 1;
+}
+
+/* The runtime value of sum over the set bits of (lane, warp) of the
+ * `reg` (or else `lane`) parts of p's columns, XOR the same part of p0:
+ * a thread part (computed once, in the prologue) plus a constant. */
+static LLVMValueRef lw_plan_part(LwFn *f, const Layout *pd, const LwShflPlan *p,
+                                 int reg) {
+    Layout t;
+    memset(&t, 0, sizeof t);
+    t.nbits[LY_LANE] = pd->nbits[LY_LANE];
+    t.nbits[LY_WARP] = pd->nbits[LY_WARP];
+    for (int i = 0; i < t.nbits[LY_LANE] + t.nbits[LY_WARP]; i++) {
+        uint32_t v = reg ? p->col[i].reg : p->col[i].lane;
+        if (i < t.nbits[LY_LANE]) t.basis[LY_LANE][i] = v;
+        else t.basis[LY_WARP][i - t.nbits[LY_LANE]] = v;
+    }
+    return LLVMBuildXor(f->c->b, lw_thread_part(f, &t),
+                        lw_i32(f->c, reg ? p->p0.reg : p->p0.lane), "");
+}
+
+/* A conversion whose data moves between the lanes of a warp only
+ * (Triton's transferWithinWarp, in its simplest form): each destination
+ * register is one shfl.sync.idx of a source register from the lane the
+ * plan computes (none when that is the thread's own lane); where the
+ * wanted source register differs between lanes, one shuffle per candidate
+ * register (at most LW_SHFL_MAX_SRC) and the receiver selects. Returns 0,
+ * building nothing, when some register has no plan. */
+static int lw_remap_shuffle(LwFn *f, LwVal src, const Layout *sl,
+                            const Layout *pd, LwVal *out) {
+    int nd = ly_size(pd, LY_REG);
+    LwShflPlan *plan = ar_alloc(f->c->ar, sizeof(LwShflPlan) * (size_t)nd);
+    for (int r = 0; r < nd; r++)
+        if (!lw_shfl_plan(sl, pd, r, &plan[r])) return 0;
+    LLVMBuilderRef b = f->c->b;
+    for (int r = 0; r < nd; r++) {
+        const LwShflPlan *p = &plan[r];
+        int own = p->p0.lane == 0;
+        for (int i = 0; i < pd->nbits[LY_LANE]; i++) own &= p->col[i].lane == 1u << i;
+        for (int i = 0; i < pd->nbits[LY_WARP]; i++)
+            own &= p->col[pd->nbits[LY_LANE] + i].lane == 0;
+        LLVMValueRef lane = own ? NULL : lw_plan_part(f, pd, p, 0);
+        LLVMValueRef want = p->nspan > 1 ? lw_plan_part(f, pd, p, 1) : NULL;
+        for (int j = 0; j < p->nspan; j++) {
+            uint32_t s = p->p0.reg ^ p->span[j];
+            LLVMValueRef y = own ? src.r[s] : lw_shfl(f, LW_SHFL_IDX, src.r[s], lane);
+            out->r[r] = j == 0 ? y
+                               : LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, want,
+                                                                  lw_i32(f->c, s), ""),
+                                                 y, out->r[r], "");
+        }
+    }
+    return 1;
+}
+
 /* ------------------------------------------------------------- remaps */
 
 static uint32_t lw_map(const LyMap *m, uint32_t x) {
@@ -231,7 +333,10 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
     }
     if (in_thread) return out;
 
-    /* Through shared memory. */
+    /* Inside warps: shuffles. */
+    if (sl && dl && lw_remap_shuffle(f, src, sl, &pd, &out)) return out;
+
+    /* Across warps: shared memory. */
     int64_t numel = 1;
     for (int d = 0; sl && d < sl->rank; d++) numel *= sl->shape[d];
     LLVMTypeRef t = lw_mem_type(c, k);

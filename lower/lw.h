@@ -11,8 +11,8 @@
  * program, which is what lets structured control flow on scalar
  * conditions contain barriers.
  *
- * Whatever crosses threads goes through a few shared helpers: butterfly
- * shuffles (reduce.c), and one shared-memory scratch buffer per kernel
+ * Whatever crosses threads goes through a few shared helpers: warp
+ * shuffles (lw_shfl, reduce.c), and one shared-memory scratch buffer per kernel
  * (lw_smem_*), sized by the largest user and reported per entry.
  */
 #ifndef TILE_LW_H
@@ -143,6 +143,11 @@ int lw_memory(LwFn *f, const IrOp *op);
 /* ---- reduce.c */
 int lw_reduce(LwFn *f, const IrOp *op);
 int lw_scan(LwFn *f, const IrOp *op);
+/* Warp shuffles of a value of any register type (64-bit: two 32-bit
+ * shuffles; pointers as i64): bfly reads lane ^ `lane`, up reads
+ * lane - `lane` (its own value below lane 0), idx reads lane `lane`. */
+typedef enum { LW_SHFL_BFLY, LW_SHFL_UP, LW_SHFL_IDX } LwShfl;
+LLVMValueRef lw_shfl(LwFn *f, LwShfl mode, LLVMValueRef v, LLVMValueRef lane);
 LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
 
 /* ---- dot.c: matrix products (mma.sync, or FMA chains) */

@@ -22,11 +22,24 @@
  * extreme (the lowest-index NaN wins). Combining is commutative, so both
  * partners of a butterfly compute the same value.
  *
- * cumsum (inclusive, along a) goes through shared memory: every element
- * is written at its coordinate, a barrier, and each thread sums, per
- * register, the elements before it along a (a loop of at most shape[a]
- * loads). That is O(n) work per element — fine for the row lengths where
- * scans appear; a work-efficient scan with shuffles is future work.
+ * cumsum (inclusive, along a) is a scan in the same three rounds, the way
+ * Triton's ScanOpToLLVM does it: when the layout walks the axis with
+ * registers for its lowest bits, then consecutive lane bits, then warp
+ * bits, then registers again (every blocked layout and its slices do):
+ *  1. in-thread: a sequential prefix over each thread's low registers;
+ *  2. across lanes: an inclusive Hillis-Steele scan of the thread totals
+ *     with shfl.sync.up (one step per lane bit), and one more shuffle up
+ *     for the exclusive prefix each thread adds to its elements;
+ *  3. across warps: each warp's last lane writes the warp's total to
+ *     shared memory, a barrier, and every thread adds the totals of the
+ *     warps below it;
+ * and the high registers (the blocked layout's repeats of its program
+ * tile) are chunks scanned that way one after the other, each adding the
+ * totals of those before it. O(log n) steps per element instead of the
+ * O(n) prefix sums of a shared-memory scan. A layout that walks the axis
+ * otherwise (an mma accumulator along its rows, a reshape's linear map)
+ * is converted to the default blocked layout, scanned, and converted
+ * back. f16/bf16 accumulate in f32 and round once per output.
  */
 #include "lower/lw.h"
 
@@ -84,21 +97,31 @@ static LwPair lw_combine(LwFn *f, int kind, ScalarKind k, LwPair a, LwPair b) {
 
 /* ------------------------------------------------------------- shuffles */
 
-static LLVMValueRef lw_shfl32(LwFn *f, LLVMValueRef v, int mask, int fl) {
+/* One 32-bit shuffle. `c` packs the clamp and segment mask: 0x1f for bfly
+ * and idx (the whole warp), 0 for up (a source below lane 0 leaves the
+ * value unchanged; callers mask such lanes themselves). */
+static LLVMValueRef lw_shfl32(LwFn *f, LwShfl mode, LLVMValueRef v,
+                              LLVMValueRef lane, int fl) {
+    static const char *const names[3][2] = {
+        {"llvm.nvvm.shfl.sync.bfly.i32", "llvm.nvvm.shfl.sync.bfly.f32"},
+        {"llvm.nvvm.shfl.sync.up.i32", "llvm.nvvm.shfl.sync.up.f32"},
+        {"llvm.nvvm.shfl.sync.idx.i32", "llvm.nvvm.shfl.sync.idx.f32"},
+    };
     LwCtx *c = f->c;
-    LLVMValueRef a[4] = {LLVMConstInt(c->i32, 0xffffffffu, 0), v,
-                         lw_i32(c, mask), lw_i32(c, 0x1f)};
-    return lw_call_intr(c, fl ? "llvm.nvvm.shfl.sync.bfly.f32"
-                              : "llvm.nvvm.shfl.sync.bfly.i32",
-                        NULL, 0, a, 4);
+    LLVMValueRef a[4] = {LLVMConstInt(c->i32, 0xffffffffu, 0), v, lane,
+                         lw_i32(c, mode == LW_SHFL_UP ? 0 : 0x1f)};
+    return lw_call_intr(c, names[mode][fl], NULL, 0, a, 4);
 }
 
-LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask) {
+LLVMValueRef lw_shfl(LwFn *f, LwShfl mode, LLVMValueRef v, LLVMValueRef lane) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     LLVMTypeRef t = LLVMTypeOf(v);
-    if (t == c->f32) return lw_shfl32(f, v, mask, 1);
-    if (t == c->i32) return lw_shfl32(f, v, mask, 0);
+    if (t == c->f32) return lw_shfl32(f, mode, v, lane, 1);
+    if (t == c->i32) return lw_shfl32(f, mode, v, lane, 0);
+    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind)
+        return LLVMBuildIntToPtr(
+            b, lw_shfl(f, mode, LLVMBuildPtrToInt(b, v, c->i64, ""), lane), t, "");
     unsigned bits = t == c->f16 || t == c->bf16 ? 16
                     : t == c->f64               ? 64
                                                 : LLVMGetIntTypeWidth(t);
@@ -108,13 +131,17 @@ LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask) {
     if (bits == 64) {
         LLVMValueRef lo = LLVMBuildTrunc(b, x, c->i32, "");
         LLVMValueRef hi = LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(c->i64, 32, 0), ""), c->i32, "");
-        lo = LLVMBuildZExt(b, lw_shfl32(f, lo, mask, 0), c->i64, "");
-        hi = LLVMBuildZExt(b, lw_shfl32(f, hi, mask, 0), c->i64, "");
+        lo = LLVMBuildZExt(b, lw_shfl32(f, mode, lo, lane, 0), c->i64, "");
+        hi = LLVMBuildZExt(b, lw_shfl32(f, mode, hi, lane, 0), c->i64, "");
         r = LLVMBuildOr(b, lo, LLVMBuildShl(b, hi, LLVMConstInt(c->i64, 32, 0), ""), "");
     } else {
-        r = LLVMBuildTrunc(b, lw_shfl32(f, LLVMBuildZExt(b, x, c->i32, ""), mask, 0), it, "");
+        r = LLVMBuildTrunc(b, lw_shfl32(f, mode, LLVMBuildZExt(b, x, c->i32, ""), lane, 0), it, "");
     }
     return t == it ? r : LLVMBuildBitCast(b, r, t, "");
+}
+
+LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask) {
+    return lw_shfl(f, LW_SHFL_BFLY, v, lw_i32(f->c, mask));
 }
 
 /* ------------------------------------------------------------ reduction */
@@ -293,62 +320,310 @@ int lw_reduce(LwFn *f, const IrOp *op) {
 
 /* ----------------------------------------------------------------- scan */
 
+/* How a layout splits the scanned axis, from its lowest bit up: `lo` bits
+ * walked by registers, `lanes` by the consecutive lane bits lane0,
+ * lane0 + 1, ... in order, `warps` by warp bits (any of them, in any
+ * order), and `hi` bits by registers again (a blocked layout's repeats).
+ * Every blocked layout and its slices split an axis this way. */
+typedef struct LwScanSplit {
+    int lo, lanes, lane0, warps, hi;
+} LwScanSplit;
+
+/* Fills *sp when every basis vector of l either leaves the axis bits
+ * [off, off + na) alone or is one of them, each axis bit has exactly one
+ * such basis vector, and their owners come in the order above. */
+static int lw_scan_split(const Layout *l, int off, int na, LwScanSplit *sp) {
+    uint32_t A = ((1u << na) - 1) << off;
+    int owner[32], bit[32];
+    for (int j = 0; j < na; j++) owner[j] = -1;
+    for (int d = 0; d < LY_NIN; d++)
+        for (int i = 0; i < l->nbits[d]; i++) {
+            uint32_t v = l->basis[d][i];
+            if (!(v & A)) continue;
+            if ((v & ~A) || (v & (v - 1))) return 0;
+            int j = __builtin_ctz(v) - off;
+            if (owner[j] >= 0) return 0;
+            owner[j] = d;
+            bit[j] = i;
+        }
+    memset(sp, 0, sizeof *sp);
+    int phase = 0;   /* 0: low registers, 1: lanes, 2: warps, 3: high registers */
+    for (int j = 0; j < na; j++) {
+        int want = owner[j] == LY_REG ? (phase == 0 ? 0 : 3)
+                   : owner[j] == LY_LANE ? 1
+                   : owner[j] == LY_WARP ? 2 : -1;
+        if (want < phase) return 0;
+        phase = want;
+        if (want == 1) {
+            if (sp->lanes == 0) sp->lane0 = bit[j];
+            else if (bit[j] != sp->lane0 + sp->lanes) return 0;
+        }
+        int *n[4] = {&sp->lo, &sp->lanes, &sp->warps, &sp->hi};
+        (*n[want])++;
+    }
+    return 1;
+}
+
+static LLVMValueRef lw_add(LwFn *f, int fl, LLVMValueRef x, LLVMValueRef y) {
+    LLVMBuilderRef b = f->c->b;
+    return fl ? LLVMBuildFAdd(b, x, y, "") : LLVMBuildAdd(b, x, y, "");
+}
+
+/* Inclusive scan of v over the lanes of sp (Hillis-Steele with
+ * shfl.sync.up: step i adds the value 2^i lanes below along the axis);
+ * lax is this lane's index along the axis. With excl, *excl gets the
+ * exclusive prefix (one more shuffle up, zero in the first lane). */
+static LLVMValueRef lw_lane_scan(LwFn *f, const LwScanSplit *sp, int fl,
+                                 LLVMValueRef lax, LLVMValueRef v,
+                                 LLVMValueRef *excl) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    for (int i = 0; i < sp->lanes; i++) {
+        LLVMValueRef y = lw_shfl(f, LW_SHFL_UP, v, lw_i32(c, 1 << (sp->lane0 + i)));
+        LLVMValueRef take = LLVMBuildICmp(b, LLVMIntUGE, lax, lw_i32(c, 1 << i), "");
+        v = LLVMBuildSelect(b, take, lw_add(f, fl, v, y), v, "");
+    }
+    if (excl) {
+        LLVMValueRef y = lw_shfl(f, LW_SHFL_UP, v, lw_i32(c, 1 << sp->lane0));
+        LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, lax, lw_i32(c, 0), "");
+        *excl = LLVMBuildSelect(b, first, LLVMConstNull(LLVMTypeOf(v)), y, "");
+    }
+    return v;
+}
+
+/* One row of the scan inside the registers of a thread: the registers
+ * holding one coordinate off the axis, by chunk (high axis bits) and
+ * position (low axis bits). */
+typedef struct LwScanRow {
+    int *reg;                 /* [chunk << lo | pos]: register, or -1 */
+    LLVMValueRef *s;          /* in-thread inclusive prefix, same index */
+    LLVMValueRef *excl;       /* per chunk: lanes below along the axis */
+    LLVMValueRef *seg;        /* per chunk: this warp's segment total (the
+                                 last lane's inclusive value) */
+    LLVMValueRef *wexcl, *total;  /* per chunk: warps below; whole chunk */
+    uint32_t key;             /* register part of the coordinate, axis bits
+                                 cleared */
+} LwScanRow;
+
+/* A scan of a value in layout S along axis a, which S splits as sp says. */
+typedef struct LwScan {
+    LwFn *f;
+    const Layout *S;
+    LwScanSplit sp;
+    int a, off, na, hi_off;   /* axis; its bits; where the high ones start */
+    uint32_t A;               /* the axis bits of a packed coordinate */
+    int nlo, nch, nw;         /* positions, chunks, warps along the axis */
+    ScalarKind k, ak;         /* element and accumulation types */
+    int fl;
+    LwScanRow *rows;
+    int nrows;
+} LwScan;
+
+static int lw_scan_pos(const LwScan *q, uint32_t y) {
+    return (int)(y >> q->off) & (q->nlo - 1);
+}
+
+static int lw_scan_chunk(const LwScan *q, uint32_t y) {
+    return (int)(y >> q->hi_off) & (q->nch - 1);
+}
+
+static LwScanRow *lw_scan_row(LwScan *q, uint32_t key) {
+    for (int j = 0; j < q->nrows; j++)
+        if (q->rows[j].key == key) return &q->rows[j];
+    Arena *ar = q->f->c->ar;
+    LwScanRow *w = &q->rows[q->nrows++];
+    size_t n = (size_t)(q->nlo * q->nch);
+    memset(w, 0, sizeof *w);
+    w->key = key;
+    w->reg = ar_alloc(ar, sizeof(int) * n);
+    for (size_t i = 0; i < n; i++) w->reg[i] = -1;
+    w->s = ar_alloc(ar, sizeof(LLVMValueRef) * n);
+    LLVMValueRef **per[4] = {&w->excl, &w->seg, &w->wexcl, &w->total};
+    for (int i = 0; i < 4; i++)
+        *per[i] = ar_alloc(ar, sizeof(LLVMValueRef) * (size_t)q->nch);
+    return w;
+}
+
+/* 1. in thread, 2. across the lanes of each chunk. 0 when a register is
+ * missing (the layout is not what the split said). */
+static int lw_scan_lanes(LwScan *q, LwVal in) {
+    LwFn *f = q->f;
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    const LwScanSplit *sp = &q->sp;
+    LLVMValueRef lax = LLVMBuildAnd(b, LLVMBuildLShr(b, f->lane, lw_i32(c, sp->lane0), ""),
+                                    lw_i32(c, (1 << sp->lanes) - 1), "");
+    for (int j = 0; j < q->nrows; j++)
+        for (int ch = 0; ch < q->nch; ch++) {
+            LwScanRow *w = &q->rows[j];
+            LLVMValueRef acc = NULL, *s = &w->s[ch * q->nlo];
+            for (int p = 0; p < q->nlo; p++) {
+                int r = w->reg[ch * q->nlo + p];
+                if (r < 0) return 0;
+                LLVMValueRef x = lw_cast_scalar(f, in.r[r], q->k, q->ak);
+                acc = s[p] = acc ? lw_add(f, q->fl, acc, x) : x;
+            }
+            w->excl[ch] = NULL;
+            w->seg[ch] = acc;
+            if (sp->lanes && q->nlo > 1)
+                w->seg[ch] = lw_lane_scan(f, sp, q->fl, lax, acc, &w->excl[ch]);
+            else if (sp->lanes)   /* one element: the inclusive scan is it */
+                w->seg[ch] = s[0] = lw_lane_scan(f, sp, q->fl, lax, acc, NULL);
+            w->wexcl[ch] = NULL;
+            w->total[ch] = w->seg[ch];
+        }
+    return 1;
+}
+
+/* Row j's first slot in the scratch, (row << warps), and this warp's
+ * index along the axis. */
+static LLVMValueRef lw_scan_slot(const LwScan *q, int j, LLVMValueRef *wax) {
+    LwCtx *c = q->f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMValueRef y = lw_packed_coord(q->f, q->S, q->rows[j].reg[0]);
+    *wax = LLVMBuildAnd(b, LLVMBuildLShr(b, y, lw_i32(c, q->off + q->sp.lo + q->sp.lanes), ""),
+                        lw_i32(c, q->nw - 1), "");
+    return LLVMBuildShl(b, lw_drop_rt(q->f, y, q->off, q->na), lw_i32(c, q->sp.warps), "");
+}
+
+/* 3. across warps: the last lane of each warp's segment (the owner among
+ * copies) writes the segment's total to slot
+ * [(chunk * rows + row) * nw + warp index], a barrier, and every thread
+ * sums the totals of the warps below its own and of all of them. */
+static void lw_scan_warps(LwScan *q) {
+    LwFn *f = q->f;
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMTypeRef t = lw_type(c, q->ak);
+    int64_t nkeys = 1;
+    for (int d = 0; d < q->S->rank; d++)
+        if (d != q->a) nkeys *= q->S->shape[d];
+    int64_t chunk = nkeys * q->nw;
+    lw_smem(f, chunk * q->nch * ty_bytes(q->ak));
+    uint32_t lmask = ((1u << q->sp.lanes) - 1) << q->sp.lane0;
+    LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, f->lane, lw_i32(c, lmask), ""),
+                                      lw_i32(c, lmask), "");
+    LLVMValueRef owner = lw_owner(f, q->S, q->rows[0].reg[0], NULL);
+    if (owner) last = LLVMBuildAnd(b, last, owner, "");
+    lw_barrier(f);
+    LLVMBasicBlockRef put = lw_new_bb(f, "scan.put"), join = lw_new_bb(f, "scan.join");
+    LLVMBuildCondBr(b, last, put, join);
+    LLVMPositionBuilderAtEnd(b, put);
+    for (int j = 0; j < q->nrows; j++) {
+        LLVMValueRef wax, base = lw_scan_slot(q, j, &wax);
+        for (int ch = 0; ch < q->nch; ch++) {
+            LLVMValueRef at = LLVMBuildOr(b, LLVMBuildAdd(b, base, lw_i32(c, ch * chunk), ""),
+                                          wax, "");
+            LLVMBuildStore(b, q->rows[j].seg[ch], LLVMBuildGEP2(b, t, f->smem, &at, 1, ""));
+        }
+    }
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    lw_barrier(f);
+    for (int j = 0; j < q->nrows; j++) {
+        LLVMValueRef wax, base = lw_scan_slot(q, j, &wax);  /* again: dominance */
+        for (int ch = 0; ch < q->nch; ch++) {
+            LLVMValueRef sum = NULL, below = LLVMConstNull(t);
+            for (int w = 0; w < q->nw; w++) {
+                LLVMValueRef at = LLVMBuildAdd(b, base, lw_i32(c, ch * chunk + w), "");
+                LLVMValueRef v = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, f->smem, &at, 1, ""), "");
+                LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, lw_i32(c, w), wax, "");
+                below = LLVMBuildSelect(b, in, w ? lw_add(f, q->fl, below, v) : v, below, "");
+                sum = sum ? lw_add(f, q->fl, sum, v) : v;
+            }
+            q->rows[j].wexcl[ch] = below;
+            q->rows[j].total[ch] = sum;
+        }
+    }
+}
+
+/* 4. chunks in order, each adding the totals of those before it; the
+ * result in S's registers. */
+static LwVal lw_scan_chunks(LwScan *q, int nregs) {
+    LwFn *f = q->f;
+    for (int j = 0; j < q->nrows; j++) {
+        LwScanRow *w = &q->rows[j];
+        LLVMValueRef carry = NULL;
+        for (int ch = 0; ch < q->nch; ch++) {
+            LLVMValueRef base = w->wexcl[ch], *s = &w->s[ch * q->nlo];
+            if (carry) base = base ? lw_add(f, q->fl, carry, base) : carry;
+            if (w->excl[ch]) base = base ? lw_add(f, q->fl, base, w->excl[ch]) : w->excl[ch];
+            for (int p = 0; p < q->nlo; p++)
+                s[p] = lw_cast_scalar(f, base ? lw_add(f, q->fl, base, s[p]) : s[p], q->ak, q->k);
+            if (ch + 1 < q->nch)
+                carry = carry ? lw_add(f, q->fl, carry, w->total[ch]) : w->total[ch];
+        }
+    }
+    LwVal out = lw_new_val(f, nregs);
+    for (int r = 0; r < nregs; r++) {
+        uint32_t y = lw_rpart(q->S, r);
+        out.r[r] = lw_scan_row(q, y & ~q->A)->s[lw_scan_chunk(q, y) * q->nlo + lw_scan_pos(q, y)];
+    }
+    return out;
+}
+
+/* Scans `in` (layout S) along axis a, which S splits as sp says. */
+static LwVal lw_scan_split_layout(LwFn *f, Loc loc, LwVal in, const Layout *S, int a,
+                                  const LwScanSplit *sp, ScalarKind k, ScalarKind ak) {
+    LwScan q = {.f = f, .S = S, .sp = *sp, .a = a, .k = k, .ak = ak, .fl = ty_isfloat(ak)};
+    q.A = lw_axis_bits(S, a, &q.off, &q.na);
+    q.nlo = 1 << sp->lo;
+    q.nch = 1 << sp->hi;
+    q.nw = 1 << sp->warps;
+    q.hi_off = q.off + sp->lo + sp->lanes + sp->warps;
+    q.rows = ar_alloc(f->c->ar, sizeof(LwScanRow) * (size_t)in.n);
+    for (int r = 0; r < in.n; r++) {
+        uint32_t y = lw_rpart(S, r);
+        int *slot = &lw_scan_row(&q, y & ~q.A)->reg[lw_scan_chunk(&q, y) * q.nlo + lw_scan_pos(&q, y)];
+        if (*slot < 0) *slot = r;
+    }
+    if (!lw_scan_lanes(&q, in)) {
+        lw_error(f, loc, "internal error: scan register missing");
+        return in;
+    }
+    if (sp->warps) {
+        lw_scan_warps(&q);
+    } else if (sp->lanes && sp->hi) {
+        /* the chunk totals, from each segment's last lane */
+        uint32_t lmask = ((1u << sp->lanes) - 1) << sp->lane0;
+        LLVMValueRef src = LLVMBuildOr(f->c->b, f->lane, lw_i32(f->c, lmask), "");
+        for (int j = 0; j < q.nrows; j++)
+            for (int ch = 0; ch + 1 < q.nch; ch++)
+                q.rows[j].total[ch] = lw_shfl(f, LW_SHFL_IDX, q.rows[j].seg[ch], src);
+    }
+    return lw_scan_chunks(&q, in.n);
+}
+
 int lw_scan(LwFn *f, const IrOp *op) {
     if (op->op != IR_SCAN) return 0;
     LwCtx *c = f->c;
-    LLVMBuilderRef b = c->b;
     const IrValue *x = op->args[0], *res = op->res[0];
     const Layout *D = res->layout;
     ScalarKind k = (ScalarKind)res->ty.k;
     ScalarKind ak = k == SK_F16 || k == SK_BF16 ? SK_F32 : k;
-    int fl = ty_isfloat(ak);
     LwVal in = lw_in_layout(f, x, D);
     int a = (int)op->iattr[0], off, na;
     if (!D) {   /* a scalar is its own prefix sum */
         lw_set(f, res, in);
         return 1;
     }
-    uint32_t A = lw_axis_bits(D, a, &off, &na);
-    int64_t numel = 1;
-    for (int d = 0; d < D->rank; d++) numel *= D->shape[d];
-    LLVMTypeRef t = lw_type(c, ak);
-    lw_smem(f, numel * ty_bytes(ak));
-    lw_barrier(f);
-    uint32_t copies = 0;
-    for (int i = 0; i < D->nbits[LY_REG]; i++)
-        if (!D->basis[LY_REG][i]) copies |= 1u << i;
-    for (int r = 0; r < in.n; r++) {
-        if ((uint32_t)r & copies) continue;
-        LLVMValueRef at = lw_packed_coord(f, D, r);
-        LLVMBuildStore(b, lw_cast_scalar(f, in.r[r], k, ak),
-                       LLVMBuildGEP2(b, t, f->smem, &at, 1, ""));
+    lw_axis_bits(D, a, &off, &na);
+    LwScanSplit sp;
+    if (lw_scan_split(D, off, na, &sp)) {
+        lw_set(f, res, lw_scan_split_layout(f, op->loc, in, D, a, &sp, k, ak));
+        return 1;
     }
-    lw_barrier(f);
-    LwVal out = lw_new_val(f, in.n);
-    for (int r = 0; r < in.n; r++) {
-        LLVMValueRef y = lw_packed_coord(f, D, r);
-        LLVMValueRef base = LLVMBuildAnd(b, y, lw_i32(c, ~(int64_t)A & 0xffffffff), "");
-        LLVMValueRef last = LLVMBuildAnd(b, LLVMBuildLShr(b, y, lw_i32(c, off), ""),
-                                         lw_i32(c, (1 << na) - 1), "");
-        LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-        LLVMBasicBlockRef loop = lw_new_bb(f, "scan.loop"), done = lw_new_bb(f, "scan.done");
-        LLVMBuildBr(b, loop);
-        LLVMPositionBuilderAtEnd(b, loop);
-        LLVMValueRef j = LLVMBuildPhi(b, c->i32, ""), s = LLVMBuildPhi(b, t, "");
-        LLVMValueRef j0 = lw_i32(c, 0), s0 = LLVMConstNull(t);
-        LLVMAddIncoming(j, &j0, &pre, 1);
-        LLVMAddIncoming(s, &s0, &pre, 1);
-        LLVMValueRef at = LLVMBuildOr(b, base, LLVMBuildShl(b, j, lw_i32(c, off), ""), "");
-        LLVMValueRef e = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, f->smem, &at, 1, ""), "");
-        LLVMValueRef s2 = fl ? LLVMBuildFAdd(b, s, e, "") : LLVMBuildAdd(b, s, e, "");
-        LLVMValueRef j2 = LLVMBuildAdd(b, j, lw_i32(c, 1), "");
-        LLVMBasicBlockRef end = LLVMGetInsertBlock(b);
-        LLVMAddIncoming(j, &j2, &end, 1);
-        LLVMAddIncoming(s, &s2, &end, 1);
-        LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntULE, j2, last, ""), loop, done);
-        LLVMPositionBuilderAtEnd(b, done);
-        out.r[r] = lw_cast_scalar(f, s2, ak, k);
+    /* a layout that mixes the axis with other bits (a reshape's, an mma
+     * accumulator's along its rows): scan in the default blocked layout */
+    uint8_t order[IR_MAXRANK];
+    for (int d = 0; d < D->rank; d++) order[d] = (uint8_t)(D->rank - 1 - d);
+    const Layout *B = ly_blocked_default(c->ar, D->rank, D->shape, f->k->warps, 1, order);
+    if (!B || !lw_scan_split(B, off, na, &sp)) {
+        lw_error(f, op->loc, "internal error: no scan layout for cumsum");
+        return 1;
     }
-    lw_set(f, res, out);
+    LwVal t = lw_remap(f, in, k, D, B, NULL);
+    t = lw_scan_split_layout(f, op->loc, t, B, a, &sp, k, ak);
+    lw_set(f, res, lw_remap(f, t, k, B, D, NULL));
     return 1;
 }

@@ -5,7 +5,7 @@
  * tilec built for it, loaded and launched with libtile; every buffer is
  * then compared, integers bit for bit, floats as the case's tolerance says.
  *
- *   difftest [-v] [-s SEED] [-k NAME] BUNDLE_DIR FILE.tile...
+ *   difftest [-v] [-s SEED] [-k NAME] [-x SIMDIR] BUNDLE_DIR FILE.tile...
  *
  * FILE.tile's bundle is BUNDLE_DIR/FILE.tlb (scripts/gpu-ops-check.sh
  * prepare builds them). The cases are comment lines of the .tile file:
@@ -36,13 +36,23 @@
  *                   and/or unaligned (u: every buffer one element off, so
  *                   the generic variant); default both
  *
+ * Without a GPU, `-x SIMDIR` runs the kernels on simulated warps instead:
+ * SIMDIR/FILE.so is FILE.tile's lowered LLVM IR rebuilt for the host
+ * (tests/gpu/ops/check.sh builds it with tests/gpu/ops/sim/x86.py,
+ * llc and warpsim.c: one pthread per GPU thread, shuffles and barriers
+ * as the PTX ISA defines them). libtile's own planning picks the variant
+ * and the grid from the host buffers' alignment, exactly as for a launch;
+ * kernels the simulation leaves out (tensor cores, PTX inline assembly)
+ * run on the interpreter only.
+ *
  * Every buffer starts with the same contents on both sides, and on the GPU
  * carries a guard zone of 64 poisoned elements after its end that must
  * stay poisoned. One line per case and mode, then a summary. Exit status:
- * 0 all passed; 1 a failure; 77 no GPU (after running every case on the
- * interpreter, which checks the test files themselves).
+ * 0 all passed; 1 a failure; 77 no GPU and no -x (after running every
+ * case on the interpreter, which checks the test files themselves).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -226,6 +236,7 @@ typedef struct Param {
     size_t len;
     unsigned char *init, *ref, *gpu;   /* len (+ GUARD for gpu) elements */
     CUdeviceptr dev;                /* allocation */
+    unsigned char *sim;             /* the simulation's "device" buffer */
     double rtol, atol, ulp;
     int64_t ival;
     double fval;
@@ -308,6 +319,9 @@ static int same(const Param *p, const unsigned char *g, const unsigned char *r, 
 /* ------------------------------------------------------------- running */
 
 static const RtDriver *drv;
+static void *simlib;                /* -x: the current file's simulation */
+typedef void (*SimRun)(void (*)(const uint64_t *), const uint64_t *, int,
+                       const uint32_t[3]);
 static int verbose;
 static int npass, nfail, nskip;
 
@@ -327,7 +341,8 @@ static int parse_grid(const char *s, unsigned g[3]) {
     return s ? sscanf(s, "%u,%u,%u", &g[0], &g[1], &g[2]) >= 1 : 0;
 }
 
-/* Runs case c in mode 'a' or 'u'. Returns 0 pass, 1 fail. */
+/* Runs case c in mode 'a' or 'u'. Returns 0 pass, 1 fail, -1 run on the
+ * interpreter only. */
 static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) {
     int np = tile_kernel_nparams(k);
     Param ps[MAXPARAMS];
@@ -383,6 +398,11 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
             size_t off = mode == 'u' ? eb : 0;
             CU(drv->memcpy_htod(p->dev + off, p->init, (p->len + GUARD) * eb));
             gargs[i] = tile_ptr(p->dev + off);
+        } else if (simlib) {
+            size_t off = mode == 'u' ? eb : 0;
+            p->sim = aligned_alloc(16, (bytes + 15) & ~(size_t)15);
+            memcpy(p->sim + off, p->init, (p->len + GUARD) * eb);
+            gargs[i] = tile_ptr((CUdeviceptr)(uintptr_t)(p->sim + off));
         }
     }
     unsigned grid[3] = {0, 0, 0};
@@ -397,25 +417,36 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
         failed = 1;
         goto done;
     }
-    if (!drv) {
+    if (!drv && !simlib) {
         if (verbose) printf("skip %s (interpreter ran; no GPU)\n", what);
-        nskip++;
+        failed = -1;
         goto done;
     }
     RtPlan plan;
     uint32_t g32[3] = {grid[0], grid[1], grid[2]};
     TileStatus s = rt_plan(k, explicit_grid ? g32 : NULL, gargs, np, &plan);
-    if (s == TILE_OK)
+    if (simlib && s == TILE_OK) {
+        char sym[300];
+        snprintf(sym, sizeof sym, "%s__sim", plan.variant->v->entry);
+        void (*entry)(const uint64_t *) = (void (*)(const uint64_t *))dlsym(simlib, sym);
+        SimRun run = (SimRun)dlsym(simlib, "ws_run");
+        if (!entry || !run) {
+            if (verbose) printf("skip %s (interpreter ran; %s not simulated)\n", what, sym);
+            failed = -1;
+            goto done;
+        }
+        if (!plan.empty) run(entry, plan.slots, (int)plan.config->c->warps * 32, plan.grid);
+    } else if (s == TILE_OK)
         s = explicit_grid ? tile_launch_grid(k, g32, gargs, np, NULL)
                           : tile_launch(k, gargs, np, NULL);
-    if (s == TILE_OK) {
+    if (s == TILE_OK && drv) {
         CUresult r = drv->ctx_synchronize();
         if (r != CUDA_SUCCESS) {
             char b[160];
             printf("FAIL %s: kernel failed: %s\n", what, rt_cuda_error(drv, r, b, sizeof b));
             exit(1);   /* the context is gone: nothing else can run */
         }
-    } else {
+    } else if (s != TILE_OK) {
         printf("FAIL %s: launch: %s: %s\n", what, tile_status_name(s), tile_last_error());
         failed = 1;
         goto done;
@@ -426,7 +457,8 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
         Param *p = &ps[i];
         if (!p->isbuf) continue;
         size_t eb = (size_t)p->ty->bytes, off = mode == 'u' ? eb : 0;
-        CU(drv->memcpy_dtoh(p->gpu, p->dev + off, (p->len + GUARD) * eb));
+        if (drv) CU(drv->memcpy_dtoh(p->gpu, p->dev + off, (p->len + GUARD) * eb));
+        else memcpy(p->gpu, p->sim + off, (p->len + GUARD) * eb);
         for (size_t e = 0; e < p->len + GUARD; e++) {
             int ok = e < p->len ? same(p, p->gpu, p->ref, e)
                                 : memcmp(p->gpu + e * eb, p->init + e * eb, eb) == 0;
@@ -446,14 +478,15 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
         }
     }
     failed = nbad != 0;
-    printf("%s %s (%s, warps=%u)", failed ? "FAIL" : "ok  ", what,
-           plan.variant->v->entry, plan.config->c->warps);
+    printf("%s %s (%s%s, warps=%u)", failed ? "FAIL" : "ok  ", what,
+           plan.variant->v->entry, drv ? "" : " simulated", plan.config->c->warps);
     if (failed) printf(": %zu element(s) differ", nbad);
     printf("\n");
 done:
     for (int i = 0; i < np; i++) {
         if (!ps[i].isbuf) continue;
         if (drv && ps[i].dev) CU(drv->mem_free(ps[i].dev));
+        free(ps[i].sim);
         free(ps[i].init);
         free(ps[i].ref);
         free(ps[i].gpu);
@@ -461,7 +494,8 @@ done:
     return failed;
 }
 
-static void run_file(const char *dir, const char *path, const char *filter) {
+static void run_file(const char *dir, const char *simdir, const char *path,
+                     const char *filter) {
     Case *cs;
     int n = read_cases(path, &cs);
     if (n <= 0) {
@@ -489,6 +523,17 @@ static void run_file(const char *dir, const char *path, const char *filter) {
         tile_program_free(prog);
         return;
     }
+    if (simdir && !drv) {
+        snprintf(bpath, sizeof bpath, "%s/%.*s.so", simdir, (int)(strlen(base) - 5), base);
+        simlib = dlopen(bpath, RTLD_NOW | RTLD_LOCAL);
+        if (!simlib) {
+            printf("FAIL %s: %s\n", bpath, dlerror());
+            nfail++;
+            tile_bundle_free(b);
+            tile_program_free(prog);
+            return;
+        }
+    }
     for (int i = 0; i < n; i++) {
         Case *c = &cs[i];
         if (filter && !strstr(c->kernel, filter)) continue;
@@ -502,29 +547,34 @@ static void run_file(const char *dir, const char *path, const char *filter) {
         if (!modes) modes = "au";
         for (const char *m = modes; *m; m++) {
             int f = run_case(prog, k, c, *m);
-            if (f) nfail++;
-            else if (drv) npass++;
+            if (f > 0) nfail++;
+            else if (f < 0) nskip++;
+            else npass++;
         }
     }
     for (int i = 0; i < n; i++)
         for (int j = 0; j < cs[i].nkeys; j++) free(cs[i].key[j]), free(cs[i].val[j]);
     free(cs);
+    if (simlib) dlclose(simlib);
+    simlib = NULL;
     tile_bundle_free(b);
     tile_program_free(prog);
 }
 
 int main(int argc, char **argv) {
-    const char *filter = NULL;
+    const char *filter = NULL, *simdir = NULL;
     uint64_t seed = (uint64_t)time(NULL);
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "-v") == 0) verbose = 1;
         else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "-k") == 0 && i + 1 < argc) filter = argv[++i];
+        else if (strcmp(argv[i], "-x") == 0 && i + 1 < argc) simdir = argv[++i];
         else break;
     }
     if (argc - i < 2) {
-        fprintf(stderr, "usage: %s [-v] [-s SEED] [-k NAME] BUNDLE_DIR FILE.tile...\n", argv[0]);
+        fprintf(stderr, "usage: %s [-v] [-s SEED] [-k NAME] [-x SIMDIR] BUNDLE_DIR FILE.tile...\n",
+                argv[0]);
         return 2;
     }
     rng = seed * 0x9e3779b97f4a7c15ull + 1;
@@ -541,12 +591,13 @@ int main(int argc, char **argv) {
         drv->device_get_name(name, sizeof name, dev);
         printf("difftest: device %s\n", name);
     } else {
-        printf("difftest: no GPU (%s): interpreter only\n", tile_last_error());
+        printf("difftest: no GPU (%s): %s\n", tile_last_error(),
+               simdir ? "simulated warps (-x)" : "interpreter only");
     }
     const char *dir = argv[i++];
-    for (; i < argc; i++) run_file(dir, argv[i], filter);
-    printf("difftest: %d passed, %d failed, %d run on the interpreter only%s\n",
-           npass, nfail, nskip, drv ? "" : " (no GPU)");
+    for (; i < argc; i++) run_file(dir, simdir, argv[i], filter);
+    printf("difftest: %d passed%s, %d failed, %d run on the interpreter only%s\n",
+           npass, drv || !simdir ? "" : " (simulated)", nfail, nskip, drv ? "" : " (no GPU)");
     if (nfail) return 1;
-    return drv ? 0 : 77;
+    return drv || simdir ? 0 : 77;
 }

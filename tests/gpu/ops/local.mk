@@ -1,14 +1,16 @@
 # tests/gpu/ops: the differential test of the GPU back end against the
 # interpreter (difftest.c; the kernels and their cases are the *.tile files
 # here). make check builds the bundles with the tree's tilec and runs every
-# case on the interpreter, then on the GPU where there is one (exit 77, a
-# skip, where there is none). On the GPU machine:
+# case on the interpreter, then on the GPU where there is one, else on
+# simulated warps (sim/: the lowered LLVM IR rebuilt for the host, one
+# pthread per GPU thread; check.sh). On the GPU machine:
 # scripts/gpu-ops-check.sh run, after `scripts/gpu-ops-check.sh prepare` here.
 check_PROGRAMS += tests/gpu/ops/difftest
 tests_gpu_ops_difftest_SOURCES = tests/gpu/ops/difftest.c
-tests_gpu_ops_difftest_LDADD = libtilec.la runtime/libtile.la -lpthread -lm
+tests_gpu_ops_difftest_LDADD = libtilec.la runtime/libtile.la -ldl -lpthread -lm
 tests_gpu_ops_difftest_LDFLAGS = $(GPU_PROG_STATIC)
 TESTS += tests/gpu/ops/check.sh
 EXTRA_DIST += tests/gpu/ops/check.sh scripts/gpu-ops-check.sh \
+	tests/gpu/ops/sim/x86.py tests/gpu/ops/sim/warpsim.c \
 	$(patsubst $(abs_top_srcdir)/%,%,$(wildcard $(abs_top_srcdir)/tests/gpu/ops/*.tile))
-CLEANFILES += tests/gpu/ops/bundles/*.tlb
+CLEANFILES += tests/gpu/ops/bundles/*.tlb tests/gpu/ops/bundles/sim/*
