@@ -328,9 +328,11 @@ static void lw_params(LwFn *f, LyVariant variant) {
  * size the runtime opts in to and passes at launch (LwEntry.dyn_shared_bytes,
  * the bundle's dyn_smem). Past what the architecture allows, an error. */
 static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
-    /* cp.async rings (pipeline.c) after the scratch, 128-byte aligned */
-    int64_t ring_off = (f->smem_bytes + 127) & ~(int64_t)127;
-    if (f->ring) f->smem_bytes = ring_off + f->ring_bytes;
+    /* cp.async rings (pipeline.c) above the scratch used while they are
+     * live, 128-byte aligned; the rest of the scratch overlaps them */
+    int64_t ring_off = (f->smem_pinned + 127) & ~(int64_t)127;
+    if (f->ring && ring_off + f->ring_bytes > f->smem_bytes)
+        f->smem_bytes = ring_off + f->ring_bytes;
     entry->shared_bytes = f->smem_bytes;
     entry->dyn_shared_bytes = 0;
     if (!f->smem) return;

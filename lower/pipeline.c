@@ -64,7 +64,10 @@ struct LwPipe {
     int stages, nring;
     LwRing *ring;
     char *need;         /* by IrValue id: part of an address computation */
-    LLVMValueRef lo, hi, step, read_slot;
+    LLVMValueRef lo, hi, step;
+    LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
+    LLVMValueRef read_slot;   /* i32 phi of the header: j % stages */
+    int64_t smem_outside;     /* scratch requested before the loop */
 };
 
 static int64_t align128(int64_t x) { return (x + 127) & ~(int64_t)127; }
@@ -132,9 +135,42 @@ static LLVMValueRef runs(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     return LLVMBuildOr(b, up, down, "");
 }
 
-/* Copies every ring's tile for iteration iv (i64) into `slot` (i32) and
- * commits the group. */
-static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot) {
+/* One cp.async of `bytes` from global `src` to shared `dst`; where `ok`
+ * (i1, NULL: always) is false, zeros. The zero fill is cp.async's
+ * ignore-src predicate (PTX 7.5), which ptxas takes as the LDGSTS's own
+ * predicate; the source-size operand of LLVM's intrinsic would cost a
+ * select and a compare per copy to get there. Inline assembly, as LLVM
+ * has no intrinsic with that operand. */
+static void copy_async(LwFn *f, LLVMValueRef dst, LLVMValueRef src, int bytes,
+                       LLVMValueRef ok) {
+    LwCtx *c = f->c;
+    const char *level = bytes == 16 ? "cg" : "ca";
+    if (!ok) {
+        char name[48];
+        snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d", level,
+                 bytes);
+        LLVMValueRef args[2] = {dst, src};
+        lw_call_intr(c, name, NULL, 0, args, 2);
+        return;
+    }
+    char text[80];
+    snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;",
+             level, bytes);
+    static const char cons[] = "l,l,b,~{memory}";
+    LLVMTypeRef params[3] = {c->sptr, c->gptr, c->i1};
+    LLVMTypeRef ft = LLVMFunctionType(c->vd, params, 3, 0);
+    LLVMValueRef asm_ = LLVMGetInlineAsm(ft, text, strlen(text), (char *)cons,
+                                         sizeof cons - 1, 1, 0,
+                                         LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[3] = {dst, src, LLVMBuildNot(c->b, ok, "")};
+    LLVMBuildCall2(c->b, ft, asm_, args, 3, "");
+}
+
+/* Copies every ring's tile for iteration iv (i64) into `slot` (i32).
+ * Unless `runs_known` (the caller branched on it), a copy for an
+ * iteration that does not run passes source size 0. */
+static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
+                  int runs_known) {
     LwCtx *c = f->c;
     const IrBlock *body = p->loop->regions[0];
     const IrValue *ivv = body->args[0];
@@ -145,36 +181,29 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot)
     lw_set(f, ivv, now);
     for (const IrOp *op = body->first; op; op = op->next)
         if (op->nres && p->need[op->res[0]->id]) lw_op(f, op);
-    LLVMValueRef valid = runs(f, p, iv);
+    LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
     for (int i = 0; i < p->nring; i++) {
         const LwRing *r = &p->ring[i];
         const IrOp *ld = r->load;
         const Layout *pl = ld->args[0]->layout;
         ScalarKind k = (ScalarKind)ld->res[0]->ty.k;
-        LLVMTypeRef t = lw_mem_type(c, k);
         LwVal ptr = *lw_val(f, ld->args[0]);
         int has_mask = (ld->iattr[0] & LOAD_MASK) != 0;
         LwVal m = has_mask ? lw_in_layout(f, ld->args[1], pl) : (LwVal){0, NULL};
         Layout *ol = lw_offset_layout(c->ar, pl, r->s);
         LLVMValueRef base = slot_base(f, r, slot);
+        int esize = ty_bytes(k);
         int bytes = r->w * ty_bytes(k);
-        char name[48];
-        snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d.s",
-                 bytes == 16 ? "cg" : "ca", bytes);
         uint32_t copies = 0;
         for (int j = 0; j < pl->nbits[LY_REG]; j++)
             if (!pl->basis[LY_REG][j]) copies |= 1u << j;
         for (int g = 0; g < ptr.n; g += r->w) {
             if ((uint32_t)g & copies) continue;
-            LLVMValueRef at = lw_packed_coord(f, ol, g);
-            LLVMValueRef args[3] = {
-                LLVMBuildGEP2(c->b, t, base, &at, 1, ""), ptr.r[g], NULL};
-            LLVMValueRef ok = has_mask ? LLVMBuildAnd(c->b, valid, m.r[g], "") : valid;
-            args[2] = LLVMBuildSelect(c->b, ok, lw_i32(c, bytes), lw_i32(c, 0), "");
-            lw_call_intr(c, name, NULL, 0, args, 3);
+            LLVMValueRef ok = has_mask ? m.r[g] : NULL;
+            if (valid) ok = ok ? LLVMBuildAnd(c->b, valid, ok, "") : valid;
+            copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
-    lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     lw_set(f, ivv, saved);
 }
 
@@ -201,8 +230,12 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
         r->off = f->ring_bytes + total;
         total += stages * r->buf;
     }
-    int64_t need = align128(scratch_bound(f->k->body)) + f->ring_bytes + total;
-    if (need > lw_arch_max_shared(c->opt->arch)) return NULL;
+    /* The scratch used while the rings are live lies below them; the
+     * rest of the scratch may overlap them (kernel.c places both). */
+    int64_t inside = align128(scratch_bound(body)) + f->ring_bytes + total;
+    int64_t outside = scratch_bound(f->k->body);
+    if ((inside > outside ? inside : outside) > lw_arch_max_shared(c->opt->arch))
+        return NULL;
     if (!f->ring) {
         lw_smem(f, 0);   /* the region lives in the scratch's global */
         f->ring = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->i8, 0),
@@ -215,33 +248,85 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     for (int i = 0; i < p->nring; i++)
         for (int a = 0; a < p->ring[i].load->nargs; a++)
             mark_cone(p, body, p->ring[i].load->args[a]);
+    /* The rings may overlap scratch that threads still read (a conversion
+     * before the loop, or after it in an enclosing loop's body). */
+    lw_barrier(f);
+    p->smem_outside = f->smem_bytes;
+    f->smem_bytes = 0;
     for (int j = 0; j < stages - 1; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
-        issue(f, p, iv, lw_i32(c, j));
+        issue(f, p, iv, lw_i32(c, j), 0);
+        lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
     p->prev = f->pipe;
     f->pipe = p;
     return p;
 }
 
+/* A phi of iv's block (the loop header), placed before its first
+ * non-phi instruction, with `init` coming from the preheader. */
+static LLVMValueRef header_phi(LwFn *f, LLVMValueRef iv, LLVMValueRef init) {
+    LLVMBuilderRef b = f->c->b;
+    LLVMBasicBlockRef at = LLVMGetInsertBlock(b);
+    LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetInstructionParent(iv));
+    while (LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);
+    LLVMPositionBuilderBefore(b, i);
+    LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(init), "slot");
+    LLVMBasicBlockRef pre = LLVMGetIncomingBlock(iv, 0);
+    LLVMAddIncoming(phi, &init, &pre, 1);
+    LLVMPositionBuilderAtEnd(b, at);
+    return phi;
+}
+
+/* (s + by) mod stages, for 0 <= s < stages and 0 < by < stages. */
+static LLVMValueRef slot_add(LwFn *f, struct LwPipe *p, LLVMValueRef s, int by) {
+    LwCtx *c = f->c;
+    LLVMValueRef x = LLVMBuildAdd(c->b, s, lw_i32(c, by), "");
+    LLVMValueRef wrap = LLVMBuildICmp(c->b, LLVMIntSGE, x, lw_i32(c, p->stages), "");
+    return LLVMBuildSelect(c->b, wrap, LLVMBuildSub(c->b, x, lw_i32(c, p->stages), ""),
+                           x, "");
+}
+
+/* The slots are loop-carried (no division by the step or the stages):
+ * iteration j reads slot j % S and writes slot (j + S-1) % S. The copy
+ * of iteration j + S-1 sits behind a uniform branch on whether that
+ * iteration runs, so that in the steady state no copy carries the
+ * "iteration runs" term in its source size. */
 void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
-    LLVMValueRef S = LLVMConstInt(c->i64, (unsigned)p->stages, 0);
-    LLVMValueRef j = LLVMBuildSDiv(b, LLVMBuildSub(b, iv, p->lo, ""), p->step, "");
-    p->read_slot = LLVMBuildTrunc(b, LLVMBuildURem(b, j, S, ""), c->i32, "");
+    p->iv = iv;
+    p->read_slot = header_phi(f, iv, lw_i32(c, 0));
     LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)(p->stages - 1), 0);
-    LLVMValueRef wslot = LLVMBuildTrunc(
-        b, LLVMBuildURem(b, LLVMBuildAdd(b, j, ahead, ""), S, ""), c->i32, "");
+    LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->stages - 1);
     LLVMValueRef wait = lw_i32(c, p->stages - 2);
     lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
     lw_barrier(f);
-    issue(f, p, LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), ""), wslot);
+    LLVMValueRef next = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
+    LLVMBasicBlockRef copy = lw_new_bb(f, "pipe.copy"), join = lw_new_bb(f, "pipe.join");
+    LLVMBuildCondBr(b, runs(f, p, next), copy, join);
+    LLVMPositionBuilderAtEnd(b, copy);
+    issue(f, p, next, wslot, 1);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
 }
 
 void lw_pipe_end(LwFn *f, struct LwPipe *p) {
-    lw_call_intr(f->c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    if (p->iv && LLVMCountIncoming(p->iv) == 2) {
+        /* the latch (the counter's second incoming block) advances the slot */
+        LLVMBasicBlockRef at = LLVMGetInsertBlock(b), latch = LLVMGetIncomingBlock(p->iv, 1);
+        LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(latch));
+        LLVMValueRef next = slot_add(f, p, p->read_slot, 1);
+        LLVMAddIncoming(p->read_slot, &next, &latch, 1);
+        LLVMPositionBuilderAtEnd(b, at);
+    }
+    lw_call_intr(c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+    if (f->smem_bytes > f->smem_pinned) f->smem_pinned = f->smem_bytes;
+    if (p->smem_outside > f->smem_bytes) f->smem_bytes = p->smem_outside;
     f->pipe = p->prev;
 }
 

@@ -53,6 +53,23 @@ Layout *lw_offset_layout(Arena *ar, const Layout *l, const LySmem *s) {
     return o;
 }
 
+LLVMValueRef lw_smem_addr(LwFn *f, LLVMValueRef base, const Layout *ol, int r,
+                          int esize) {
+    LwCtx *c = f->c;
+    uint32_t thread = 0, rp = 0;
+    for (int d = LY_LANE; d <= LY_WARP; d++)
+        for (int i = 0; i < ol->nbits[d]; i++) thread |= ol->basis[d][i];
+    for (int i = 0; i < ol->nbits[LY_REG]; i++)
+        if (r >> i & 1) rp ^= ol->basis[LY_REG][i];
+    /* lw_packed_coord(ol, 0) is T: R(0) = 0 */
+    LLVMValueRef t = LLVMBuildXor(c->b, lw_packed_coord(f, ol, 0),
+                                  lw_i32(c, rp & thread), "");
+    LLVMValueRef off = LLVMBuildMul(c->b, t, lw_i32(c, esize), "");
+    LLVMValueRef at = LLVMBuildGEP2(c->b, c->i8, base, &off, 1, "");
+    LLVMValueRef imm = lw_i32(c, (int64_t)(rp & ~thread) * esize);
+    return LLVMBuildGEP2(c->b, c->i8, at, &imm, 1, "");
+}
+
 static LLVMValueRef smem_elt(LwFn *f, LLVMValueRef base, LLVMTypeRef t,
                              LLVMValueRef off) {
     return LLVMBuildGEP2(f->c->b, t, base, &off, 1, "");
@@ -99,7 +116,7 @@ static LwVal load_ldmatrix(LwFn *f, LLVMValueRef base, ScalarKind k,
     LwVal out = lw_new_val(f, nd);
     LLVMTypeRef vt = kw > 1 ? LLVMVectorType(t, (unsigned)kw) : t;
     for (int g = 0; g < n32 / n; g++) {
-        LLVMValueRef at = smem_elt(f, base, t, lw_packed_coord(f, al, g));
+        LLVMValueRef at = lw_smem_addr(f, base, al, g, ty_bytes(k));
         LLVMValueRef m = lw_call_intr(c, name, &c->sptr, 1, &at, 1);
         for (int j = 0; j < n; j++) {
             LLVMValueRef r = n > 1 ? LLVMBuildExtractValue(c->b, m, (unsigned)j, "") : m;
