@@ -73,7 +73,10 @@ struct LwPipe {
 static int64_t align128(int64_t x) { return (x + 127) & ~(int64_t)127; }
 
 /* An upper bound of the conversion scratch (layout.c's padded round
- * trip is the largest user): the largest non-pointer tile, padded. */
+ * trip is the largest user): the largest non-pointer tile, padded. A
+ * product's result is left out: mma.sync and the FMA chains write their
+ * accumulator in place, and a [128, 256] f32 accumulator would otherwise
+ * count 128 KiB of scratch inside the loop that no one uses there. */
 static int64_t scratch_bound(const IrBlock *b) {
     int64_t m = 0;
     for (const IrOp *op = b->first; op; op = op->next) {
@@ -81,7 +84,7 @@ static int64_t scratch_bound(const IrBlock *b) {
             int64_t x = scratch_bound(op->regions[r]);
             if (x > m) m = x;
         }
-        for (int i = 0; i < op->nres; i++) {
+        for (int i = 0; i < op->nres && op->op != IR_DOT; i++) {
             const Type *t = &op->res[i]->ty;
             if (t->rank == 0 || t->k == SK_PTR) continue;
             int64_t n = ty_numel(*t);
