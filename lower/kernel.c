@@ -267,7 +267,8 @@ void lw_op(LwFn *f, const IrOp *op) {
     case IR_DOT: lw_dot(f, op); return;
     default: break;
     }
-    if (lw_pipe_op(f, op) || lw_dot_operand(f, op) || lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
+    if (lw_pipe_op(f, op) || lw_dot_operand(f, op) || lw_acc_convert(f, op) ||
+        lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
         lw_reduce(f, op) || lw_scan(f, op) || lw_debug_op(f, op))
         return;
     lw_error(f, op->loc, "internal error: no lowering for '%s'",

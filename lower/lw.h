@@ -144,6 +144,8 @@ int lw_dot(LwFn *f, const IrOp *op);
 
 /* ---- smem.c: conversions to mma operands via swizzled smem + ldmatrix */
 int lw_dot_operand(LwFn *f, const IrOp *op);
+/* conversions out of an MMA accumulator layout (the epilogue's) */
+int lw_acc_convert(LwFn *f, const IrOp *op);
 int lw_is_mma_operand(const Layout *dl);
 Layout *lw_offset_layout(Arena *ar, const Layout *l, const LySmem *s);
 /* The address of register r's element of offset layout ol (elements of
