@@ -9,42 +9,54 @@
  * to an mma.sync operand layout. Here, per marked load of a loop, a ring
  * of `stages` swizzled buffers (ly_smem_swizzled, rows along the pointer
  * layout's contiguous dimension, as smem.c stages operands) in a region
- * of shared memory of its own, after the conversion scratch (kernel.c
- * places the region when the scratch's size is known). With S stages and
- * iteration j (j = (iv - lo) / step) using slot j % S:
+ * of shared memory of its own. With S stages and iteration j using slot
+ * j % S:
  *
- *   prologue   for j in 0 .. S-2: copy tile j into slot j; commit
+ *   prologue   barrier                   (the rings overlap scratch that
+ *                                         threads may still be reading)
+ *              for j in 0 .. S-2: copy tile j into slot j; commit
  *   iteration  cp.async.wait.group S-2   (tile j has landed: S-1+j groups
  *                                         committed, at most S-2 pending)
  *              barrier                   (everyone's copies visible; and
  *                                         everyone is done reading slot
  *                                         (j-1) % S, overwritten next)
- *              copy tile j+S-1 into slot (j+S-1) % S; commit
+ *              if iteration j+S-1 runs (uniform branch):
+ *                  copy tile j+S-1 into slot (j+S-1) % S
+ *              commit
  *              the body: each conversion of a marked load reads slot
  *              j % S (ldmatrix, or element loads where ldmatrix cannot),
  *              the load itself emits nothing
  *   after      cp.async.wait.all
  *
  * One barrier per iteration for all operands together, none for the
- * copies themselves. A copy for an iteration past the end (or a masked-off
- * chunk) passes source size 0: nothing is read and the chunk is
- * zero-filled, which is what the load's zero `other` would have given.
- * Every iteration commits a group, empty or not, so that the count stays
- * uniform.
+ * copies themselves. The read slot is an i32 phi of the loop header,
+ * advanced and wrapped in the latch (no division of the counter). A
+ * masked-off chunk (or, in the prologue, a copy for an iteration that may
+ * not run) is zero-filled through cp.async's ignore-src predicate, which
+ * is what the load's zero `other` would have given. Every iteration
+ * commits a group, empty or not, so that the count stays uniform.
  *
  * Copying tile j+S-1 needs its addresses and masks: the ops of the body
  * that compute them (the load's operands, transitively, within the body)
  * are lowered once more with the induction variable replaced by
  * iv + (S-1)·step — or lo + j·step in the prologue — before the body is
  * lowered for iv; those values are dead afterwards and LLVM drops them.
+ * Shared addresses are a base plus an immediate (smem.c, lw_smem_addr).
+ *
+ * Shared memory: the rings lie above the scratch requested while they
+ * are live (the prologue and the loop: LwFn.smem_pinned) and overlap the
+ * rest of the scratch (kernel.c places both at the end), so that the
+ * epilogue's conversion after the loop reuses the rings' memory. After
+ * the loop every thread has passed cp.async.wait.all before the barrier
+ * that opens any scratch use, so no copy lands in scratch being used.
  *
  * Each thread copies what its pointer layout holds, ly_mem_vec elements
  * at a time: 16 bytes with cp.async.cg (L2 only), 4 or 8 with cp.async.ca.
  * A loop whose marked loads cannot all be copied so (a chunk that would
  * cross a 16-byte unit of the swizzle) or whose rings, beside a bound on
- * the scratch, do not fit the architecture's shared memory is lowered
- * without pipelining: the loads stay ordinary loads and the conversions
- * go through the scratch (smem.c).
+ * the scratch inside the loop, do not fit the architecture's shared
+ * memory is lowered without pipelining: the loads stay ordinary loads and
+ * the conversions go through the scratch (smem.c).
  */
 #include "lower/lw.h"
 

@@ -35,6 +35,16 @@
  * case) takes its lane bases from the operand's, rearranged, and its
  * register bases from the operand's register bases above the group.
  *
+ * Addresses (lw_smem_addr): T(lane, warp) ^ R(r) with the bits of R(r)
+ * that no lane or warp basis reaches added as a constant, so that LLVM
+ * and ptxas fold them into an immediate offset: an operand's ldmatrix
+ * reads (and the copies into a cp.async ring) use a few base registers,
+ * not one address computation each.
+ *
+ * The same buffer serves conversions out of an MMA accumulator layout
+ * (lw_acc_convert: the epilogue's store layout): vector stores of the
+ * accumulator's register pairs, vector loads of the destination's runs.
+ *
  * Why conflict-free: see docs/internals/mma.md (tests/unit/test_mma.c
  * counts the banks of every core matrix of these buffers).
  */
