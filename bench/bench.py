@@ -47,6 +47,7 @@ import traceback
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import configs  # noqa: E402
+import hosttime  # noqa: E402
 import charts  # noqa: E402
 from tile_ctypes import Libtile, f64, i64, ptr  # noqa: E402
 
@@ -424,16 +425,9 @@ def step_transpose():
         timed(work, f"tile {bm}x{bn} w{w}", launch, ref, 0.0, nbytes, out=out)
 
 
-def host_time_per_call(fn, calls=20000):
-    for _ in range(1000):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    host = (time.perf_counter() - t) / calls * 1e3  # ms, as row() expects
-    torch.cuda.synchronize()
-    return host
+def host_time_per_call(fn):
+    """Host ms per launch (hosttime.per_call_s), as row() expects."""
+    return hosttime.per_call_s(fn, sync=torch.cuda.synchronize) * 1e3
 
 
 def step_launch():

@@ -300,10 +300,11 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- stages */
 
-/* --stats: one line per entry on stderr; a warning per spilling entry.
- * smem counts the dynamic shared memory ptxas does not see. */
-static void print_stats(Diag *dg, const LwOutput *lo, const LwStats *st,
-                        int n) {
+/* --stats: one line per entry on stderr; a warning per spilling entry, a
+ * note per entry with a loop that could not be pipelined. smem counts the
+ * dynamic shared memory ptxas does not see. */
+static void print_stats(Arena *ar, Diag *dg, const char *arch,
+                        const LwOutput *lo, const LwStats *st, int n) {
     fprintf(stderr, "%-32s %5s %9s %9s %7s %7s\n", "entry", "regs",
             "spill-st", "spill-ld", "stack", "smem");
     for (int i = 0; i < n; i++) {
@@ -325,6 +326,21 @@ static void print_stats(Diag *dg, const LwOutput *lo, const LwStats *st,
                         "%lld loaded)", st[i].entry,
                         (long long)st[i].spill_stores,
                         (long long)st[i].spill_loads);
+    }
+    for (int e = 0; e < lo->nentries; e++) {
+        const LwEntry *en = &lo->entries[e];
+        if (!en->unpipelined) continue;
+        const char *why = en->unpipelined_need
+            ? ar_printf(ar, "its cp.async rings and scratch would need %lld KiB of "
+                        "shared memory, %s allows %lld KiB",
+                        (long long)(en->unpipelined_need + 1023) / 1024, arch,
+                        (long long)lw_arch_max_shared(arch) / 1024)
+            : "a cp.async copy would cross a 16-byte swizzle unit";
+        const IrKernel *k = en->kernel;
+        dg_note(dg, en->unpipelined_loop, "entry '%s' (%s): %d loop%s lowered without "
+                "pipelining: %s", en->name,
+                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),
+                en->unpipelined, en->unpipelined > 1 ? "s" : "", why);
     }
 }
 
@@ -374,7 +390,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg,
         return;
     if (o->emit == EMIT_CUBIN && cubin) fwrite(cubin, 1, len, out);
     if (bundle) write_bundle(o, ar, dg, mods, &res, cubin, len, out);
-    if (o->stats) print_stats(dg, &res, st, nst);
+    if (o->stats) print_stats(ar, dg, o->arch, &res, st, nst);
 }
 
 /* Runs the requested stages on `text`, printing into `out`. */
@@ -416,10 +432,7 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         if (mods[1]) generate(o, ar, dg, mods, out);
         return;
     }
-    if (m && o->variant >= 0) {
-        ly_assign_module(ar, m, (LyVariant)o->variant);
-        ly_budget_module(ar, dg, m, NULL);
-    }
+    if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant);
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 

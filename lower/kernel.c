@@ -10,9 +10,10 @@
  * in address space 1. The aligned variant marks pointer parameters
  * `align 16` (what lets LLVM emit 16-byte vector accesses from them) and
  * tells LLVM, through llvm.assume, that integer parameters are multiples
- * of 16. No parameter is `noalias` and no load uses the non-coherent
- * path: callers may pass one buffer as two parameters (in-place kernels),
- * and the variant has no run-time check that would make that sound.
+ * of 16. No parameter is `noalias`: callers may pass one buffer as two
+ * parameters (in-place kernels), and LLVM would then be free to reorder
+ * a load and a store of the same memory; memory.c picks the loads that
+ * may read through the non-coherent path regardless.
  *
  * Control flow. A tile IR `for`/`while`/`if` becomes LLVM blocks with one
  * phi per register of each carried value. The loop counter is kept in 64
@@ -327,7 +328,8 @@ static void lw_params(LwFn *f, LyVariant variant) {
  * 48 KiB (what a launch gets without asking), else dynamic shared memory:
  * an external array of unknown size (`.extern .shared .b8 X[]`) whose
  * size the runtime opts in to and passes at launch (LwEntry.dyn_shared_bytes,
- * the bundle's dyn_smem). Past what the architecture allows, an error. */
+ * the bundle's dyn_smem). That is all the shared memory an entry has;
+ * whether it fits the architecture is lw_compile's to judge (lower.c). */
 static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
     /* cp.async rings (pipeline.c) above the scratch used while they are
      * live, 128-byte aligned; the rest of the scratch overlaps them */
@@ -338,12 +340,6 @@ static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
     entry->dyn_shared_bytes = 0;
     if (!f->smem) return;
     LwCtx *c = f->c;
-    int64_t max = lw_arch_max_shared(c->opt->arch);
-    if (f->smem_bytes > max)
-        dg_error(c->dg, f->k->loc,
-                 "kernel '%s' needs %lld bytes of shared memory; %s allows at most %lld",
-                 f->k->name, (long long)f->smem_bytes, c->opt->arch,
-                 (long long)max);
     int dyn = f->smem_bytes > LW_STATIC_SHARED_MAX;
     LLVMTypeRef t = LLVMArrayType2(c->i8, dyn ? 0 : (uint64_t)f->smem_bytes);
     char *gname = ar_printf(c->ar, "%s__smem", name);
@@ -374,7 +370,9 @@ static void lw_count_uses(LwFn *f, const IrBlock *b) {
 
 void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
                LyVariant variant, const char *name, LwEntry *entry) {
-    LwFn fs = {.c = c, .k = k, .ly = ly}, *f = &fs;
+    LwFn fs = {.c = c, .k = k, .ly = ly, .entry = entry}, *f = &fs;
+    entry->unpipelined = 0;
+    entry->unpipelined_need = 0;
     f->vals = ar_alloc(c->ar, sizeof(LwVal) * (size_t)(k->nvalues + 1));
     f->uses = ar_alloc(c->ar, sizeof(int) * (size_t)(k->nvalues + 1));
     lw_count_uses(f, k->body);

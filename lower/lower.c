@@ -304,6 +304,69 @@ static const char *lw_variant_tag(int v) {
     return v == LW_GENERIC ? "g" : "a16";
 }
 
+/* ------------------------------------------------------------- budget */
+
+/* "264 KiB", rounded up: a need just past the limit never reads as the
+ * limit itself. */
+static const char *lw_kib(Arena *ar, int64_t bytes) {
+    return ar_printf(ar, "%lld KiB", (long long)((bytes + 1023) / 1024));
+}
+
+/* How many configurations kernel ks[i] has among ks[0 .. n-1]. */
+static int lw_nconfigs(IrKernel *const *ks, int n, int i) {
+    int count = 0;
+    for (int j = 0; j < n; j++) count += strcmp(ks[j]->name, ks[i]->name) == 0;
+    return count;
+}
+
+/* The budget rule (lower.h): configuration ks[i], just lowered into
+ * e[0 .. LW_NVARIANTS-1], fits when every variant's shared memory
+ * (LwEntry.shared_bytes: the scratch and the rings, static or dynamic,
+ * exactly what its launch needs) is within the architecture's limit.
+ * When not, its functions and their scratch leave the LLVM module, and a
+ * note names it (a kernel of one configuration gets an error instead). */
+static int lw_fits(LwCtx *c, const LwEntry *e, IrKernel *const *ks, int n, int i) {
+    int64_t need = 0, max = lw_arch_max_shared(c->opt->arch);
+    for (int v = 0; v < LW_NVARIANTS; v++)
+        if (e[v].shared_bytes > need) need = e[v].shared_bytes;
+    if (need <= max) return 1;
+    for (int v = 0; v < LW_NVARIANTS; v++) {
+        LLVMDeleteFunction(LLVMGetNamedFunction(c->mod, e[v].name));
+        LLVMValueRef g = LLVMGetNamedGlobal(c->mod, ar_printf(c->ar, "%s__smem", e[v].name));
+        if (g) LLVMDeleteGlobal(g);
+    }
+    const IrKernel *k = ks[i];
+    const char *size = ar_printf(c->ar, "needs %s of shared memory, %s allows %s",
+                                 lw_kib(c->ar, need), c->opt->arch, lw_kib(c->ar, max));
+    if (lw_nconfigs(ks, n, i) == 1)
+        dg_error(c->dg, k->loc, "kernel '%s' does not fit: %s", k->name, size);
+    else
+        dg_note(c->dg, k->loc, "configuration %s of kernel '%s' skipped: %s",
+                ir_config_text(c->ar, k->cparams, k->ncparams, k->warps, k->stages),
+                k->name, size);
+    return 0;
+}
+
+/* After the budget: an error for each kernel of several configurations
+ * none of which fits, at its last one (fits[i] for ks[i]). Non-zero when
+ * there was one. */
+static int lw_none_fits(LwCtx *c, const char *fits, IrKernel *const *ks, int n) {
+    int errors = dg_errors(c->dg);
+    for (int i = 0; i < n; i++) {
+        int any = 0, last = 1;
+        for (int j = 0; j < n; j++) {
+            if (strcmp(ks[j]->name, ks[i]->name) != 0) continue;
+            any |= fits[j];
+            last &= j <= i;
+        }
+        if (!any && last && lw_nconfigs(ks, n, i) > 1)
+            dg_error(c->dg, ks[i]->loc, "no configuration of kernel '%s' fits in "
+                     "the shared memory of %s (%s)", ks[i]->name, c->opt->arch,
+                     lw_kib(c->ar, lw_arch_max_shared(c->opt->arch)));
+    }
+    return dg_errors(c->dg) > errors;
+}
+
 int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
                const LwOptions *opt_in, LwOutput *out) {
     LwOptions opt = *opt_in;
@@ -320,10 +383,14 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
         }
     if (opt.debug && m0->nkernels)
         lw_di_init(&c, dg_file_path(dg, m0->kernels[0]->loc.file));
-    out->nentries = m0->nkernels * LW_NVARIANTS;
-    out->entries = ar_alloc(ar, sizeof(LwEntry) * (size_t)(out->nentries + 1));
-    int errors = dg_errors(dg);
-    for (int i = 0; i < m0->nkernels; i++) {
+    out->entries = ar_alloc(ar, sizeof(LwEntry) * (size_t)(m0->nkernels * LW_NVARIANTS + 1));
+    int first_errors = dg_errors(dg), errors = first_errors;
+    int nkernels = m0->nkernels, kept = 0;
+    char *fits = ar_alloc(ar, (size_t)nkernels + 1);
+    IrKernel **ks = ar_alloc(ar, sizeof *ks * (size_t)(nkernels + 1));
+    memcpy(ks, m0->kernels, sizeof *ks * (size_t)nkernels);
+    for (int i = 0; i < nkernels; i++) {
+        LwEntry *e = &out->entries[kept * LW_NVARIANTS];
         for (int v = 0; v < LW_NVARIANTS; v++) {
             IrKernel *k = mods[v]->kernels[i];
             LyVariant lv = v == LW_GENERIC ? LY_VARIANT_GENERIC
@@ -331,12 +398,22 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
             LyResult *ly = ly_assign_kernel(ar, k, lv);
             const char *name = ar_printf(ar, "%s__c%d__%s", k->name,
                                          k->config_index, lw_variant_tag(v));
-            LwEntry *e = &out->entries[i * LW_NVARIANTS + v];
-            e->variant = v;
-            lw_kernel(&c, k, ly, lv, name, e);
+            e[v].variant = v;
+            lw_kernel(&c, k, ly, lv, name, &e[v]);
             if (dg_errors(dg) > errors) goto done;
         }
+        fits[i] = (char)lw_fits(&c, e, ks, nkernels, i);
+        errors = dg_errors(dg);   /* a budget error does not stop the others */
+        if (fits[i]) {
+            for (int v = 0; v < LW_NVARIANTS; v++)
+                mods[v]->kernels[kept] = mods[v]->kernels[i];
+            kept++;
+        }
     }
+    out->nentries = kept * LW_NVARIANTS;
+    for (int v = 0; v < LW_NVARIANTS; v++) mods[v]->nkernels = kept;
+    if (lw_none_fits(&c, fits, ks, nkernels) || dg_errors(dg) > first_errors)
+        goto done;
     if (lw_finish(&c, out) != 0) goto done;
     rc = 0;
 done:

@@ -18,7 +18,7 @@
  * Parameters of an entry are the kernel's runtime parameters in order:
  * pointers as global pointers (8 bytes), integers and floats at their
  * width, bool as an 8-bit integer (0 or 1). Launch with 32 * warps
- * threads in x; shared memory is static (nothing to pass at launch).
+ * threads in x and LwEntry.dyn_shared_bytes of dynamic shared memory.
  */
 #ifndef TILE_LOWER_H
 #define TILE_LOWER_H
@@ -78,6 +78,13 @@ typedef struct LwEntry {
     int64_t shared_bytes;    /* shared memory the entry uses */
     int64_t dyn_shared_bytes;  /* of which dynamic, passed at launch: all of
                                   it past LW_STATIC_SHARED_MAX, else 0 */
+    int unpipelined;         /* loops with loads marked for cp.async that
+                                were lowered without pipelining (their
+                                rings do not fit, or a copy would cross a
+                                swizzle unit) */
+    Loc unpipelined_loop;    /* the first such loop */
+    int64_t unpipelined_need;  /* what its rings and the scratch bound would
+                                  have taken; 0 when it did not fail for room */
 } LwEntry;
 
 typedef struct LwOutput {
@@ -92,8 +99,15 @@ typedef struct LwOutput {
 /* Lowers every kernel of `mods`: mods[LW_GENERIC] and mods[LW_ALIGNED16]
  * are two fresh results of sm_compile of the same source (layout
  * assignment changes a kernel, so each variant needs its own copy); this
- * runs the layout pass on them. Returns 0, or -1 after reporting errors
- * (e.g. `dot`, which this back end does not support yet). */
+ * runs the layout pass on them.
+ *
+ * The shared-memory budget, one rule for every caller: a configuration
+ * whose entry (either variant) needs more shared memory, static and
+ * dynamic together, than lw_arch_max_shared(arch) is skipped with a note
+ * naming it, its functions are deleted from the module and its kernels
+ * removed from both modules (so that nothing built from `mods` and `out`,
+ * a bundle included, knows it); a kernel none of whose configurations
+ * fits is an error. Returns 0, or -1 after reporting errors. */
 int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
                const LwOptions *opt, LwOutput *out);
 

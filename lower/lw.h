@@ -79,6 +79,12 @@ typedef struct LwFn {
     int64_t ring_bytes;
     struct LwPipe *pipe;       /* pipelined loops being lowered, innermost
                                   first */
+    LwEntry *entry;            /* what is reported of it (pipeline.c
+                                  records loops it could not pipeline) */
+    uint8_t *nc;               /* by IrValue id of a load's result: 1 if
+                                  it may read through the non-coherent
+                                  path (memory.c; NULL until the first
+                                  load) */
     LLVMMetadataRef di_sp;     /* subprogram, with -g */
     int failed;                /* an error was reported */
 } LwFn;

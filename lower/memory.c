@@ -19,12 +19,61 @@
  * shared memory when the result is used.
  *
  * Atomics are acq_rel at GPU scope, as in Triton (its default
- * `sem="acq_rel"`), one per element. Loads and stores are plain
- * (weak, coherent) accesses; the cache and eviction hints of `load` are
- * accepted and not yet used by this back end, and no load uses the
- * non-coherent path (see kernel.c).
+ * `sem="acq_rel"`), one per element. Stores are plain (weak) accesses.
+ *
+ * Loads. A load with neither a hint nor the non-coherent path is an LLVM
+ * `load`. Otherwise it is one inline-asm `ld.global` per group, marked
+ * as only reading memory (LLVM keeps it before any later store and may
+ * drop it when unused), with its qualifiers in the order PTX requires:
+ *
+ *   ld.global[.ca|.cg|.cs|.cv][.nc][.L1::evict_first|last][.L2::cache_hint]
+ *
+ * `cache=` is the cache operator; `evict="first"|"last"` is, as in
+ * Triton, both an L1 eviction priority and an L2 one given through a
+ * `createpolicy.fractional.L2::evict_*` cache policy (ld takes
+ * `.L2::evict_*` itself only for 256-bit accesses). PTX forbids an L1
+ * priority beside a cache operator, so with both the eviction applies to
+ * L2 only; `.cv` forbids `.nc`. Groups are the same as for plain loads:
+ * 32-bit words (`.v2`/`.v4.b32`), 64-bit ones for 8-byte elements, one
+ * 8- or 16-bit access for a smaller group.
+ *
+ * Non-coherent loads (`ld.global.nc`, the read-only data path). PTX lets
+ * the hardware and ptxas assume that what such a load reads stays
+ * unwritten while the kernel runs (ptxas may move it, or repeat it rather
+ * than keep its value in a register). The kernel cannot know which
+ * buffers its caller passes: one buffer may be passed as two parameters
+ * (in place: vadd(x, x, y)). So a load goes non-coherent only when
+ *   (1) no store or atomic of its program can have executed before it:
+ *       it comes, in program order, before the first write and before
+ *       any loop holding that write (whose later iterations follow it);
+ *   (2) every parameter its pointer may derive from is one the kernel
+ *       never stores or atomically updates through (sema's
+ *       IrParam.stored);
+ *   (3) nothing after that point uses its value or anything computed
+ *       from it, except the first write itself (when not in a loop); and
+ *   (4) it has no `cache="cv"`.
+ * (2) makes PTX's requirement literally true whenever the caller passes
+ * distinct buffers. (1) and (3) keep the result right when it does not:
+ * every use of the loaded value is over before the program writes
+ * anything, so moving or repeating the load within that window reads what
+ * the first read did; writes of other programs are unordered with it
+ * (programs synchronize only through atomics, and no load after an atomic
+ * is non-coherent), so a coherent load could as well return the old
+ * value. What remains is the first store itself, which consumes the
+ * values group by group: were ptxas to repeat a load for a later group
+ * after an earlier group's store, it would see that store only if one
+ * thread both wrote an element (in one group) and read it (for another)
+ * in a buffer passed twice — an in-place permutation within a thread's
+ * registers. The lowering assumes ptxas does not move a load below a
+ * store whose value does not depend on it.
+ * vadd, bias_gelu, softmax and transpose load only so; a load in a loop
+ * that stores, after a store, or whose value outlives the first store
+ * (layernorm's passes, cross_entropy's row statistics) stays coherent.
  */
 #include "lower/lw.h"
+
+#include <limits.h>
+#include <string.h>
 
 /* i1 a && b where either may be NULL (true). */
 static LLVMValueRef lw_and(LwFn *f, LLVMValueRef a, LLVMValueRef b) {
@@ -80,10 +129,96 @@ typedef struct LwAccess {
     unsigned align;
     int kind;                  /* AtomicKind, or -1 for cas */
     ScalarKind k;
+    int vec;                   /* elements (loads) */
+    const char *quals;         /* loads: ld.global qualifiers, or NULL for
+                                  a plain LLVM load */
+    LLVMValueRef policy;       /* loads: L2 cache policy (i64), or NULL */
 } LwAccess;
+
+/* LLVM's memory(read) (MemoryEffects::readOnly(): ModRef::Ref for each
+ * of LLVM 22's six memory locations, two bits each). */
+#define LW_MEMORY_READ 0x555u
+
+/* A call of inline asm `text` (constraints `cons`) returning rt that
+ * reads memory (reads) or touches none, and returns: LLVM may merge
+ * such calls and drop unused ones, and keeps readers before stores. */
+static LLVMValueRef lw_asm(LwCtx *c, LLVMTypeRef rt, const char *text,
+                           const char *cons, LLVMValueRef *args, int n,
+                           int reads) {
+    LLVMTypeRef at[2];
+    for (int i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef ft = LLVMFunctionType(rt, at, (unsigned)n, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(ft, text, strlen(text), cons,
+                                       strlen(cons), 0, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef call = LLVMBuildCall2(c->b, ft, fn, args, (unsigned)n, "");
+    unsigned mem = LLVMGetEnumAttributeKindForName("memory", 6);
+    unsigned ret = LLVMGetEnumAttributeKindForName("willreturn", 10);
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(c->ctx, mem,
+                                                     reads ? LW_MEMORY_READ : 0));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(c->ctx, ret, 0));
+    return call;
+}
+
+/* The L2 policy of evict="first"/"last" (a register ld reads). */
+static LLVMValueRef lw_l2_policy(LwFn *f, int evict) {
+    const char *text = evict == EVICT_FIRST
+                           ? "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;"
+                           : "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;";
+    return lw_asm(f->c, f->c->i64, text, "=l", NULL, 0, 0);
+}
+
+/* One ld.global with a->quals: words of w bits (w = min(group bits,
+ * max(32, element bits))), reassembled into a value of type a->t. */
+static LLVMValueRef lw_emit_load_asm(LwFn *f, LwAccess *a) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    int eb = 8 * ty_bytes(a->k), total = eb * a->vec;
+    int w = total < 32 ? total : eb > 32 ? eb : 32, nw = total / w;
+    LLVMTypeRef wt = LLVMIntTypeInContext(c->ctx, (unsigned)(w < 16 ? 16 : w));
+    const char *wc = w <= 16 ? "=h" : w == 32 ? "=r" : "=l";
+    Buf text = {0}, cons = {0};
+    buf_printf(&text, "ld.global%s", a->quals);
+    if (nw > 1) buf_printf(&text, ".v%d", nw);
+    buf_printf(&text, ".b%d %s", w, nw > 1 ? "{" : "");
+    for (int i = 0; i < nw; i++) {
+        buf_printf(&text, "%s$%d", i ? ", " : "", i);
+        buf_printf(&cons, "%s,", wc);
+    }
+    buf_printf(&text, "%s, [$%d]", nw > 1 ? "}" : "", nw);
+    buf_puts(&cons, "l");
+    if (a->policy) {
+        buf_printf(&text, ", $%d", nw + 1);
+        buf_puts(&cons, ",l");
+    }
+    buf_puts(&text, ";");
+    LLVMTypeRef words[4] = {wt, wt, wt, wt};
+    LLVMTypeRef rt = nw > 1 ? LLVMStructTypeInContext(c->ctx, words, (unsigned)nw, 0) : wt;
+    LLVMValueRef args[2] = {LLVMBuildPtrToInt(b, a->ptr, c->i64, ""), a->policy};
+    LLVMValueRef r = lw_asm(c, rt, text.s, cons.s, args, a->policy ? 2 : 1, 1);
+    buf_free(&text);
+    buf_free(&cons);
+    LLVMTypeRef et = a->vec > 1 ? LLVMGetElementType(a->t) : a->t;
+    int per = w / eb;            /* elements per word */
+    LLVMValueRef v = a->vec > 1 ? LLVMGetUndef(a->t) : NULL;
+    for (int i = 0; i < nw; i++) {
+        LLVMValueRef x = nw > 1 ? LLVMBuildExtractValue(b, r, (unsigned)i, "") : r;
+        if (w == 8) x = LLVMBuildTrunc(b, x, c->i8, "");
+        x = LLVMBuildBitCast(b, x, per > 1 ? LLVMVectorType(et, (unsigned)per) : et, "");
+        if (a->vec == 1) return x;
+        for (int j = 0; j < per; j++) {
+            LLVMValueRef e = per > 1 ? LLVMBuildExtractElement(b, x, lw_i32(c, j), "") : x;
+            v = LLVMBuildInsertElement(b, v, e, lw_i32(c, i * per + j), "");
+        }
+    }
+    return v;
+}
 
 static LLVMValueRef lw_emit_load(LwFn *f, void *arg) {
     LwAccess *a = arg;
+    if (a->quals) return lw_emit_load_asm(f, a);
     LLVMValueRef v = LLVMBuildLoad2(f->c->b, a->t, a->ptr, "");
     LLVMSetAlignment(v, a->align);
     return v;
@@ -133,6 +268,172 @@ static LLVMValueRef lw_emit_atomic(LwFn *f, void *arg) {
                                        lw_gpu_scope(f));
 }
 
+/* ----------------------------------------------- non-coherent loads */
+
+/* The value region r of `own` passes on as its i-th result or carried
+ * value (its yield's, or its condition's after the flag), or NULL. */
+static const IrValue *lw_region_out(const IrOp *own, int r, int i) {
+    const IrOp *last = r < own->nregions ? own->regions[r]->last : NULL;
+    if (!last || (last->op != IR_YIELD && last->op != IR_CONDITION)) return NULL;
+    int off = last->op == IR_CONDITION;
+    return i >= 0 && i + off < last->nargs ? last->args[i + off] : NULL;
+}
+
+static int lw_unstored(const IrKernel *k, const IrValue *p, uint8_t *seen);
+
+/* lw_unstored of a value that may be missing (NULL: unknown, so 0). */
+static int lw_unstored1(const IrKernel *k, const IrValue *v, uint8_t *seen) {
+    return v && lw_unstored(k, v, seen);
+}
+
+static int lw_unstored2(const IrKernel *k, const IrValue *a, const IrValue *b,
+                        uint8_t *seen) {
+    return lw_unstored1(k, a, seen) && lw_unstored1(k, b, seen);
+}
+
+/* Does pointer p derive only from parameters the kernel never stores
+ * through? (0 when it may come from anything else.) */
+static int lw_unstored(const IrKernel *k, const IrValue *p, uint8_t *seen) {
+    if (seen[p->id]) return 1;   /* a cycle: the other paths decide */
+    seen[p->id] = 1;
+    int i = p->index;
+    if (!p->def) {               /* a block argument */
+        const IrOp *own = p->block->parent;
+        if (p->block == k->body) return !k->params[i].stored;
+        if (!own) return 0;
+        if (own->op == IR_FOR)   /* args: iv, carried... */
+            return i >= 1 && 3 + i - 1 < own->nargs &&
+                   lw_unstored2(k, own->args[3 + i - 1], lw_region_out(own, 0, i - 1), seen);
+        if (own->op == IR_WHILE && p->block == own->regions[0])
+            return i < own->nargs &&
+                   lw_unstored2(k, own->args[i], lw_region_out(own, 1, i), seen);
+        if (own->op == IR_WHILE) return lw_unstored1(k, lw_region_out(own, 0, i), seen);
+        return 0;
+    }
+    const IrOp *op = p->def;
+    switch (op->op) {
+    case IR_PTRADD: case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS:
+    case IR_RESHAPE: case IR_PERMUTE: case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
+    case IR_CONVERT_LAYOUT:
+        return lw_unstored(k, op->args[0], seen);
+    case IR_SELECT: return lw_unstored2(k, op->args[1], op->args[2], seen);
+    case IR_FOR:
+        return 3 + i < op->nargs &&
+               lw_unstored2(k, op->args[3 + i], lw_region_out(op, 0, i), seen);
+    case IR_IF: return lw_unstored2(k, lw_region_out(op, 0, i), lw_region_out(op, 1, i), seen);
+    case IR_WHILE: return lw_unstored1(k, lw_region_out(op, 0, i), seen);
+    default: return 0;
+    }
+}
+
+static int lw_is_write(const IrOp *op) {
+    return op->op == IR_STORE || op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS;
+}
+
+/* The analysis. Ops are numbered in program order (pre-order, regions in
+ * order); from `cut` on, a write of the program may have executed: the
+ * first write, or the outermost loop holding it (later iterations follow
+ * its first execution). */
+typedef struct LwNc {
+    const IrKernel *k;
+    uint8_t *seen;             /* by value id: lw_unstored's visited set */
+    uint8_t *taint;            /* by value id: derived from the load judged */
+    int cut;                   /* INT_MAX: the kernel never writes */
+    const IrOp *first;         /* the first write, if not in a loop (it may
+                                  consume loaded values) */
+} LwNc;
+
+static void lw_nc_cut(LwNc *a, const IrBlock *b, int *pos, int loop) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        int p = (*pos)++;
+        if (a->cut == INT_MAX && lw_is_write(op)) {
+            a->cut = loop >= 0 ? loop : p;
+            a->first = loop >= 0 ? NULL : op;
+        }
+        int inner = loop < 0 && (op->op == IR_FOR || op->op == IR_WHILE) ? p : loop;
+        for (int r = 0; r < op->nregions; r++) lw_nc_cut(a, op->regions[r], pos, inner);
+    }
+}
+
+static int lw_tainted_arg(const LwNc *a, const IrOp *op) {
+    for (int i = 0; i < op->nargs; i++)
+        if (a->taint[op->args[i]->id]) return 1;
+    return 0;
+}
+
+/* Spreads a->taint through b; returns whether an op of b used a tainted
+ * value. A region op using one anywhere taints all its results and block
+ * arguments (then its regions are walked again for what those reach). */
+static int lw_taint(LwNc *a, const IrBlock *b) {
+    int any = 0;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        int t = lw_tainted_arg(a, op);
+        for (int r = 0; r < op->nregions; r++) t |= lw_taint(a, op->regions[r]);
+        if (t && op->nregions) {
+            for (int r = 0; r < op->nregions; r++)
+                for (int i = 0; i < op->regions[r]->nargs; i++)
+                    a->taint[op->regions[r]->args[i]->id] = 1;
+            for (int r = 0; r < op->nregions; r++) lw_taint(a, op->regions[r]);
+        }
+        for (int i = 0; t && i < op->nres; i++) a->taint[op->res[i]->id] = 1;
+        any |= t;
+    }
+    return any;
+}
+
+/* Does an op from the cut on (but the first write itself) use a tainted
+ * value? */
+static int lw_used_late(const LwNc *a, const IrBlock *b, int *pos) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        int p = (*pos)++;
+        if (p >= a->cut && op != a->first && lw_tainted_arg(a, op)) return 1;
+        for (int r = 0; r < op->nregions; r++)
+            if (lw_used_late(a, op->regions[r], pos)) return 1;
+    }
+    return 0;
+}
+
+/* Judges each load of b (see the top); *pos numbers the ops. */
+static void lw_nc_judge(LwFn *f, LwNc *a, const IrBlock *b, int *pos) {
+    size_t n = (size_t)f->k->nvalues + 1;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        int p = (*pos)++;
+        if (op->op == IR_LOAD && p < a->cut && op->iattr[1] != CACHE_CV) {
+            memset(a->seen, 0, n);
+            memset(a->taint, 0, n);
+            a->taint[op->res[0]->id] = 1;
+            int late = 0;
+            lw_taint(a, a->k->body);
+            f->nc[op->res[0]->id] = lw_unstored(a->k, op->args[0], a->seen) &&
+                                    !lw_used_late(a, a->k->body, &late);
+        }
+        for (int r = 0; r < op->nregions; r++) lw_nc_judge(f, a, op->regions[r], pos);
+    }
+}
+
+/* The qualifiers of a load after `ld.global` (see the top), or NULL for a
+ * plain load. */
+static const char *lw_load_quals(LwFn *f, const IrOp *op) {
+    if (!f->nc) {
+        size_t n = (size_t)f->k->nvalues + 1;
+        LwNc a = {.k = f->k, .seen = ar_alloc(f->c->ar, n),
+                  .taint = ar_alloc(f->c->ar, n), .cut = INT_MAX};
+        int pos = 0;
+        f->nc = ar_alloc(f->c->ar, n);
+        memset(f->nc, 0, n);
+        lw_nc_cut(&a, f->k->body, &pos, -1);
+        pos = 0;
+        lw_nc_judge(f, &a, f->k->body, &pos);
+    }
+    static const char *const cops[] = {"", ".ca", ".cg", ".cs", ".cv"};
+    static const char *const l1[] = {"", ".L1::evict_first", ".L1::evict_last"};
+    int cache = (int)op->iattr[1], evict = (int)op->iattr[2];
+    int nc = f->nc[op->res[0]->id];
+    if (!cache && !evict && !nc) return NULL;
+    return ar_printf(f->c->ar, "%s%s%s%s", cops[cache], nc ? ".nc" : "",
+                     cache ? "" : l1[evict], evict ? ".L2::cache_hint" : "");
+}
+
 /* load ptr [, mask [, other]] */
 static void lw_load(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
@@ -151,9 +452,12 @@ static void lw_load(LwFn *f, const IrOp *op) {
     LLVMTypeRef vt = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
     LwVal out = lw_new_val(f, p.n);
     LwVal res_l = out;
+    const char *quals = lw_load_quals(f, op);
+    LLVMValueRef policy = op->iattr[2] ? lw_l2_policy(f, (int)op->iattr[2]) : NULL;
     for (int g = 0; g < p.n; g += vec) {
-        LwAccess a = {.t = vt, .ptr = p.r[g], .k = k,
-                      .align = (unsigned)(vec * ty_bytes(k))};
+        LwAccess a = {.t = vt, .ptr = p.r[g], .k = k, .vec = vec,
+                      .align = (unsigned)(vec * ty_bytes(k)),
+                      .quals = quals, .policy = policy};
         LLVMValueRef v;
         if (has_mask) {
             LLVMValueRef oth[16];

@@ -56,7 +56,9 @@
  * cross a 16-byte unit of the swizzle) or whose rings, beside a bound on
  * the scratch inside the loop, do not fit the architecture's shared
  * memory is lowered without pipelining: the loads stay ordinary loads and
- * the conversions go through the scratch (smem.c).
+ * the conversions go through the scratch (smem.c). That is no error (the
+ * configuration still runs, only slower), but it is recorded in the entry
+ * (LwEntry.unpipelined) and `tilec --stats` says it, with the loop.
  */
 #include "lower/lw.h"
 
@@ -222,6 +224,16 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
     lw_set(f, ivv, saved);
 }
 
+/* Records, for --stats, a loop lowered without pipelining (need: the
+ * shared memory it would have taken, 0 when room was not the reason). */
+static struct LwPipe *unpipelined(LwFn *f, const IrOp *loop, int64_t need) {
+    if (!f->entry->unpipelined++) {
+        f->entry->unpipelined_loop = loop->loc;
+        f->entry->unpipelined_need = need;
+    }
+    return NULL;
+}
+
 struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
                              LLVMValueRef hi, LLVMValueRef step) {
     LwCtx *c = f->c;
@@ -241,7 +253,8 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     for (const IrOp *op = body->first; op; op = op->next) {
         if (op->op != IR_LOAD || op->iattr[3] < 2) continue;
         LwRing *r = &p->ring[p->nring++];
-        if (op->iattr[3] != stages || !ring_for(f, op, r)) return NULL;
+        if (op->iattr[3] != stages || !ring_for(f, op, r))
+            return unpipelined(f, loop, 0);
         r->off = f->ring_bytes + total;
         total += stages * r->buf;
     }
@@ -249,8 +262,8 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
      * rest of the scratch may overlap them (kernel.c places both). */
     int64_t inside = align128(scratch_bound(body)) + f->ring_bytes + total;
     int64_t outside = scratch_bound(f->k->body);
-    if ((inside > outside ? inside : outside) > lw_arch_max_shared(c->opt->arch))
-        return NULL;
+    int64_t need = inside > outside ? inside : outside;
+    if (need > lw_arch_max_shared(c->opt->arch)) return unpipelined(f, loop, need);
     if (!f->ring) {
         lw_smem(f, 0);   /* the region lives in the scratch's global */
         f->ring = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->i8, 0),

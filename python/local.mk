@@ -9,7 +9,8 @@ EXTRA_DIST += python/run-tests python/pyproject.toml \
 	python/tile/_types.py python/tile/_scalars.py python/tile/_host.py \
 	python/tile/_device.py python/tile/_cache.py \
 	python/tests/conftest.py python/tests/test_interp.py \
-	python/tests/test_gpu.py
+	python/tests/test_gpu.py python/tests/fakedriver_cases.py \
+	python/tests/standin_torch.py
 clean-local: clean-python
 clean-python:
 	rm -rf python/.pytest_cache

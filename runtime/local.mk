@@ -14,7 +14,7 @@ runtime_libtile_la_LDFLAGS = -version-info 0:0:0
 check_PROGRAMS += tests/unit/test_runtime
 TESTS += tests/unit/test_runtime
 tests_unit_test_runtime_SOURCES = tests/unit/test_runtime.c tests/unit/check.h \
-	tests/unit/vadd_bundle.h
+	tests/unit/bundle_util.h tests/unit/vadd_bundle.h
 tests_unit_test_runtime_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_runtime_LDADD = runtime/libtile.la
 
@@ -58,7 +58,7 @@ tests/unit/fakecuda.so: $(srcdir)/tests/unit/fake_libcuda.c
 check_PROGRAMS += tests/unit/test_tune
 TESTS += tests/unit/test_tune
 tests_unit_test_tune_SOURCES = tests/unit/test_tune.c tests/unit/check.h \
-	tests/unit/spin_bundle.h
+	tests/unit/bundle_util.h tests/unit/spin_bundle.h
 tests_unit_test_tune_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_tune_LDADD = runtime/libtile.la -ldl
 EXTRA_tests_unit_test_tune_DEPENDENCIES = tests/unit/fakecuda.so

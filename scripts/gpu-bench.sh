@@ -61,7 +61,8 @@ prepare() {
     export TILE_STDLIB=$top/stdlib
     tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples" sm_90
     python3 bench/build_bundles.py "$top/tilec" "$build/bench" --arch sm_90
-    python3 -m py_compile bench/bench.py bench/tile_ctypes.py bench/configs.py bench/charts.py
+    python3 -m py_compile bench/bench.py bench/tile_ctypes.py bench/configs.py bench/charts.py \
+        bench/hosttime.py
     python3 bench/bench.py --build "$build" --dry-run > "$build/dry-run.txt" ||
         { cat "$build/dry-run.txt" >&2; exit 1; }
     tail -1 "$build/dry-run.txt"

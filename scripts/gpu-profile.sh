@@ -6,13 +6,15 @@
 #                                   i.e. build-gpu/ with the bench bundles
 #                                   rebuilt with -g (line info for ncu)
 #   scripts/gpu-profile.sh run [STEP ...]       THERE: profile the bench steps
-#                                   (default: layernorm matmul attention)
+#                                   (default: layernorm)
 #
 # `run` executes bench/bench.py with BENCH_PROFILE=1 (each system launched
 # once, no timing, no torch.compile) under
 #   ncu --clock-control none -k regex:KERNELS
-# with the launch, occupancy, speed-of-light, memory, warp-state,
-# instruction and source-counter sections, then writes for every profiled
+# with the launch, occupancy, speed-of-light and warp-state sections (and,
+# with PROFILE_FULL=1, memory, instruction, scheduler and source-counter
+# sections: many more replays per kernel), at most PROFILE_COUNT (default
+# 12) kernels, then writes for every profiled
 # kernel its details page and its SASS source page (stall samples per
 # instruction), dumps the SASS of every Tile cubin and of every kernel
 # Triton compiled in the run (cuobjdump), counts opcodes per kernel
@@ -24,7 +26,7 @@ set -u
 cd "$(dirname "$0")/.."
 top=$PWD
 prof=$top/build-prof
-steps_default="layernorm matmul attention"
+steps_default="layernorm"
 
 prepare() {
     set -e
@@ -52,11 +54,13 @@ run() {
     export TRITON_CACHE_DIR=$w/triton-cache BENCH_PROFILE=1 PYTHONUNBUFFERED=1
     local steps=${*:-$steps_default}
     local kernels='regex:^(tr_)?(layernorm|softmax|bias_gelu|matmul|matmul_bias_relu|attention)'
+    local sections="--section LaunchStats --section Occupancy --section SpeedOfLight --section WarpStateStats"
+    [ -n "${PROFILE_FULL:-}" ] && sections="$sections --section MemoryWorkloadAnalysis
+        --section InstructionStats --section SourceCounters --section SchedulerStats --import-source yes"
+    # A whole bench step under ncu with every section ran past 9 minutes
+    # (2026-11-29): bound the kernels and the step list.
     ncu --clock-control none --kernel-name-base function -k "$kernels" \
-        --section LaunchStats --section Occupancy --section SpeedOfLight \
-        --section MemoryWorkloadAnalysis --section WarpStateStats \
-        --section InstructionStats --section SourceCounters --section SchedulerStats \
-        --import-source yes -o "$w/ncu/prof" -f \
+        -c "${PROFILE_COUNT:-12}" $sections -o "$w/ncu/prof" -f \
         python3 bench/bench.py --build "$prof" --out "$w/bench" $steps > "$w/ncu/run.txt" 2>&1
     echo "ncu exit $? (log: ncu/run.txt)"
     if [ -f "$w/ncu/prof.ncu-rep" ]; then

@@ -177,20 +177,35 @@ static ScalarKind promote_n(SmCtx *c, SmVal *v, int n) {
     return k;
 }
 
-/* Converts v[0..n) to kind k and broadcasts them to one shape. */
-static int unify(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *v,
-                 int n, ScalarKind k, IrValue **out) {
-    Type shape = ty_scalar(k);
+/* The shape v[0..n) broadcast to together, in *shape; 0 after an error
+ * at loc naming every operand of builtin `name`. */
+static int common_shape(SmCtx *c, const char *name, Loc loc, const SmVal *v,
+                        int n, Type *shape) {
+    *shape = ty_scalar(SK_VOID);
     for (int i = 0; i < n; i++)
-        if (!sm_broadcast_shape(shape, sm_type_of(&v[i]), &shape)) {
+        if (!sm_broadcast_shape(*shape, sm_type_of(&v[i]), shape)) {
             Buf l = {0};
             for (int j = 0; j < n; j++)
-                buf_printf(&l, "%s'%s'", j ? ", " : "", sm_describe(c, &v[j]));
-            dg_error(c->dg, call->loc, "incompatible shapes in '%s': %s",
-                     b->name, l.s);
+                buf_printf(&l, "%s'%s'", !j ? "" : j == n - 1 ? " and " : ", ",
+                           sm_describe(c, &v[j]));
+            dg_error(c->dg, loc, "incompatible shapes in '%s': %s", name, l.s);
             buf_free(&l);
             return 0;
         }
+    return 1;
+}
+
+/* t broadcasts to exactly `shape` (not to a larger one). */
+static int broadcasts_to(Type t, Type shape) {
+    Type out;
+    return sm_broadcast_shape(shape, t, &out) && ty_same_shape(out, shape);
+}
+
+/* Converts v[0..n) to kind k and broadcasts them to one shape. */
+static int unify(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *v,
+                 int n, ScalarKind k, IrValue **out) {
+    Type shape;
+    if (!common_shape(c, b->name, call->loc, v, n, &shape)) return 0;
     c->b.loc = call->loc;
     for (int i = 0; i < n; i++)
         out[i] = sm_broadcast_to(c, sm_convert(c, &v[i], k), shape);
@@ -346,7 +361,7 @@ static SmVal bi_zeros_like(SmCtx *c, const Builtin *b, const AstExpr *call,
 static IrValue *fit_to_ptr(SmCtx *c, const Builtin *b, const AstExpr *call,
                            SmVal *v, Type pt, const char *arg, int is_mask) {
     if (!want_value(c, b, v, arg)) return NULL;
-    Type vt = sm_type_of(v), shape;
+    Type vt = sm_type_of(v);
     ScalarKind k = is_mask ? SK_BOOL : (ScalarKind)pt.pointee;
     if (is_mask && vt.k != SK_BOOL) {
         dg_error(c->dg, v->loc, "'%s' of '%s' must be bool, got '%s'", arg,
@@ -366,8 +381,7 @@ static IrValue *fit_to_ptr(SmCtx *c, const Builtin *b, const AstExpr *call,
                      (long long)v->i, ty_kind_name(k));
         return NULL;
     }
-    Type pshape = sm_with_kind(pt, SK_VOID);
-    if (!sm_broadcast_shape(pshape, vt, &shape) || !ty_same_shape(shape, pt)) {
+    if (!broadcasts_to(vt, pt)) {
         dg_error(c->dg, v->loc, "'%s' of '%s' has shape '%s', which does not "
                  "broadcast to the pointer shape '%s'", arg, b->name,
                  sm_describe(c, v), ty_str(c->ar, pt));
@@ -639,14 +653,8 @@ SmVal sm_where(SmCtx *c, SmVal cond, SmVal x, SmVal y, Loc loc) {
         return sm_poison();
     }
     if (cond.kind == SV_CONST) return cond.i ? x : y;
-    Type shape = sm_type_of(&cond);
-    for (int i = 1; i < 3; i++)
-        if (!sm_broadcast_shape(shape, sm_type_of(&v[i]), &shape)) {
-            dg_error(c->dg, loc, "incompatible shapes in 'where': '%s', '%s' and "
-                     "'%s'", sm_describe(c, &v[0]), sm_describe(c, &v[1]),
-                     sm_describe(c, &v[2]));
-            return sm_poison();
-        }
+    Type shape;
+    if (!common_shape(c, "where", loc, v, 3, &shape)) return sm_poison();
     c->b.loc = loc;
     IrValue *a[3];
     for (int i = 0; i < 3; i++) {
@@ -835,12 +843,12 @@ static SmVal bi_permute(SmCtx *c, const Builtin *b, const AstExpr *call,
 
 static SmVal bi_broadcast_to(SmCtx *c, const Builtin *b, const AstExpr *call,
                              SmVal *a) {
-    Type shape, out;
+    Type shape;
     int ok = want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a tile");
     ok &= want_shape(c, b, &a[1], "shape", &shape);
     if (!ok) return sm_poison();
     Type t = sm_type_of(&a[0]);
-    if (!sm_broadcast_shape(shape, t, &out) || !ty_same_shape(out, shape)) {
+    if (!broadcasts_to(t, shape)) {
         dg_error(c->dg, call->loc, "cannot broadcast '%s' to shape '%s'",
                  sm_describe(c, &a[0]), ty_str(c->ar, sm_with_kind(shape, t.k)));
         return sm_poison();

@@ -410,23 +410,6 @@ static int bind_cparams(SmCtx *c, KernelSpec *ks, const int *digit,
     return 1;
 }
 
-static const char *config_text(SmCtx *c, const IrCparam *cp, int n, int warps,
-                               int stages) {
-    Buf b = {0};
-    for (int i = 0; i < n; i++) {
-        if (cp[i].kind == CP_TYPE)
-            buf_printf(&b, "%s=%s, ", cp[i].name, ty_kind_name((ScalarKind)cp[i].value));
-        else if (cp[i].kind == CP_BOOL)
-            buf_printf(&b, "%s=%s, ", cp[i].name, cp[i].value ? "true" : "false");
-        else
-            buf_printf(&b, "%s=%lld, ", cp[i].name, (long long)cp[i].value);
-    }
-    buf_printf(&b, "warps=%d, stages=%d", warps, stages);
-    char *s = ar_strdup(c->ar, b.s);
-    buf_free(&b);
-    return s;
-}
-
 /* @prune(expr) for this configuration: 1 keep, 0 drop, -1 error. */
 static int keep_config(SmCtx *c, KernelSpec *ks, int warps, int stages) {
     if (!ks->prune) return 1;
@@ -484,7 +467,7 @@ static IrKernel *build(SmCtx *c, KernelSpec *ks, const int *digit, int index,
     c->scope = NULL;
     sm_push_scope(c, 1);
     if (!bind_cparams(c, ks, digit, cp, &warps, &stages)) return NULL;
-    *desc = config_text(c, cp, k->ncparams, warps, stages);
+    *desc = ir_config_text(c->ar, cp, k->ncparams, warps, stages);
     int keep = keep_config(c, ks, warps, stages);
     if (keep <= 0) {
         *pruned = keep == 0;

@@ -486,22 +486,25 @@ static void pr_block(Printer *p, const IrBlock *b, int depth) {
     for (const IrOp *op = b->first; op; op = op->next) pr_op(p, op, depth);
 }
 
+const char *ir_config_text(Arena *ar, const IrCparam *cp, int n, int warps,
+                           int stages) {
+    const char *s = "";
+    for (int i = 0; i < n; i++) {
+        const char *v = cp[i].kind == CP_TYPE ? ty_kind_name((ScalarKind)cp[i].value)
+                        : cp[i].kind == CP_BOOL ? (cp[i].value ? "true" : "false")
+                        : ar_printf(ar, "%" PRId64, cp[i].value);
+        s = ar_printf(ar, "%s%s=%s, ", s, cp[i].name, v);
+    }
+    return ar_printf(ar, "%swarps=%d, stages=%d", s, warps, stages);
+}
+
 void ir_print_kernel(FILE *out, const IrKernel *k) {
     Arena *ar = ar_new();
     Printer p = {out, ar, ar_alloc(ar, sizeof(int) * (size_t)(k->nvalues + 1)), 0,
                  k->body};
     for (int i = 0; i < k->nvalues; i++) p.num[i] = -1;
-    fprintf(out, "kernel @%s<", k->name);
-    for (int i = 0; i < k->ncparams; i++) {
-        const IrCparam *c = &k->cparams[i];
-        if (c->kind == CP_TYPE)
-            fprintf(out, "%s=%s, ", c->name, ty_kind_name((ScalarKind)c->value));
-        else if (c->kind == CP_BOOL)
-            fprintf(out, "%s=%s, ", c->name, c->value ? "true" : "false");
-        else
-            fprintf(out, "%s=%" PRId64 ", ", c->name, c->value);
-    }
-    fprintf(out, "warps=%d, stages=%d>(", k->warps, k->stages);
+    fprintf(out, "kernel @%s<%s>(", k->name,
+            ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
     for (int i = 0; i < k->nparams; i++) {
         if (i) fputs(", ", out);
         pr_name(&p, k->body->args[i]);

@@ -269,4 +269,9 @@ void ir_print_module(FILE *out, const IrModule *m);
 void ir_print_kernel(FILE *out, const IrKernel *k);
 void gx_print(FILE *out, const GExpr *e, const IrKernel *k);
 
+/* A configuration as diagnostics and the IR printer name it:
+ * "BM=64, T=f16, EVEN=true, warps=4, stages=3" (in ar). */
+const char *ir_config_text(Arena *ar, const IrCparam *cp, int n, int warps,
+                           int stages);
+
 #endif

@@ -369,21 +369,6 @@ int ly_verify_kernel(Arena *ar, const IrKernel *k);
  * docs/internals/mma.md for the conditions. */
 int ly_pipeline_kernel(const LyResult *r, IrKernel *k);
 
-/* Shared memory, in bytes, that k's tensor-core operands take after
- * assignment: `stages` swizzled buffers per pipelined load, one per other
- * conversion to an operand layout. */
-int64_t ly_smem_estimate(const IrKernel *k);
-
-/* The most shared memory one program may use on `arch` (opt-in limit):
- * sm_80 163 KiB, sm_86/sm_89 99 KiB, sm_90/sm_90a 227 KiB; NULL: sm_90. */
-int64_t ly_smem_limit(const char *arch);
-
-/* Drops from m, after assignment, every configuration whose estimate is
- * over the limit of `arch`, with a note naming the configuration; a
- * kernel left with no configuration is an error. Returns how many were
- * dropped. */
-int ly_budget_module(Arena *ar, Diag *dg, IrModule *m, const char *arch);
-
 /* Elements per access for a load, store or atomic op after assignment:
  * the vector width of its pointer's layout along the fastest dimension,
  * bounded by the pointer's contiguity and byte alignment, the mask's

@@ -1,6 +1,6 @@
 /*
  * pipeline.c — software pipelining analysis for loads that feed tensor
- * cores, and the shared-memory budget of a configuration.
+ * cores.
  *
  * A matmul's loop body loads an A and a B tile and multiplies them; on
  * the GPU the loads become cp.async copies into shared memory, issued
@@ -29,15 +29,14 @@
  *    or 16 bytes): the load's vector width (ly_mem_vec) times the element
  *    size.
  *
- * The budget: a pipelined operand occupies `stages` swizzled buffers,
- * every other conversion to a tensor-core operand one buffer; that is
- * what ly_smem_estimate() sums (the lowering's scratch for reductions and
- * other conversions reuses the same memory between uses and is smaller).
+ * Whether a configuration's rings fit is not decided here: the lowering
+ * sizes them, with the rest of the kernel's shared memory, and drops a
+ * loop that does not fit back to ordinary loads (lower/pipeline.c), and
+ * skips a configuration that does not fit at all (lower/lower.c).
  */
 #include "layout.h"
 
 #include <math.h>
-#include <string.h>
 
 static int is_mma_operand(const Layout *l) {
     return l && l->kind == LY_DOT_OP && l->parent && l->parent->kind == LY_MMA;
@@ -132,70 +131,4 @@ static int mark_block(const LyResult *r, IrKernel *k, IrBlock *b) {
 
 int ly_pipeline_kernel(const LyResult *r, IrKernel *k) {
     return mark_block(r, k, k->body);
-}
-
-/* --------------------------------------------------------------- budget */
-
-static int64_t staged_bytes(const IrBlock *b) {
-    int64_t n = 0;
-    for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nregions; i++) n += staged_bytes(op->regions[i]);
-        if (op->op != IR_CONVERT_LAYOUT || !is_mma_operand(op->res[0]->layout))
-            continue;
-        const IrValue *x = op->args[0];
-        int64_t bytes = ty_numel(x->ty) * ty_bytes((ScalarKind)x->ty.k);
-        const IrOp *src = x->def;
-        n += src && src->op == IR_LOAD && src->iattr[3] > 0 ? bytes * src->iattr[3]
-                                                            : bytes;
-    }
-    return n;
-}
-
-int64_t ly_smem_estimate(const IrKernel *k) { return staged_bytes(k->body); }
-
-int64_t ly_smem_limit(const char *arch) {
-    if (!arch || strncmp(arch, "sm_9", 4) == 0) return 232448;  /* 227 KiB */
-    if (strcmp(arch, "sm_80") == 0) return 166912;             /* 163 KiB */
-    return 101376;                                              /* 99 KiB */
-}
-
-/* "BM=64, BN=64, warps=4, stages=3" */
-static const char *config_str(Arena *ar, const IrKernel *k) {
-    const char *s = "";
-    for (int i = 0; i < k->ncparams; i++) {
-        const IrCparam *c = &k->cparams[i];
-        const char *v = c->kind == CP_TYPE ? ty_kind_name((ScalarKind)c->value)
-                        : c->kind == CP_BOOL ? (c->value ? "true" : "false")
-                                             : ar_printf(ar, "%lld", (long long)c->value);
-        s = ar_printf(ar, "%s%s=%s, ", s, c->name, v);
-    }
-    return ar_printf(ar, "%swarps=%d, stages=%d", s, k->warps, k->stages);
-}
-
-int ly_budget_module(Arena *ar, Diag *dg, IrModule *m, const char *arch) {
-    int64_t limit = ly_smem_limit(arch);
-    int kept = 0;
-    for (int i = 0; i < m->nkernels; i++) {
-        IrKernel *k = m->kernels[i];
-        int64_t need = ly_smem_estimate(k);
-        if (need <= limit) {
-            m->kernels[kept++] = k;
-            continue;
-        }
-        dg_note(dg, k->loc, "configuration %s of kernel '%s' skipped: it needs "
-                "%lld bytes of shared memory, %s has %lld", config_str(ar, k),
-                k->name, (long long)need, arch ? arch : "sm_90", (long long)limit);
-        /* After the last configuration of a kernel: was any kept? */
-        int later = 0, any = 0;
-        for (int j = i + 1; j < m->nkernels; j++)
-            later |= strcmp(m->kernels[j]->name, k->name) == 0;
-        for (int j = 0; j < kept; j++)
-            any |= strcmp(m->kernels[j]->name, k->name) == 0;
-        if (!later && !any)
-            dg_error(dg, k->loc, "no configuration of kernel '%s' fits in the "
-                     "shared memory of %s", k->name, arch ? arch : "sm_90");
-    }
-    int dropped = m->nkernels - kept;
-    m->nkernels = kept;
-    return dropped;
 }

@@ -33,25 +33,12 @@ int example_bias_gelu(const char *dir, const char *file, HostType t, HostRng *rn
             ref_bias_gelu(ref, xd, a, b, n);
             TileLaunchArg args[] = {tile_ptr(out.dev), tile_ptr(x.dev), tile_float(a),
                                     tile_float(b), tile_int(n)};
-            if (host_launch(k, args, 5))
-                fails++;
-            else
-                fails += host_download(&out) +
-                         host_check("out", &out, ref, NULL, 1e-5 + host_unit(t), 4e-6);
+            fails += host_run_check(k, args, 5, "out", &out, ref, NULL, 1e-5 + host_unit(t), 4e-6);
             free(xd), free(ref);
             host_buf_free(&x), host_buf_free(&out);
         }
     return fails;
 }
 
-#ifndef TILE_HOST_NO_MAIN
-int main(int argc, char **argv) {
-    /* bias_gelu [DIR [bf16|f16]]: the bundle bias_gelu.tlb, or
-     * bias_gelu_bf16.tlb (-D T=bf16) */
-    HostType t = argc > 2 && argv[2][0] == 'b' ? HOST_BF16
-               : argc > 2 && argv[2][0] == 'f' && argv[2][1] == '1' ? HOST_F16 : HOST_F32;
-    const char *file = t == HOST_BF16 ? "bias_gelu_bf16.tlb"
-                     : t == HOST_F16 ? "bias_gelu_f16.tlb" : "bias_gelu.tlb";
-    return host_main(argc > 2 ? 2 : argc, argv, example_bias_gelu, file, t);
-}
-#endif
+/* bias_gelu [DIR [f16|bf16]] */
+HOST_MAIN_TYPED(example_bias_gelu, "bias_gelu")

@@ -67,8 +67,4 @@ int example_cross_entropy(const char *dir, const char *file, HostType t, HostRng
     return fails;
 }
 
-#ifndef TILE_HOST_NO_MAIN
-int main(int argc, char **argv) {
-    return host_main(argc, argv, example_cross_entropy, "cross_entropy.tlb", HOST_F32);
-}
-#endif
+HOST_MAIN(example_cross_entropy, "cross_entropy.tlb", HOST_F32)

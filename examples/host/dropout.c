@@ -72,8 +72,4 @@ int example_dropout(const char *dir, const char *file, HostType t, HostRng *rng)
     return fails;
 }
 
-#ifndef TILE_HOST_NO_MAIN
-int main(int argc, char **argv) {
-    return host_main(argc, argv, example_dropout, "dropout.tlb", HOST_F32);
-}
-#endif
+HOST_MAIN(example_dropout, "dropout.tlb", HOST_F32)

@@ -92,6 +92,13 @@ int host_launch(TileKernel *k, const TileLaunchArg *args, int nargs) {
     return -1;
 }
 
+int host_run_check(TileKernel *k, const TileLaunchArg *args, int nargs, const char *what,
+                   HostBuf *out, const double *ref, const uint8_t *written, double rtol,
+                   double atol) {
+    if (host_launch(k, args, nargs)) return 1;
+    return host_download(out) + host_check(what, out, ref, written, rtol, atol);
+}
+
 /* ---------------------------------------------------------- randomness */
 
 uint64_t host_u64(HostRng *r) {
@@ -275,4 +282,14 @@ int host_main(int argc, char **argv, HostExample ex, const char *file, HostType 
     int fails = ex(dir, file, t, &rng);
     printf("%s: %s (%d failure(s))\n", argv[0], fails ? "FAIL" : "PASS", fails);
     return fails ? 1 : 0;
+}
+
+int host_main_typed(int argc, char **argv, HostExample ex, const char *name) {
+    const char *type = argc > 2 ? argv[2] : "f32";
+    HostType t = type[0] == 'b' ? HOST_BF16
+               : type[0] == 'f' && type[1] == '1' ? HOST_F16 : HOST_F32;
+    char file[128];
+    snprintf(file, sizeof file, "%s%s.tlb", name,
+             t == HOST_BF16 ? "_bf16" : t == HOST_F16 ? "_f16" : "");
+    return host_main(argc > 2 ? 2 : argc, argv, ex, file, t);
 }

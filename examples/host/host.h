@@ -97,6 +97,13 @@ uint8_t *host_row_mask(long rows, long cols, long stride);
 /* Relative error bound of an f32 sum of n terms (as tests/numerics). */
 double host_sum_rtol(long n);
 
+/* The usual end of one case: launches k, downloads `out` and checks it
+ * against ref (host_check, named `what`). Returns the number of failures
+ * (1 for a launch that fails). */
+int host_run_check(TileKernel *k, const TileLaunchArg *args, int nargs, const char *what,
+                   HostBuf *out, const double *ref, const uint8_t *written, double rtol,
+                   double atol);
+
 /* ------------------------------------------------------------ examples */
 
 /* One example's checks: the kernels of `dir/file`, values of type t where
@@ -122,5 +129,22 @@ int example_attention(const char *dir, const char *file, HostType t, HostRng *rn
 /* main() of one example program: `NAME [BUNDLE_DIR]` (default "."), the
  * seed from $TILE_SEED or the clock. Exit status 0, 1 (a failure) or 77. */
 int host_main(int argc, char **argv, HostExample ex, const char *file, HostType t);
+
+/* main() of an example generic over its element type: `NAME [BUNDLE_DIR
+ * [f16|bf16]]` runs the bundle NAME.tlb with f32, NAME_f16.tlb or
+ * NAME_bf16.tlb (built with -D T=f16 / bf16). */
+int host_main_typed(int argc, char **argv, HostExample ex, const char *name);
+
+/* The main() of an example program, one line in each; none when the
+ * examples are linked together (tests/gpu/examples_gpu). */
+#ifdef TILE_HOST_NO_MAIN
+#define HOST_MAIN(ex, file, t)
+#define HOST_MAIN_TYPED(ex, name)
+#else
+#define HOST_MAIN(ex, file, t) \
+    int main(int argc, char **argv) { return host_main(argc, argv, ex, file, t); }
+#define HOST_MAIN_TYPED(ex, name) \
+    int main(int argc, char **argv) { return host_main_typed(argc, argv, ex, name); }
+#endif
 
 #endif

@@ -66,13 +66,5 @@ int example_layernorm(const char *dir, const char *file, HostType t, HostRng *rn
     return fails;
 }
 
-#ifndef TILE_HOST_NO_MAIN
-int main(int argc, char **argv) {
-    /* layernorm [DIR [f16|bf16]] */
-    HostType t = argc > 2 && argv[2][0] == 'b' ? HOST_BF16
-               : argc > 2 && argv[2][0] == 'f' && argv[2][1] == '1' ? HOST_F16 : HOST_F32;
-    const char *file = t == HOST_BF16 ? "layernorm_bf16.tlb"
-                     : t == HOST_F16 ? "layernorm_f16.tlb" : "layernorm.tlb";
-    return host_main(argc > 2 ? 2 : argc, argv, example_layernorm, file, t);
-}
-#endif
+/* layernorm [DIR [f16|bf16]] */
+HOST_MAIN_TYPED(example_layernorm, "layernorm")

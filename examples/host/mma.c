@@ -85,11 +85,7 @@ static int run_matmul(const char *dir, const char *file, const char *kname,
         args[n++] = tile_int(M), args[n++] = tile_int(N), args[n++] = tile_int(K);
         args[n++] = tile_int(lda), args[n++] = tile_int(ldb), args[n++] = tile_int(ldc);
         host_poison(&c);
-        if (host_launch(k, args, n))
-            fails++;
-        else
-            fails += host_download(&c) + host_check("c", &c, ref, written, host_unit(t),
-                                                    dot_atol(t, K));
+        fails += host_run_check(k, args, n, "c", &c, ref, written, host_unit(t), dot_atol(t, K));
         free(ad), free(bd), free(bsd), free(ref), free(written);
         host_buf_free(&a), host_buf_free(&b), host_buf_free(&c), host_buf_free(&bias);
     }
@@ -135,11 +131,7 @@ int example_bmm(const char *dir, const char *file, HostType t, HostRng *rng) {
                                 tile_int(sc),    tile_int(K),     tile_int(N),
                                 tile_int(N)};
         host_poison(&c);
-        if (host_launch(k, args, 13))
-            fails++;
-        else
-            fails += host_download(&c) +
-                     host_check("c", &c, ref, written, host_unit(t), dot_atol(t, K));
+        fails += host_run_check(k, args, 13, "c", &c, ref, written, host_unit(t), dot_atol(t, K));
         free(ad), free(bd), free(ref), free(written);
         host_buf_free(&a), host_buf_free(&b), host_buf_free(&c);
     }
@@ -170,10 +162,7 @@ int example_attention(const char *dir, const char *file, HostType t, HostRng *rn
                                 tile_ptr(v.dev), tile_int(H),     tile_int(S),
                                 tile_int(sh),    tile_int(ss),    tile_float((float)scale)};
         host_poison(&o);
-        if (host_launch(k, args, 9))
-            fails++;
-        else
-            fails += host_download(&o) + host_check("o", &o, ref, NULL, 2 * host_unit(t), 4e-3);
+        fails += host_run_check(k, args, 9, "o", &o, ref, NULL, 2 * host_unit(t), 4e-3);
         free(qd), free(kd), free(vd), free(ref);
         host_buf_free(&q), host_buf_free(&kk), host_buf_free(&v), host_buf_free(&o);
     }

@@ -39,19 +39,12 @@ int example_softmax(const char *dir, const char *file, HostType t, HostRng *rng)
                                 tile_int(cols), tile_int(stride)};
         /* exp of v - max (|v - max| < 40: its rounding is relative 40 *
          * 2^-24 after exp), the f32 sum, one division. */
-        if (host_launch(k, args, 5))
-            fails++;
-        else
-            fails += host_download(&out) + host_check("out", &out, ref, written,
-                                                      1e-5 + host_sum_rtol(cols), 1e-30);
+        fails += host_run_check(k, args, 5, "out", &out, ref, written,
+                                1e-5 + host_sum_rtol(cols), 1e-30);
         free(xd), free(ref), free(written);
         host_buf_free(&x), host_buf_free(&out);
     }
     return fails;
 }
 
-#ifndef TILE_HOST_NO_MAIN
-int main(int argc, char **argv) {
-    return host_main(argc, argv, example_softmax, "softmax.tlb", HOST_F32);
-}
-#endif
+HOST_MAIN(example_softmax, "softmax.tlb", HOST_F32)

@@ -43,11 +43,7 @@ int example_stencil(const char *dir, const char *file, HostType t, HostRng *rng)
                                     tile_int(cols),     tile_int(stride), tile_float(alpha)};
             /* A handful of f32 operations on values below 1 in magnitude
              * (contracted into FMAs or not). */
-            if (host_launch(k, args, 6))
-                fails++;
-            else
-                fails += host_download(&out) +
-                         host_check("out", &out, ref, written, 1e-6, 2e-6 * (kn + 1));
+            fails += host_run_check(k, args, 6, "out", &out, ref, written, 1e-6, 2e-6 * (kn + 1));
             free(ud), free(ref), free(written);
             host_buf_free(&u), host_buf_free(&out);
         }
@@ -55,8 +51,4 @@ int example_stencil(const char *dir, const char *file, HostType t, HostRng *rng)
     return fails;
 }
 
-#ifndef TILE_HOST_NO_MAIN
-int main(int argc, char **argv) {
-    return host_main(argc, argv, example_stencil, "stencil.tlb", HOST_F32);
-}
-#endif
+HOST_MAIN(example_stencil, "stencil.tlb", HOST_F32)

@@ -37,18 +37,11 @@ int example_transpose(const char *dir, const char *file, HostType t, HostRng *rn
         uint8_t *written = host_row_mask(cols, rows, out_stride);
         TileLaunchArg args[] = {tile_ptr(out.dev), tile_ptr(x.dev),     tile_int(rows),
                                 tile_int(cols),    tile_int(x_stride), tile_int(out_stride)};
-        if (host_launch(k, args, 6))
-            fails++;
-        else
-            fails += host_download(&out) + host_check("out", &out, ref, written, 0, 0);
+        fails += host_run_check(k, args, 6, "out", &out, ref, written, 0, 0);
         free(xd), free(ref), free(written);
         host_buf_free(&x), host_buf_free(&out);
     }
     return fails;
 }
 
-#ifndef TILE_HOST_NO_MAIN
-int main(int argc, char **argv) {
-    return host_main(argc, argv, example_transpose, "transpose.tlb", HOST_F32);
-}
-#endif
+HOST_MAIN(example_transpose, "transpose.tlb", HOST_F32)

@@ -36,18 +36,11 @@ int example_vadd(const char *dir, const char *file, HostType t, HostRng *rng) {
                 ref[j] = (float)ref[j];
             TileLaunchArg args[] = {tile_ptr(out.dev), tile_ptr(x.dev), tile_ptr(y.dev),
                                     tile_int(n)};
-            if (host_launch(vadd, args, 4))
-                fails++;
-            else
-                fails += host_download(&out) + host_check("out", &out, ref, NULL, 0, 0);
+            fails += host_run_check(vadd, args, 4, "out", &out, ref, NULL, 0, 0);
             free(xd), free(yd), free(ref);
             host_buf_free(&x), host_buf_free(&y), host_buf_free(&out);
         }
     return fails;
 }
 
-#ifndef TILE_HOST_NO_MAIN
-int main(int argc, char **argv) {
-    return host_main(argc, argv, example_vadd, "vadd.tlb", HOST_F32);
-}
-#endif
+HOST_MAIN(example_vadd, "vadd.tlb", HOST_F32)

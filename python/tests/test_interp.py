@@ -123,6 +123,28 @@ def test_explicit_grid(example):
         assert (out[done:] == 0).all()
 
 
+def test_explicit_grid_arguments_and_refusals(example):
+    """k[grid](...) takes keywords and checks arguments as k(...) does;
+    grids of floats or bools are refused even when equal to good ones."""
+    mod = tile.compile(example("vadd"), interpret=True)
+    n = 3000
+    x, y = rand(n), rand(n)
+    out = np.zeros(n, np.float32)
+    launch = mod.vadd[(2,)]
+    launch(out, x, y=y, n=n)
+    np.testing.assert_array_equal(out[:2048], (x + y)[:2048])
+    assert (out[2048:] == 0).all()
+    with pytest.raises(tile.ArgumentError, match=r"takes 4 arguments \(out, x, y, n\), got 3"):
+        launch(out, x, y)
+    with pytest.raises(tile.ArgumentError, match=r"argument 1 \('x'\) has element type f64"):
+        launch(out, x.astype(np.float64), y, n)
+    with pytest.raises(tile.ConfigError, match="no configuration BLOCK=512 was built"):
+        launch(out, x, y, n, BLOCK=512)
+    for bad in (2.0, (2.0,), True, (2, True), [2, 1.5]):
+        with pytest.raises(tile.ArgumentError, match="kernel 'vadd': a grid is an int or a tuple"):
+            mod.vadd[bad]
+
+
 def test_grid_is_needed_without_grid_clause(source):
     mod = tile.compile(source(
         "kernel fill(out: *i32) {\n"

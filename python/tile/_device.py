@@ -124,6 +124,11 @@ def pointer_checker(kernel, index, param):
         if type(obj) is Tensor and obj.dtype is want_dtype and obj.is_cuda \
                 and obj.is_contiguous():
             return obj.data_ptr(), obj.get_device()
+        if Tensor is not None and isinstance(obj, Tensor):
+            # Subclasses (nn.Parameter), other dtypes: torch's own answers,
+            # with the device; its __cuda_array_interface__ refuses
+            # tensors that require grad.
+            return general(obj)
         cai = getattr(obj, "__cuda_array_interface__", None)
         if cai is not None and cai["typestr"] == want_typestr and cai.get("strides") is None \
                 and not (param.stored and cai["data"][1]):

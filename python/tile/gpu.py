@@ -3,11 +3,14 @@ bundles that `tilec --emit=bundle -o x.tlb` writes.
 
 tile.load opens a bundle; tile.compile runs tilec first (through the
 on-disk cache of _cache.py). A kernel's launch path is kept thin: each
-kernel gets a generated launcher (GPUKernel._make_launcher) that tests the
-common argument forms inline, writes them into the kernel's TileLaunchArg
-array in place and makes one ctypes call on torch's current stream (the
-default stream when torch is not in use); other forms and the errors go
-to each parameter's checker, made once.
+kernel gets generated launchers (GPUKernel._make_launchers) -- its
+__call__, and one per explicit grid for k[grid], kept per grid -- that
+test the common argument forms inline, pack them into a TileLaunchArg
+array with one struct.pack and make one ctypes call (ready ctypes values,
+no prototype conversions) on torch's current stream (the default stream
+when no torch tensor is among the arguments); other forms, keywords and
+the errors go to each parameter's checker, made once, and the general
+path of kernel.py.
 Errors of libtile come back with its message: a missing driver or device
 as GPUUnavailableError, a rejected argument as ArgumentError, anything
 else as LaunchError.
@@ -26,7 +29,6 @@ import ctypes
 import os
 import struct
 import sys
-import threading
 
 from . import _cache, _libs
 from ._device import pointer_checker
@@ -34,7 +36,7 @@ from ._scalars import scalar_checker
 from ._types import FLOATS, INT_RANGE, TORCH, Param
 from .errors import (ArgumentError, BundleError, ConfigError, GPUUnavailableError,
                      LaunchError, LibraryNotFoundError)
-from .kernel import Kernel, Module as ModuleBase, parse_configs
+from .kernel import _MISSING, Kernel, Module as ModuleBase, normalize_grid, parse_configs
 
 # TileStatus values of tile.h.
 _OK, _INVALID_VALUE, _IO, _INVALID_BUNDLE, _NOT_FOUND, _ARGUMENT = 0, 1, 2, 3, 4, 5
@@ -196,49 +198,89 @@ def _torch_stream():
     return current
 
 
+# The source of a kernel's launchers (GPUKernel._make_launchers): `call`
+# becomes the kernel's __call__ (k(*args)), `bind` makes the launcher of
+# one explicit grid (k[grid]). Both test the common argument forms inline
+# (the per-parameter pieces below), pack the values with one struct.pack
+# and make one ctypes call; anything else goes to `general`.
 _FILL_POINTER = """\
     if type(a{i}) is Tensor and a{i}.dtype is dtype{i} and a{i}.is_cuda and a{i}.is_contiguous():
-        slot{i}.value = a{i}.data_ptr()
-        d{i} = a{i}.get_device()
+        v{i} = a{i}.data_ptr()
+        d{i} = {device}
     else:
-        slot{i}.value, d{i} = check{i}(a{i})
+        v{i}, d{i} = check{i}(a{i})
 """
-_FILL_INT = """\
-    if type(a{i}) is int and {lo} <= a{i} < {hi}:
-        slot{i}.value = a{i}
-    else:
-        slot{i}.value = check{i}(a{i})
-"""
-_FILL_FLOAT = """\
-    slot{i}.value = a{i} if type(a{i}) is float else check{i}(a{i})
-"""
-_FILL_OTHER = """\
-    slot{i}.value = check{i}(a{i})
-"""
-_FILL_STREAM = """\
+_FILL_INT = "    v{i} = a{i} if type(a{i}) is int and {lo} <= a{i} < {hi} else check{i}(a{i})\n"
+_FILL_FLOAT = "    v{i} = a{i} if type(a{i}) is float else check{i}(a{i})\n"
+_FILL_OTHER = "    v{i} = check{i}(a{i})\n"
+_STREAM = """\
     if dev is None:
         stream = None
-    elif raw_stream is None:
-        stream = late_stream(dev)
     else:
+{current}\
+        stream = {stream}
+    s = streams.get(stream)
+    if s is None:
+        s = stream_arg(stream)
+"""
+_CURRENT = """\
         current = current_device()
         if current != dev:
             wrong_device(dev, current)
-        stream = raw_stream(dev)
 """
-_LAUNCHER = """\
-def launch(args, kwargs):
-    if kwargs or len(args) != {n} or not acquire(False):
-        return general(None, args, kwargs)
-    try:
-        {names}, = args
+_LAUNCHERS = """\
+def call(self, {params}/, *more, **kwargs):
+    if {other}:
+        return general(None, positional({values}, more), kwargs)
 {body}\
-        rc = launch_c(kernel, address, {n}, stream)
-    finally:
-        release()
+    rc = launch_c(kernel, pack({packed}), {n}, s)
     if rc:
         fail(rc, None)
+
+
+def bind(grid, grid_c):
+    def launch({params}/, *more, **kwargs):
+        if {other}:
+            return general(grid, positional({values}, more), kwargs)
+{grid_body}\
+        rc = launch_grid_c(kernel, grid_c, pack({packed}), {n}, s)
+        if rc:
+            fail(rc, grid)
+    return launch
 """
+
+# Launchers kept per kernel for explicit grids (k[grid]); more distinct
+# grids than this start the collection afresh.
+_GRIDS_KEPT = 256
+
+
+def _positional(values, more):
+    """The positional arguments of a launcher call: its a0, a1, ... up to
+    the last one given (the rest are _MISSING), then the surplus."""
+    n = len(values)
+    while n and values[n - 1] is _MISSING:
+        n -= 1
+    return values[:n] + more
+
+
+def _arg_kind(p):
+    return _PTR if p.pointer else _FLOAT if p.type in FLOATS else _INT
+
+
+def _pack_format(params):
+    """struct format of a TileLaunchArg array for `params` (kind, value)."""
+    value = {_PTR: "Q", _FLOAT: "d", _INT: "q"}
+    return "=" + "".join("i4x" + ("Q" if p.type == "u64" and not p.pointer
+                                  else value[_arg_kind(p)]) for p in params)
+
+
+def _cuda_device_count(torch):
+    """How many CUDA devices torch sees; 0 when it cannot tell (a build
+    without CUDA, no driver: then no tensor is a CUDA one either)."""
+    try:
+        return int(torch.cuda.device_count())
+    except Exception:  # noqa: BLE001 -- any failure means "cannot tell"
+        return 0
 
 
 class _NoTensor:
@@ -265,70 +307,69 @@ class GPUKernel(Kernel):
             for i in range(lt.lib.tile_kernel_nconfigs(k))))
         super().__init__(name, params, configs, lt.lib.tile_kernel_grid_dims(k) > 0)
         self._module, self._k, self._lt = module, k.value, lt
-        self._nargs = len(params)
         self._launch_c = lt.lib.tile_launch
         self._launch_grid_c = lt.lib.tile_launch_grid
         self._launch_select_c = lt.lib.tile_launch_select
         self._selections = {}
         self._stream = _torch_stream()
-        # The general path (keywords, explicit grids, choose, a launch of
-        # this kernel already filling self._args in another thread): one
-        # checker per parameter, the values packed into bytes per call.
+        # The general path (keywords, choose, argument forms the launchers
+        # do not test inline): one checker per parameter.
         self._checkers = [(pointer_checker if p.pointer else scalar_checker)(name, i, p)
                           for i, p in enumerate(params)]
         self._pointer = [p.pointer for p in params]
-        kinds = [_PTR if p.pointer else _FLOAT if p.type in FLOATS else _INT for p in params]
-        self._template = [v for kind in kinds for v in (kind, 0)]
-        self._pack = struct.Struct("=" + "".join(
-            "i4x" + ("Q" if kind == _PTR else "d" if kind == _FLOAT else "q")
-            for kind in kinds)).pack
-        # The fast path k(*args): self._args filled in place by _call, under
-        # a lock taken without waiting (the array is the kernel's, and the
-        # foreign call releases the GIL).
-        lock = threading.Lock()
-        self._acquire, self._release = lock.acquire, lock.release
-        self._args = (TileLaunchArg * max(len(params), 1))()
-        self._addr = ctypes.addressof(self._args)
-        self._call = self._make_launcher()
+        self._template = [v for p in params for v in (_arg_kind(p), 0)]
+        self._pack = struct.Struct(_pack_format(params)).pack
+        # The fast path: ctypes arguments made once (a stream's per handle),
+        # launchers per explicit grid.
+        self._streams = {None: ctypes.c_void_p()}
+        self._grids = {}
+        call, self._bind = self._make_launchers()
+        if self.has_grid:
+            # k(...) calls the generated function directly: a class of its own.
+            self.__class__ = type(GPUKernel.__name__, (GPUKernel,),
+                                  {"__call__": call, "__slots__": ()})
 
-    def _make_launcher(self):
-        """The function (args, kwargs) behind k(*args, **kwargs).
+    def _make_launchers(self):
+        """(call, bind): the generated k(*args) and the maker of k[grid]'s
+        launchers (see _LAUNCHERS).
 
-        Without keywords and with the right number of arguments it checks
-        the arguments, writes them into self._args in place, finds the
-        stream and calls tile_launch; anything else goes the general way
-        (Kernel._launch). It is generated per kernel (as Triton generates
-        its launchers) so that the common cases -- a torch tensor of the
-        right dtype, an int in range, a float -- cost a few inlined tests
+        They are generated per kernel (as Triton generates its launchers)
+        so that the common cases -- a torch tensor of the right dtype, CUDA
+        and contiguous; an int in range; a float -- cost a few inlined tests
         and no lookups; anything else goes to the parameter's checker
         (_device.pointer_checker, _scalars.scalar_checker), which accepts
-        the other forms and raises the error messages."""
-        if not self.params or not self.has_grid:
-            return lambda args, kwargs: self._launch(None, args, kwargs)
+        the other forms and raises the error messages. Keywords, a wrong
+        argument count and (for call) a kernel without grid(...) go the
+        general way (Kernel._launch). With one CUDA device, a tensor's
+        device needs no query (it is that device, the current one)."""
         torch = sys.modules.get("torch")
         tc = getattr(torch, "_C", None)
+        one_device = torch is not None and _cuda_device_count(torch) == 1
+        lib = self._lt.lib
+        launch_c, launch_grid_c = lib["tile_launch"], lib["tile_launch_grid"]
+        launch_c.restype = launch_grid_c.restype = ctypes.c_int   # no argtypes: ready values
         env = {"Tensor": torch.Tensor if torch is not None else _NoTensor,
                "current_device": getattr(tc, "_cuda_getDevice", None),
                "raw_stream": getattr(tc, "_cuda_getCurrentRawStream", None),
                "late_stream": self._late_stream, "wrong_device": self._wrong_device,
-               "agree": self._agreeing_device, "acquire": self._acquire,
-               "release": self._release, "general": self._launch, "fail": self._fail,
-               "launch_c": self._launch_c, "kernel": self._k, "address": self._addr}
+               "agree": self._agreeing_device, "streams": self._streams,
+               "stream_arg": self._stream_arg, "general": self._launch, "fail": self._fail,
+               "positional": _positional, "MISSING": _MISSING,
+               "pack": struct.Struct(_pack_format(self.params)).pack,
+               "launch_c": launch_c, "launch_grid_c": launch_grid_c,
+               "kernel": ctypes.c_void_p(self._k)}
         if env["current_device"] is None:
             env["raw_stream"] = None        # torch.cuda's slower path (_late_stream)
-        names = [f"a{i}" for i in range(self._nargs)]
-        body, devices = [], []
+        n = len(self.params)
+        names = [f"a{i}" for i in range(n)]
+        body, devices, packed = [], [], []
         for i, p in enumerate(self.params):
-            arg = self._args[i]
-            arg.kind = _PTR if p.pointer else _FLOAT if p.type in FLOATS else _INT
-            slot_type = (ctypes.c_uint64 if p.pointer else
-                         ctypes.c_double if p.type in FLOATS else ctypes.c_int64)
-            env[f"slot{i}"] = slot_type.from_buffer(self._args, i * ctypes.sizeof(
-                TileLaunchArg) + TileLaunchArg.v.offset)
+            packed.append(f"{_arg_kind(p)}, v{i}")
             if p.pointer:
                 env[f"check{i}"] = pointer_checker(self.name, i, p)
                 env[f"dtype{i}"] = _torch_dtype(torch, p.type)
-                body.append(_FILL_POINTER.format(i=i))
+                body.append(_FILL_POINTER.format(i=i, device="0" if one_device
+                                            else f"a{i}.get_device()"))
                 devices.append(f"d{i}")
                 continue
             env[f"check{i}"] = scalar_checker(self.name, i, p)
@@ -338,19 +379,62 @@ class GPUKernel(Kernel):
             else:
                 body.append((_FILL_FLOAT if p.type in FLOATS else _FILL_OTHER).format(i=i))
         if not devices:
-            body.append("    stream = None\n")
+            body.append("    s = streams[None]\n")
         else:
             if len(devices) == 1:
                 body.append(f"    dev = {devices[0]}\n")
             else:
                 body.append(f"    dev = {devices[0]} if {' == '.join(devices)} else "
-                            f"agree(({', '.join(devices)},))\n")
-            body.append(_FILL_STREAM)
-        body = "".join("    " + line if line else line
-                       for line in "".join(body).splitlines(True))
-        src = _LAUNCHER.format(n=self._nargs, names=", ".join(names), body=body)
-        exec(compile(src, f"<tile launcher of {self.name}>", "exec"), env)
-        return env["launch"]
+                            f"agree(({', '.join(devices)}))\n")
+            late = env["raw_stream"] is None
+            body.append(_STREAM.format(current="" if one_device or late else _CURRENT,
+                                       stream="late_stream(dev)" if late else "raw_stream(dev)"))
+        body = "".join(body)
+        src = _LAUNCHERS.format(
+            params="".join(f"{a}=MISSING, " for a in names),
+            other="more or kwargs" + (f" or {names[-1]} is MISSING" if n else ""),
+            values="(" + "".join(f"{a}, " for a in names) + ")", n=n,
+            packed=", ".join(packed), body=body,
+            grid_body="".join("    " + line for line in body.splitlines(True)))
+        exec(compile(src, f"<tile launchers of {self.name}>", "exec"), env)
+        return env["call"], env["bind"]
+
+    def __getitem__(self, grid):
+        """k[grid]: the launcher over `grid`, kept per grid of ints."""
+        t = type(grid)
+        if t is int or t is tuple:
+            try:
+                launch = self._grids.get(grid)
+            except TypeError:           # a tuple holding something unhashable
+                launch = None
+            if launch is not None:
+                # A hit must be ints, not floats or bools equal to them.
+                if t is int:
+                    return launch
+                for d in grid:
+                    if type(d) is not int:
+                        break
+                else:
+                    return launch
+        g = normalize_grid(self.name, grid)
+        if 0 in g:
+            return super().__getitem__(g)   # runs nothing; the general path checks the count
+        launch = self._bind(g, struct.pack("=III", *g))
+        if t is int or t is tuple and all(type(d) is int for d in grid):
+            if len(self._grids) >= _GRIDS_KEPT:
+                self._grids.clear()
+            self._grids[grid] = launch
+        return launch
+
+    def _stream_arg(self, stream):
+        """The ctypes argument for a stream handle, kept (torch's current
+        stream seldom changes; a launch then finds it made)."""
+        s = ctypes.c_void_p(stream)
+        if len(self._streams) >= 64:
+            self._streams.clear()
+            self._streams[None] = ctypes.c_void_p()
+        self._streams[stream] = s
+        return s
 
     def _agreeing_device(self, devices):
         """The device of the pointer arguments (None when none tells);
@@ -383,9 +467,6 @@ class GPUKernel(Kernel):
         if dev != current:
             self._wrong_device(dev, current)
         return stream
-
-    def __call__(self, *args, **kwargs):
-        return self._call(args, kwargs)
 
     def _selection(self, config):
         """libtile's selection id for a "NAME=V,..." string (made once)."""

@@ -5,49 +5,34 @@
 # of bundles. Without a GPU everything here skips (exit 77), so make check
 # stays green on CI; on a GPU machine scripts/gpu-bench.sh runs them
 # (docs/gpu-testing.md).
-host_common = examples/host/host.h examples/host/host.c
 host_examples = examples/host/vadd.c examples/host/bias_gelu.c \
 	examples/host/softmax.c examples/host/layernorm.c \
 	examples/host/cross_entropy.c examples/host/stencil.c \
 	examples/host/dropout.c examples/host/transpose.c examples/host/mma.c
 
-check_PROGRAMS += tests/gpu/examples_gpu
-tests_gpu_examples_gpu_SOURCES = tests/gpu/examples_gpu.c $(host_common) \
-	$(host_examples)
-tests_gpu_examples_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DTILE_HOST_NO_MAIN
-tests_gpu_examples_gpu_LDADD = examples/ref/libref.la runtime/libtile.la -lm
-tests_gpu_examples_gpu_LDFLAGS = $(GPU_PROG_STATIC)
+# What the host programs share (host.c: set-up, buffers, checks, main),
+# compiled once.
+noinst_LTLIBRARIES += examples/host/libhost.la
+examples_host_libhost_la_SOURCES = examples/host/host.h examples/host/host.c
 
-# The example programs themselves (usage: NAME [BUNDLE_DIR]).
-check_PROGRAMS += examples/host/vadd examples/host/bias_gelu \
-	examples/host/softmax examples/host/layernorm \
-	examples/host/cross_entropy examples/host/stencil \
-	examples/host/dropout examples/host/transpose examples/host/mma
-host_ldadd = examples/ref/libref.la runtime/libtile.la -lm
-examples_host_vadd_SOURCES = examples/host/vadd.c $(host_common)
-examples_host_vadd_LDADD = $(host_ldadd)
-examples_host_vadd_LDFLAGS = $(GPU_PROG_STATIC)
-examples_host_bias_gelu_SOURCES = examples/host/bias_gelu.c $(host_common)
-examples_host_bias_gelu_LDADD = $(host_ldadd)
-examples_host_bias_gelu_LDFLAGS = $(GPU_PROG_STATIC)
-examples_host_softmax_SOURCES = examples/host/softmax.c $(host_common)
-examples_host_softmax_LDADD = $(host_ldadd)
-examples_host_softmax_LDFLAGS = $(GPU_PROG_STATIC)
-examples_host_layernorm_SOURCES = examples/host/layernorm.c $(host_common)
-examples_host_layernorm_LDADD = $(host_ldadd)
-examples_host_layernorm_LDFLAGS = $(GPU_PROG_STATIC)
-examples_host_cross_entropy_SOURCES = examples/host/cross_entropy.c $(host_common)
-examples_host_cross_entropy_LDADD = $(host_ldadd)
-examples_host_cross_entropy_LDFLAGS = $(GPU_PROG_STATIC)
-examples_host_stencil_SOURCES = examples/host/stencil.c $(host_common)
-examples_host_stencil_LDADD = $(host_ldadd)
-examples_host_stencil_LDFLAGS = $(GPU_PROG_STATIC)
-examples_host_dropout_SOURCES = examples/host/dropout.c $(host_common)
-examples_host_dropout_LDADD = $(host_ldadd)
-examples_host_dropout_LDFLAGS = $(GPU_PROG_STATIC)
-examples_host_transpose_SOURCES = examples/host/transpose.c $(host_common)
-examples_host_transpose_LDADD = $(host_ldadd)
-examples_host_transpose_LDFLAGS = $(GPU_PROG_STATIC)
+# The example programs themselves (usage: NAME [BUNDLE_DIR]): each is
+# examples/host/NAME.c (automake's default source) linked with LDADD, this
+# Makefile's default, which only they use (every other program names its
+# own _LDADD).
+host_programs = $(host_examples:.c=)
+check_PROGRAMS += $(host_programs)
+LDADD = examples/host/libhost.la examples/ref/libref.la runtime/libtile.la -lm
+
+check_PROGRAMS += tests/gpu/examples_gpu
+tests_gpu_examples_gpu_SOURCES = tests/gpu/examples_gpu.c $(host_examples)
+tests_gpu_examples_gpu_CPPFLAGS = $(AM_CPPFLAGS) -DTILE_HOST_NO_MAIN
+
+# All of them are one file each, to carry to a GPU machine
+# (GPU_PROG_STATIC), as the _LDFLAGS of the other GPU programs say; a
+# target-specific variable (GNU make), `private` so that what they are
+# built from does not inherit it.
+gpu_static_programs = $(host_programs:=$(EXEEXT)) tests/gpu/examples_gpu$(EXEEXT)
+$(gpu_static_programs): private AM_LDFLAGS = $(GPU_PROG_STATIC)
 
 # The test: builds the bundles with the tree's tilec (only when a GPU is
 # there to run them) and runs examples_gpu over them.
@@ -65,6 +50,7 @@ EXTRA_DIST += bench/README.md bench/bench.py bench/tile_ctypes.py \
 	bench/charts.py bench/test_charts.py bench/test-charts
 # The benchmark's charts drawn from fake rows (skipped without matplotlib).
 TESTS += bench/test-charts
-examples_host_mma_SOURCES = examples/host/mma.c $(host_common)
-examples_host_mma_LDADD = $(host_ldadd)
-examples_host_mma_LDFLAGS = $(GPU_PROG_STATIC)
+# The SASS opcode counter of scripts/gpu-profile.sh on a small listing.
+EXTRA_DIST += bench/sass_stats.py bench/test_sass_stats.py bench/test-sass-stats \
+	scripts/gpu-profile.sh
+TESTS += bench/test-sass-stats

@@ -21,7 +21,8 @@
  *   FAKE_CUDA_MAXTHREADS  threads per block the registers allow (1024)
  *   FAKE_CUDA_BADENTRY    entries cuModuleGetFunction does not find
  * and FAKE_CUDA_CAPTURING=1 makes every stream "capturing". The test sees
- * what ran through fake_cuda_launches() and fake_cuda_last_entry().
+ * what ran through fake_cuda_launches(), fake_cuda_last_entry() and
+ * fake_cuda_last_launch() (the grid and stream of the last launch).
  * It is built as a shared object by make check and loaded through
  * $TILE_LIBCUDA. */
 #include <stdio.h>
@@ -77,6 +78,8 @@ static struct {
     int launches;
     double clock_us;
     char last[128];
+    unsigned last_grid[3];
+    void *last_stream;
     char funcs[256][128];
     int nfuncs;
     struct { CUdeviceptr base; size_t size; } allocs[64];
@@ -86,6 +89,11 @@ int fake_cuda_launches(void);
 int fake_cuda_launches(void) { return w.launches; }
 const char *fake_cuda_last_entry(void);
 const char *fake_cuda_last_entry(void) { return w.last; }
+void fake_cuda_last_launch(unsigned grid[3], void **stream);
+void fake_cuda_last_launch(unsigned grid[3], void **stream) {
+    memcpy(grid, w.last_grid, sizeof w.last_grid);
+    *stream = w.last_stream;
+}
 
 /* The value for `entry` in list variable `var`, else def. */
 static long listed(const char *var, const char *entry, long def) {
@@ -154,9 +162,10 @@ static CUresult w_ok(void) { return 0; }
 static CUresult w_launch(const char *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                          unsigned by, unsigned bz, unsigned smem, void *stream,
                          void **params, void **extra) {
-    (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)smem, (void)stream;
-    (void)extra;
+    (void)bx, (void)by, (void)bz, (void)smem, (void)extra;
     w.launches++;
+    w.last_grid[0] = gx, w.last_grid[1] = gy, w.last_grid[2] = gz;
+    w.last_stream = stream;
     w.clock_us += (double)listed("FAKE_CUDA_TIMES", f, 10);
     snprintf(w.last, sizeof w.last, "%s", f);
     float *out;

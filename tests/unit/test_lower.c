@@ -1,9 +1,12 @@
 /* test_lower.c — the code generator's view of LLVM: the version linked in
- * and which GPU architectures it accepts. */
+ * and which GPU architectures it accepts; entries, and the shared-memory
+ * budget down to the bundle. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bundle/bundle.h"
+#include "bundle/from_ir.h"
 #include "lower/lower.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
@@ -50,6 +53,17 @@ static void test_ptx_versions(void) {
     CHECK(lw_arch_ptx_version(NULL) == 0);
 }
 
+/* Parses and checks `src` twice, one module per variant, as tilec does.
+ * Non-zero when both compiled. */
+static int compile_variants(Arena *ar, Diag *dg, const char *name, const char *src,
+                            IrModule *mods[LW_NVARIANTS]) {
+    size_t n = strlen(src);
+    AstFile *ast = ps_parse(ar, dg, dg_add_file(dg, name, src, n), src, n);
+    SmOptions so = {0};
+    for (int v = 0; v < LW_NVARIANTS; v++) mods[v] = sm_compile(ar, dg, ast, &so);
+    return mods[LW_GENERIC] && mods[LW_ALIGNED16];
+}
+
 /* Two configurations, two variants: four entries, named and sized. */
 static void test_compile(void) {
     static const char src[] =
@@ -61,12 +75,8 @@ static void test_compile(void) {
         "}\n";
     Arena *ar = ar_new();
     Diag *dg = dg_new(ar, stderr, 0);
-    uint32_t file = dg_add_file(dg, "s.tile", src, sizeof src - 1);
-    AstFile *ast = ps_parse(ar, dg, file, src, sizeof src - 1);
-    SmOptions so = {0};
-    IrModule *mods[LW_NVARIANTS] = {sm_compile(ar, dg, ast, &so),
-                                    sm_compile(ar, dg, ast, &so)};
-    CHECK(mods[0] && mods[1]);
+    IrModule *mods[LW_NVARIANTS];
+    CHECK(compile_variants(ar, dg, "s.tile", src, mods));
     LwOptions opt = {.arch = "sm_80", .opt_level = 3};
     LwOutput out;
     CHECK(lw_compile(ar, dg, mods, &opt, &out) == 0);
@@ -86,7 +96,71 @@ static void test_compile(void) {
     ar_free(ar);
 }
 
+/* The budget: of two configurations of a matmul, BM=256 needs more shared
+ * memory than sm_90 allows (its f32 accumulator's epilogue alone takes
+ * 256 KiB): skipped, with a note; no entry, no kernel in the modules, no
+ * configuration in the bundle built from them, after a write and a read. */
+static void test_budget(void) {
+    static const char src[] =
+        "@tune(BM = [64, 256])\n"
+        "@warps(8)\n"
+        "kernel mm<BM: i32>(c: *f32, a: *f16, b: *f16, K: i32) {\n"
+        "    let rm = arange(0, BM);\n"
+        "    let rn = arange(0, 256);\n"
+        "    let rk = arange(0, 32);\n"
+        "    var acc = zeros([BM, 256], f32);\n"
+        "    for k in range(0, K, 32) {\n"
+        "        let at = load(a + rm[:, None] * K + (k + rk)[None, :]);\n"
+        "        let bt = load(b + (k + rk)[:, None] * 256 + rn[None, :]);\n"
+        "        acc = dot(at, bt, acc=acc);\n"
+        "    }\n"
+        "    store(c + rm[:, None] * 256 + rn[None, :], acc);\n"
+        "}\n";
+    Arena *ar = ar_new();
+    char *msgs = NULL;
+    size_t msgs_len = 0;
+    FILE *err = open_memstream(&msgs, &msgs_len);
+    Diag *dg = dg_new(ar, err, 0);
+    IrModule *mods[LW_NVARIANTS];
+    CHECK(compile_variants(ar, dg, "mm.tile", src, mods) && mods[0]->nkernels == 2);
+    LwOptions opt = {.arch = "sm_90", .opt_level = 1};
+    LwOutput out;
+    CHECK(lw_compile(ar, dg, mods, &opt, &out) == 0);
+    fflush(err);
+    CHECK(strstr(msgs, "note: configuration BM=256, warps=8, stages=3 of kernel 'mm' "
+                       "skipped: needs 265 KiB of shared memory, sm_90 allows 227 KiB") != NULL);
+    CHECK(dg_errors(dg) == 0);
+    CHECK(out.nentries == 2);
+    CHECK_STR(out.entries[0].name, "mm__c0__g");
+    CHECK_STR(out.entries[1].name, "mm__c0__a16");
+    for (int e = 0; e < out.nentries; e++)
+        CHECK(out.entries[e].shared_bytes <= lw_arch_max_shared("sm_90"));
+    CHECK(mods[0]->nkernels == 1 && mods[1]->nkernels == 1);
+    CHECK(strstr(out.ptx, "mm__c1") == NULL);
+    TlbCode code = {"test", "sm_90", out.ptx, out.nentries,
+                    lw_code_variants(ar, mods, &out), 0, NULL};
+    TlbBundle b;
+    char why[256];
+    void *data = NULL;
+    size_t size = 0;
+    CHECK(tlb_from_ir(ar, mods[0], &code, &b, why, sizeof why) == 0);
+    CHECK(tlb_write(&b, &data, &size, why, sizeof why) == 0);
+    TlbBundle *rb = NULL;
+    CHECK(tlb_read(data, size, &rb, why, sizeof why) == 0);
+    CHECK(rb && rb->nkernels == 1 && rb->kernels[0].nconfigs == 1);
+    CHECK(rb && rb->kernels[0].configs[0].cvalues[0] == 64);
+    CHECK(rb && rb->kernels[0].configs[0].nvariants == 2);
+    CHECK(rb && strstr(rb->ptx, "mm__c1") == NULL);
+    tlb_free(rb);
+    free(data);
+    dg_free(dg);
+    fclose(err);
+    free(msgs);
+    ar_free(ar);
+}
+
 int main(void) {
+    test_budget();
     test_ptx_versions();
     test_compile();
     test_version();

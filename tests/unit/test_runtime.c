@@ -16,6 +16,7 @@
 
 #include "runtime/rt.h"
 #include "tests/unit/check.h"
+#include "tests/unit/bundle_util.h"
 #include "tests/unit/vadd_bundle.h"
 
 /* softmax: three configurations, BLOCK = 256, 1024, 4096, each with
@@ -53,15 +54,7 @@ static TlbKernel kernels[] = {
     {"mix", 14, mix_params, 0, NULL, 0, NULL, 0, 1, &mix_config}};
 
 static TileBundle *load_test_bundle(void) {
-    TlbBundle b = {"test", "sm_90", ".version 8.0\n", 13, 0, NULL, 2, kernels, NULL};
-    void *data;
-    size_t size;
-    char err[256];
-    CHECK(tlb_write(&b, &data, &size, err, sizeof err) == 0);
-    TileBundle *tb = NULL;
-    CHECK(tile_bundle_load_memory(data, size, &tb) == TILE_OK);
-    free(data);
-    return tb;
+    return load_kernels(kernels, sizeof kernels / sizeof kernels[0]);
 }
 
 static TileKernel *kernel(TileBundle *b, const char *name) {

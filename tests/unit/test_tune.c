@@ -23,6 +23,7 @@
 
 #include "runtime/rt.h"
 #include "tests/unit/check.h"
+#include "tests/unit/bundle_util.h"
 #include "tests/unit/spin_bundle.h"
 
 #define FAKE TILE_BUILDDIR "/tests/unit/fakecuda.so"
@@ -56,15 +57,7 @@ static char cache_dir[256];
 static CUdeviceptr out, x;
 
 static TileBundle *load(void) {
-    TlbBundle b = {"test", "sm_90", ".version 8.0\n", 13, 0, NULL, 1, kernels, NULL};
-    void *data;
-    size_t size;
-    char err[256];
-    CHECK(tlb_write(&b, &data, &size, err, sizeof err) == 0);
-    TileBundle *tb = NULL;
-    CHECK(tile_bundle_load_memory(data, size, &tb) == TILE_OK);
-    free(data);
-    return tb;
+    return load_kernels(kernels, sizeof kernels / sizeof kernels[0]);
 }
 
 static TileKernel *pick(TileBundle *b) {
