@@ -20,26 +20,17 @@ sys.path.insert(0, HERE)
 from configs import SWEEP_BUNDLES, TILE_BUNDLES  # noqa: E402
 
 
-def fix_warps(src, warps):
-    """The source with exactly one warps value."""
-    if warps is None:
+def fix_attr(src, name, value):
+    """The source with exactly one value of the attribute `name` (warps or
+    stages): an @name(N) or a `name = [...]` list in @tune replaced, else
+    @name(value) put before the kernel."""
+    if value is None:
         return src
-    if re.search(r"@warps\(\d+\)", src):
-        return re.sub(r"@warps\(\d+\)", f"@warps({warps})", src)
-    if re.search(r"warps\s*=\s*\[[^\]]*\]", src):
-        return re.sub(r"warps\s*=\s*\[[^\]]*\]", f"warps = [{warps}]", src)
-    return re.sub(r"^kernel ", f"@warps({warps})\nkernel ", src, count=1, flags=re.M)
-
-
-def fix_stages(src, stages):
-    """The source with exactly one stages value."""
-    if stages is None:
-        return src
-    if re.search(r"@stages\(\d+\)", src):
-        return re.sub(r"@stages\(\d+\)", f"@stages({stages})", src)
-    if re.search(r"stages\s*=\s*\[[^\]]*\]", src):
-        return re.sub(r"stages\s*=\s*\[[^\]]*\]", f"stages = [{stages}]", src)
-    return re.sub(r"^kernel ", f"@stages({stages})\nkernel ", src, count=1, flags=re.M)
+    if re.search(rf"@{name}\(\d+\)", src):
+        return re.sub(rf"@{name}\(\d+\)", f"@{name}({value})", src)
+    if re.search(rf"{name}\s*=\s*\[[^\]]*\]", src):
+        return re.sub(rf"{name}\s*=\s*\[[^\]]*\]", f"{name} = [{value}]", src)
+    return re.sub(r"^kernel ", f"@{name}({value})\nkernel ", src, count=1, flags=re.M)
 
 
 def main():
@@ -62,7 +53,7 @@ def main():
     failed = []
     for name, source, _kernel, defines, warps, stages in bundles:
         with open(os.path.join(ROOT, source)) as f:
-            text = fix_stages(fix_warps(f.read(), warps), stages)
+            text = fix_attr(fix_attr(f.read(), "warps", warps), "stages", stages)
         src = os.path.join(out, "src", name + ".tile")
         with open(src, "w") as f:
             f.write(text)
