@@ -10,6 +10,10 @@ tensor-core steps report TFLOP/s in the note column: 2n^3 per matmul,
 4·B·H·S²·D per attention, halved when causal; `tune` is the autotuner's
 wall time: the first launch of a multi-configuration softmax bundle, which
 tunes, beside later launches that find the winner in memory or on disk).
+Step `sweep` runs only when named: matmul f16 and attention D=64 over
+more tile shapes, warps and stages (configs.SWEEP_*, bundles from
+`build_bundles.py --sweep`), matmul beside Triton's mma.sync code
+(DISABLE_MMA_V3=1) as well as its wgmma code and cuBLAS.
 
 Tile kernels come from the bundles `scripts/gpu-bench.sh prepare` builds
 into BUILD/bench (bench/configs.py lists them), launched through libtile
@@ -763,22 +767,139 @@ def step_attention():
                 fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
 
 
+def define_triton_matmul_v2():
+    """tr_matmul under another name (so that no cached wgmma binary of
+    tr_matmul is reused), to be compiled with DISABLE_MMA_V3=1: Triton's
+    mma.sync code for the H200, the loop Tile's is measured against."""
+    global tr_matmul_v2
+
+    @triton.jit
+    def tr_matmul_v2(c, a, b, M, N, K, lda, ldb, ldc, BM: tl.constexpr, BN: tl.constexpr,
+                     BK: tl.constexpr, GROUP: tl.constexpr):
+        pid = tl.program_id(0)
+        num_m, num_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        width = GROUP * num_n
+        first = (pid // width) * GROUP
+        size = min(num_m - first, GROUP)
+        pm = first + (pid % width) % size
+        pn = (pid % width) // size
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            at = tl.load(a + rm[:, None] * lda + (k + rk)[None, :],
+                         mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+            bt = tl.load(b + (k + rk)[:, None] * ldb + rn[None, :],
+                         mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(at, bt, acc)
+        tl.store(c + rm[:, None] * ldc + rn[None, :], acc.to(c.dtype.element_ty),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def _triton_v2(n, a, b, out, bm, bn, bk, w, s):
+    """Compiles (first launch, DISABLE_MMA_V3=1) and returns the launcher
+    and whether the PTX has mma.sync and no wgmma."""
+    grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
+
+    def run():
+        return tr_matmul_v2[grid](out, a, b, n, n, n, n, n, n, BM=bm, BN=bn, BK=bk, GROUP=8,
+                                  num_warps=w, num_stages=s)
+    old = os.environ.get("DISABLE_MMA_V3")
+    os.environ["DISABLE_MMA_V3"] = "1"
+    try:
+        k = run()
+    finally:
+        if old is None:
+            del os.environ["DISABLE_MMA_V3"]
+        else:
+            os.environ["DISABLE_MMA_V3"] = old
+    ptx = k.asm.get("ptx", "") if hasattr(k, "asm") else ""
+    kind = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "?"
+    return run, kind
+
+
+def step_sweep():
+    """The tensor-core sweep (configs.SWEEP_*): matmul f16 at MATMUL_SIZES
+    over tile shapes, warps and stages, beside cuBLAS, Triton (wgmma) and
+    Triton's mma.sync code; attention D=64 tiles beside SDPA flash."""
+    define_triton_matmul()
+    define_triton_matmul_v2()
+    for n in configs.MATMUL_SIZES:
+        work = f"sweep matmul f16 {n}^3"
+        try:
+            a = torch.rand(n, n, device="cuda", dtype=torch.float16) * 2 - 1
+            b = torch.rand(n, n, device="cuda", dtype=torch.float16) * 2 - 1
+            out = torch.empty(n, n, device="cuda", dtype=torch.float16)
+            ref = a.double() @ b.double()
+            tol, flops = TOL["float16"], 2 * n ** 3
+            timed_flops(work, "torch.matmul (cuBLAS)", lambda: torch.matmul(a, b), ref, tol,
+                        flops)
+            for bm, bn, bk, w, s in configs.SWEEP_MATMUL:
+                cfg = f"{bm}x{bn}x{bk} w{w} s{s}"
+                try:
+                    run, kind = _triton_v2(n, a, b, out, bm, bn, bk, w, s)
+                    timed_flops(work, f"triton {kind} {cfg}", run, ref, tol, flops, out=out)
+                except Exception as e:  # noqa: BLE001
+                    fail(f"{work} / triton mma.sync {cfg}", f"{type(e).__name__}: {e}")
+                k = tile_kernel(f"sweep_matmul_f16_{bm}x{bn}x{bk}_w{w}_s{s}", "matmul")
+                args = [ptr(addr(out)), ptr(addr(a)), ptr(addr(b))] + [i64(n)] * 6
+                timed_flops(work, f"tile {cfg}", k.bind(args, stream()), ref, tol, flops,
+                            out=out)
+            del a, b, out, ref
+        except Exception as e:  # noqa: BLE001
+            fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    B, H, S = ATTENTION_SHAPE
+    d = configs.SWEEP_ATTENTION_D
+    for causal in (False, True):
+        work = f"sweep attention D={d} {'causal' if causal else 'full'}"
+        try:
+            q, k, v = (torch.randn(B, H, S, d, device="cuda", dtype=torch.float16)
+                       for _ in range(3))
+            out = torch.empty_like(q)
+            with sdpa_kernel(SDPBackend.MATH):
+                ref = sdpa(q.float(), k.float(), v.float(), is_causal=causal)
+            flops = 4 * B * H * S * S * d // (2 if causal else 1)
+
+            def flash():
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    return sdpa(q, k, v, is_causal=causal)
+            timed_flops(work, "torch SDPA flash", flash, ref, TOL["float16"], flops)
+            for bm, bn, w, s in configs.SWEEP_ATTENTION:
+                kern = tile_kernel(f"sweep_attention_d{d}_{'causal' if causal else 'full'}"
+                                   f"_{bm}x{bn}_w{w}_s{s}", "attention")
+                args = [ptr(addr(out)), ptr(addr(q)), ptr(addr(k)), ptr(addr(v)),
+                        i64(B * H), i64(S), i64(S * d), i64(d), f64(1 / math.sqrt(d))]
+                timed_flops(work, f"tile {bm}x{bn} w{w} s{s}", kern.bind(args, stream()), ref,
+                            TOL["float16"], flops, out=out)
+            del q, k, v, out, ref
+        except Exception as e:  # noqa: BLE001
+            fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
 STEPS = ["copy", "vadd", "bias_gelu", "softmax", "layernorm", "transpose", "tune", "matmul",
          "mm_bias_relu", "attention", "launch", "compile"]
+# Steps run only when named.
+EXTRA_STEPS = ["sweep"]
 
 
-def dry_run():
-    """No GPU, no torch: every bundle loads and has its kernel."""
+def dry_run(steps):
+    """No GPU, no torch: every bundle loads and has its kernel (the
+    sweep's too when `sweep` is named)."""
     bad = 0
-    for name, _src, kernel, _d, _w in configs.TILE_BUNDLES:
+    bundles = [b[:5] for b in configs.TILE_BUNDLES]
+    if "sweep" in steps:
+        bundles = [b[:5] for b in configs.SWEEP_BUNDLES]
+    for name, _src, kernel, _d, _w in bundles:
         try:
             k = tile_kernel(name, kernel)
             print(f"ok  {name:28s} {k.signature}")
         except Exception as e:  # noqa: BLE001
             bad += 1
             print(f"BAD {name}: {e}")
-    print(f"dry run: {len(configs.TILE_BUNDLES) - bad} of {len(configs.TILE_BUNDLES)} "
-          "bundles load")
+    print(f"dry run: {len(bundles) - bad} of {len(bundles)} bundles load")
     return 1 if bad else 0
 
 
@@ -788,11 +909,11 @@ def main():
     ap.add_argument("--build", default=os.path.join(os.path.dirname(HERE), "build-gpu"))
     ap.add_argument("--out", default=os.environ.get("OUT"))
     ap.add_argument("--dry-run", action="store_true")
-    ap.add_argument("steps", nargs="*", choices=STEPS + [[]], default=[])
+    ap.add_argument("steps", nargs="*", choices=STEPS + EXTRA_STEPS + [[]], default=[])
     ARGS = ap.parse_args()
     LIB = Libtile(os.path.join(ARGS.build, "libtile.so"))
     if ARGS.dry_run:
-        return dry_run()
+        return dry_run(ARGS.steps)
     setup_torch()
     LIB.init()
     print(f"torch {torch.__version__}, triton {triton.__version__}, "

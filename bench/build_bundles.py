@@ -1,12 +1,13 @@
 """build_bundles — builds the benchmark's Tile bundles (bench/configs.py).
 
-    python3 bench/build_bundles.py TILEC OUTDIR [--arch sm_90]
+    python3 bench/build_bundles.py TILEC OUTDIR [--arch sm_90] [--sweep]
 
 Runs where tilec runs (it needs LLVM). For each entry it writes
 OUTDIR/src/NAME.tile (the source with its warps fixed) and OUTDIR/NAME.tlb
 (tilec --arch ARCH -D ...: PTX and, where ptxas is present, the cubin).
-A failure is reported and the rest are still built; exit status 1 if any
-failed.
+With --sweep it builds the tensor-core sweep's bundles instead
+(configs.SWEEP_BUNDLES: stages fixed in the source as well). A failure is
+reported and the rest are still built; exit status 1 if any failed.
 """
 import os
 import re
@@ -16,7 +17,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
-from configs import TILE_BUNDLES  # noqa: E402
+from configs import SWEEP_BUNDLES, TILE_BUNDLES  # noqa: E402
 
 
 def fix_warps(src, warps):
@@ -30,6 +31,17 @@ def fix_warps(src, warps):
     return re.sub(r"^kernel ", f"@warps({warps})\nkernel ", src, count=1, flags=re.M)
 
 
+def fix_stages(src, stages):
+    """The source with exactly one stages value."""
+    if stages is None:
+        return src
+    if re.search(r"@stages\(\d+\)", src):
+        return re.sub(r"@stages\(\d+\)", f"@stages({stages})", src)
+    if re.search(r"stages\s*=\s*\[[^\]]*\]", src):
+        return re.sub(r"stages\s*=\s*\[[^\]]*\]", f"stages = [{stages}]", src)
+    return re.sub(r"^kernel ", f"@stages({stages})\nkernel ", src, count=1, flags=re.M)
+
+
 def main():
     args = sys.argv[1:]
     arch = "sm_90"
@@ -37,16 +49,20 @@ def main():
         i = args.index("--arch")
         arch = args[i + 1]
         del args[i:i + 2]
+    bundles = [b + (None,) for b in TILE_BUNDLES]
+    if "--sweep" in args:
+        args.remove("--sweep")
+        bundles = SWEEP_BUNDLES
     if len(args) != 2:
-        sys.exit("usage: build_bundles.py TILEC OUTDIR [--arch sm_90]")
+        sys.exit("usage: build_bundles.py TILEC OUTDIR [--arch sm_90] [--sweep]")
     tilec, out = args
     os.makedirs(os.path.join(out, "src"), exist_ok=True)
     env = dict(os.environ)
     env.setdefault("TILE_STDLIB", os.path.join(ROOT, "stdlib"))
     failed = []
-    for name, source, _kernel, defines, warps in TILE_BUNDLES:
+    for name, source, _kernel, defines, warps, stages in bundles:
         with open(os.path.join(ROOT, source)) as f:
-            text = fix_warps(f.read(), warps)
+            text = fix_stages(fix_warps(f.read(), warps), stages)
         src = os.path.join(out, "src", name + ".tile")
         with open(src, "w") as f:
             f.write(text)
@@ -60,7 +76,7 @@ def main():
             print(f"FAILED {name}: {' '.join(cmd)}\n{r.stderr}", file=sys.stderr)
         else:
             print(f"bundle {name}.tlb  ({' '.join(cmd[1:-3])})")
-    print(f"{len(TILE_BUNDLES) - len(failed)} of {len(TILE_BUNDLES)} bundles built in {out}")
+    print(f"{len(bundles) - len(failed)} of {len(bundles)} bundles built in {out}")
     sys.exit(1 if failed else 0)
 
 

@@ -87,6 +87,35 @@ TUNE_ROWS = 4096
 TUNE_COLS = (1000, 4000, 16000)
 TILE_BUNDLES.append((TUNE_BUNDLE, "examples/softmax.tile", "softmax", {}, None))
 
+# The tensor-core sweep (bench.py step `sweep`, not among the default
+# steps; bundles only with build_bundles.py --sweep): more tile shapes,
+# warps and stages of matmul f16 at MATMUL_SIZES, beside cuBLAS and Triton
+# both as it compiles for the H200 (wgmma) and with DISABLE_MMA_V3=1
+# (mma.sync, what Tile emits), and attention D=64 tiles. Each bundle has
+# exactly one configuration: stages fixed in the source like warps.
+SWEEP_MATMUL = ((128, 128, 32, 4, 3), (128, 128, 32, 4, 4), (128, 128, 64, 4, 3),
+                (128, 256, 32, 8, 3), (256, 128, 32, 8, 3), (128, 256, 64, 8, 3))
+SWEEP_ATTENTION = ((64, 64, 4, 2), (64, 64, 4, 3), (128, 64, 8, 2), (128, 128, 8, 2))
+SWEEP_ATTENTION_D = 64
+
+
+def _sweep_bundles():
+    """(name, source, kernel, defines, warps, stages)."""
+    out = []
+    for bm, bn, bk, w, s in SWEEP_MATMUL:
+        out.append((f"sweep_matmul_f16_{bm}x{bn}x{bk}_w{w}_s{s}", "examples/matmul.tile",
+                    "matmul", {"T": "f16", "BM": bm, "BN": bn, "BK": bk}, w, s))
+    for causal in ("false", "true"):
+        for bm, bn, w, s in SWEEP_ATTENTION:
+            out.append((f"sweep_attention_d{SWEEP_ATTENTION_D}_"
+                        f"{'causal' if causal == 'true' else 'full'}_{bm}x{bn}_w{w}_s{s}",
+                        "examples/attention.tile", "attention",
+                        {"D": SWEEP_ATTENTION_D, "CAUSAL": causal, "BM": bm, "BN": bn}, w, s))
+    return out
+
+
+SWEEP_BUNDLES = _sweep_bundles()
+
 # Tile's compile time is measured where tilec runs, on this one
 # configuration (bench/compile_time.sh).
 COMPILE_TIME_BUNDLE = "softmax_f32_1024_w4"

@@ -268,7 +268,8 @@ void lw_op(LwFn *f, const IrOp *op) {
     case IR_DOT: lw_dot(f, op); return;
     default: break;
     }
-    if (lw_pipe_op(f, op) || lw_dot_operand(f, op) || lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
+    if (lw_pipe_op(f, op) || lw_dot_operand(f, op) || lw_acc_convert(f, op) ||
+        lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
         lw_reduce(f, op) || lw_scan(f, op) || lw_debug_op(f, op))
         return;
     lw_error(f, op->loc, "internal error: no lowering for '%s'",
@@ -330,9 +331,11 @@ static void lw_params(LwFn *f, LyVariant variant) {
  * the bundle's dyn_smem). That is all the shared memory an entry has;
  * whether it fits the architecture is lw_compile's to judge (lower.c). */
 static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
-    /* cp.async rings (pipeline.c) after the scratch, 128-byte aligned */
-    int64_t ring_off = (f->smem_bytes + 127) & ~(int64_t)127;
-    if (f->ring) f->smem_bytes = ring_off + f->ring_bytes;
+    /* cp.async rings (pipeline.c) above the scratch used while they are
+     * live, 128-byte aligned; the rest of the scratch overlaps them */
+    int64_t ring_off = (f->smem_pinned + 127) & ~(int64_t)127;
+    if (f->ring && ring_off + f->ring_bytes > f->smem_bytes)
+        f->smem_bytes = ring_off + f->ring_bytes;
     entry->shared_bytes = f->smem_bytes;
     entry->dyn_shared_bytes = 0;
     if (!f->smem) return;

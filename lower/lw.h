@@ -71,6 +71,9 @@ typedef struct LwFn {
     Vec(LwTpart) tparts;       /* thread parts computed in the prologue */
     LLVMValueRef smem;         /* placeholder global for the scratch */
     int64_t smem_bytes;        /* largest scratch use */
+    int64_t smem_pinned;       /* largest scratch use while cp.async rings
+                                  are live: the rings go above it, the
+                                  rest of the scratch may overlap them */
     LLVMValueRef ring;         /* placeholder: cp.async rings (pipeline.c),
                                   placed after the scratch at the end */
     int64_t ring_bytes;
@@ -155,8 +158,15 @@ int lw_dot(LwFn *f, const IrOp *op);
 
 /* ---- smem.c: conversions to mma operands via swizzled smem + ldmatrix */
 int lw_dot_operand(LwFn *f, const IrOp *op);
+/* conversions out of an MMA accumulator layout (the epilogue's) */
+int lw_acc_convert(LwFn *f, const IrOp *op);
 int lw_is_mma_operand(const Layout *dl);
 Layout *lw_offset_layout(Arena *ar, const Layout *l, const LySmem *s);
+/* The address of register r's element of offset layout ol (elements of
+ * esize bytes) in a buffer at `base`: base + T ^ R(r), with the bits of
+ * R(r) that no thread varies added as a constant (an immediate offset) */
+LLVMValueRef lw_smem_addr(LwFn *f, LLVMValueRef base, const Layout *ol, int r,
+                          int esize);
 /* Operand layout dl read from the swizzled buffer s at `base` (ldmatrix
  * where it can, else element by element). */
 LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,

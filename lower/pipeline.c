@@ -9,43 +9,55 @@
  * to an mma.sync operand layout. Here, per marked load of a loop, a ring
  * of `stages` swizzled buffers (ly_smem_swizzled, rows along the pointer
  * layout's contiguous dimension, as smem.c stages operands) in a region
- * of shared memory of its own, after the conversion scratch (kernel.c
- * places the region when the scratch's size is known). With S stages and
- * iteration j (j = (iv - lo) / step) using slot j % S:
+ * of shared memory of its own. With S stages and iteration j using slot
+ * j % S:
  *
- *   prologue   for j in 0 .. S-2: copy tile j into slot j; commit
+ *   prologue   barrier                   (the rings overlap scratch that
+ *                                         threads may still be reading)
+ *              for j in 0 .. S-2: copy tile j into slot j; commit
  *   iteration  cp.async.wait.group S-2   (tile j has landed: S-1+j groups
  *                                         committed, at most S-2 pending)
  *              barrier                   (everyone's copies visible; and
  *                                         everyone is done reading slot
  *                                         (j-1) % S, overwritten next)
- *              copy tile j+S-1 into slot (j+S-1) % S; commit
+ *              if iteration j+S-1 runs (uniform branch):
+ *                  copy tile j+S-1 into slot (j+S-1) % S
+ *              commit
  *              the body: each conversion of a marked load reads slot
  *              j % S (ldmatrix, or element loads where ldmatrix cannot),
  *              the load itself emits nothing
  *   after      cp.async.wait.all
  *
  * One barrier per iteration for all operands together, none for the
- * copies themselves. A copy for an iteration past the end (or a masked-off
- * chunk) passes source size 0: nothing is read and the chunk is
- * zero-filled, which is what the load's zero `other` would have given.
- * Every iteration commits a group, empty or not, so that the count stays
- * uniform.
+ * copies themselves. The read slot is an i32 phi of the loop header,
+ * advanced and wrapped in the latch (no division of the counter). A
+ * masked-off chunk (or, in the prologue, a copy for an iteration that may
+ * not run) is zero-filled through cp.async's ignore-src predicate, which
+ * is what the load's zero `other` would have given. Every iteration
+ * commits a group, empty or not, so that the count stays uniform.
  *
  * Copying tile j+S-1 needs its addresses and masks: the ops of the body
  * that compute them (the load's operands, transitively, within the body)
  * are lowered once more with the induction variable replaced by
  * iv + (S-1)·step — or lo + j·step in the prologue — before the body is
  * lowered for iv; those values are dead afterwards and LLVM drops them.
+ * Shared addresses are a base plus an immediate (smem.c, lw_smem_addr).
+ *
+ * Shared memory: the rings lie above the scratch requested while they
+ * are live (the prologue and the loop: LwFn.smem_pinned) and overlap the
+ * rest of the scratch (kernel.c places both at the end), so that the
+ * epilogue's conversion after the loop reuses the rings' memory. After
+ * the loop every thread has passed cp.async.wait.all before the barrier
+ * that opens any scratch use, so no copy lands in scratch being used.
  *
  * Each thread copies what its pointer layout holds, ly_mem_vec elements
  * at a time: 16 bytes with cp.async.cg (L2 only), 4 or 8 with cp.async.ca.
  * A loop whose marked loads cannot all be copied so (a chunk that would
  * cross a 16-byte unit of the swizzle) or whose rings, beside a bound on
- * the scratch, do not fit the architecture's shared memory is lowered
- * without pipelining: the loads stay ordinary loads and the conversions
- * go through the scratch (smem.c). That is no error (the configuration
- * still runs, only slower), but it is recorded in the entry
+ * the scratch inside the loop, do not fit the architecture's shared
+ * memory is lowered without pipelining: the loads stay ordinary loads and
+ * the conversions go through the scratch (smem.c). That is no error (the
+ * configuration still runs, only slower), but it is recorded in the entry
  * (LwEntry.unpipelined) and `tilec --stats` says it, with the loop.
  */
 #include "lower/lw.h"
@@ -66,13 +78,19 @@ struct LwPipe {
     int stages, nring;
     LwRing *ring;
     char *need;         /* by IrValue id: part of an address computation */
-    LLVMValueRef lo, hi, step, read_slot;
+    LLVMValueRef lo, hi, step;
+    LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
+    LLVMValueRef read_slot;   /* i32 phi of the header: j % stages */
+    int64_t smem_outside;     /* scratch requested before the loop */
 };
 
 static int64_t align128(int64_t x) { return (x + 127) & ~(int64_t)127; }
 
 /* An upper bound of the conversion scratch (layout.c's padded round
- * trip is the largest user): the largest non-pointer tile, padded. */
+ * trip is the largest user): the largest non-pointer tile, padded. A
+ * product's result is left out: mma.sync and the FMA chains write their
+ * accumulator in place, and a [128, 256] f32 accumulator would otherwise
+ * count 128 KiB of scratch inside the loop that no one uses there. */
 static int64_t scratch_bound(const IrBlock *b) {
     int64_t m = 0;
     for (const IrOp *op = b->first; op; op = op->next) {
@@ -80,7 +98,7 @@ static int64_t scratch_bound(const IrBlock *b) {
             int64_t x = scratch_bound(op->regions[r]);
             if (x > m) m = x;
         }
-        for (int i = 0; i < op->nres; i++) {
+        for (int i = 0; i < op->nres && op->op != IR_DOT; i++) {
             const Type *t = &op->res[i]->ty;
             if (t->rank == 0 || t->k == SK_PTR) continue;
             int64_t n = ty_numel(*t);
@@ -134,9 +152,42 @@ static LLVMValueRef runs(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     return LLVMBuildOr(b, up, down, "");
 }
 
-/* Copies every ring's tile for iteration iv (i64) into `slot` (i32) and
- * commits the group. */
-static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot) {
+/* One cp.async of `bytes` from global `src` to shared `dst`; where `ok`
+ * (i1, NULL: always) is false, zeros. The zero fill is cp.async's
+ * ignore-src predicate (PTX 7.5), which ptxas takes as the LDGSTS's own
+ * predicate; the source-size operand of LLVM's intrinsic would cost a
+ * select and a compare per copy to get there. Inline assembly, as LLVM
+ * has no intrinsic with that operand. */
+static void copy_async(LwFn *f, LLVMValueRef dst, LLVMValueRef src, int bytes,
+                       LLVMValueRef ok) {
+    LwCtx *c = f->c;
+    const char *level = bytes == 16 ? "cg" : "ca";
+    if (!ok) {
+        char name[48];
+        snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d", level,
+                 bytes);
+        LLVMValueRef args[2] = {dst, src};
+        lw_call_intr(c, name, NULL, 0, args, 2);
+        return;
+    }
+    char text[80];
+    snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;",
+             level, bytes);
+    static const char cons[] = "l,l,b,~{memory}";
+    LLVMTypeRef params[3] = {c->sptr, c->gptr, c->i1};
+    LLVMTypeRef ft = LLVMFunctionType(c->vd, params, 3, 0);
+    LLVMValueRef asm_ = LLVMGetInlineAsm(ft, text, strlen(text), (char *)cons,
+                                         sizeof cons - 1, 1, 0,
+                                         LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[3] = {dst, src, LLVMBuildNot(c->b, ok, "")};
+    LLVMBuildCall2(c->b, ft, asm_, args, 3, "");
+}
+
+/* Copies every ring's tile for iteration iv (i64) into `slot` (i32).
+ * Unless `runs_known` (the caller branched on it), a copy for an
+ * iteration that does not run passes source size 0. */
+static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
+                  int runs_known) {
     LwCtx *c = f->c;
     const IrBlock *body = p->loop->regions[0];
     const IrValue *ivv = body->args[0];
@@ -147,36 +198,29 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot)
     lw_set(f, ivv, now);
     for (const IrOp *op = body->first; op; op = op->next)
         if (op->nres && p->need[op->res[0]->id]) lw_op(f, op);
-    LLVMValueRef valid = runs(f, p, iv);
+    LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
     for (int i = 0; i < p->nring; i++) {
         const LwRing *r = &p->ring[i];
         const IrOp *ld = r->load;
         const Layout *pl = ld->args[0]->layout;
         ScalarKind k = (ScalarKind)ld->res[0]->ty.k;
-        LLVMTypeRef t = lw_mem_type(c, k);
         LwVal ptr = *lw_val(f, ld->args[0]);
         int has_mask = (ld->iattr[0] & LOAD_MASK) != 0;
         LwVal m = has_mask ? lw_in_layout(f, ld->args[1], pl) : (LwVal){0, NULL};
         Layout *ol = lw_offset_layout(c->ar, pl, r->s);
         LLVMValueRef base = slot_base(f, r, slot);
+        int esize = ty_bytes(k);
         int bytes = r->w * ty_bytes(k);
-        char name[48];
-        snprintf(name, sizeof name, "llvm.nvvm.cp.async.%s.shared.global.%d.s",
-                 bytes == 16 ? "cg" : "ca", bytes);
         uint32_t copies = 0;
         for (int j = 0; j < pl->nbits[LY_REG]; j++)
             if (!pl->basis[LY_REG][j]) copies |= 1u << j;
         for (int g = 0; g < ptr.n; g += r->w) {
             if ((uint32_t)g & copies) continue;
-            LLVMValueRef at = lw_packed_coord(f, ol, g);
-            LLVMValueRef args[3] = {
-                LLVMBuildGEP2(c->b, t, base, &at, 1, ""), ptr.r[g], NULL};
-            LLVMValueRef ok = has_mask ? LLVMBuildAnd(c->b, valid, m.r[g], "") : valid;
-            args[2] = LLVMBuildSelect(c->b, ok, lw_i32(c, bytes), lw_i32(c, 0), "");
-            lw_call_intr(c, name, NULL, 0, args, 3);
+            LLVMValueRef ok = has_mask ? m.r[g] : NULL;
+            if (valid) ok = ok ? LLVMBuildAnd(c->b, valid, ok, "") : valid;
+            copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
-    lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     lw_set(f, ivv, saved);
 }
 
@@ -214,7 +258,11 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
         r->off = f->ring_bytes + total;
         total += stages * r->buf;
     }
-    int64_t need = align128(scratch_bound(f->k->body)) + f->ring_bytes + total;
+    /* The scratch used while the rings are live lies below them; the
+     * rest of the scratch may overlap them (kernel.c places both). */
+    int64_t inside = align128(scratch_bound(body)) + f->ring_bytes + total;
+    int64_t outside = scratch_bound(f->k->body);
+    int64_t need = inside > outside ? inside : outside;
     if (need > lw_arch_max_shared(c->opt->arch)) return unpipelined(f, loop, need);
     if (!f->ring) {
         lw_smem(f, 0);   /* the region lives in the scratch's global */
@@ -228,33 +276,85 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     for (int i = 0; i < p->nring; i++)
         for (int a = 0; a < p->ring[i].load->nargs; a++)
             mark_cone(p, body, p->ring[i].load->args[a]);
+    /* The rings may overlap scratch that threads still read (a conversion
+     * before the loop, or after it in an enclosing loop's body). */
+    lw_barrier(f);
+    p->smem_outside = f->smem_bytes;
+    f->smem_bytes = 0;
     for (int j = 0; j < stages - 1; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
-        issue(f, p, iv, lw_i32(c, j));
+        issue(f, p, iv, lw_i32(c, j), 0);
+        lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
     p->prev = f->pipe;
     f->pipe = p;
     return p;
 }
 
+/* A phi of iv's block (the loop header), placed before its first
+ * non-phi instruction, with `init` coming from the preheader. */
+static LLVMValueRef header_phi(LwFn *f, LLVMValueRef iv, LLVMValueRef init) {
+    LLVMBuilderRef b = f->c->b;
+    LLVMBasicBlockRef at = LLVMGetInsertBlock(b);
+    LLVMValueRef i = LLVMGetFirstInstruction(LLVMGetInstructionParent(iv));
+    while (LLVMIsAPHINode(i)) i = LLVMGetNextInstruction(i);
+    LLVMPositionBuilderBefore(b, i);
+    LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(init), "slot");
+    LLVMBasicBlockRef pre = LLVMGetIncomingBlock(iv, 0);
+    LLVMAddIncoming(phi, &init, &pre, 1);
+    LLVMPositionBuilderAtEnd(b, at);
+    return phi;
+}
+
+/* (s + by) mod stages, for 0 <= s < stages and 0 < by < stages. */
+static LLVMValueRef slot_add(LwFn *f, struct LwPipe *p, LLVMValueRef s, int by) {
+    LwCtx *c = f->c;
+    LLVMValueRef x = LLVMBuildAdd(c->b, s, lw_i32(c, by), "");
+    LLVMValueRef wrap = LLVMBuildICmp(c->b, LLVMIntSGE, x, lw_i32(c, p->stages), "");
+    return LLVMBuildSelect(c->b, wrap, LLVMBuildSub(c->b, x, lw_i32(c, p->stages), ""),
+                           x, "");
+}
+
+/* The slots are loop-carried (no division by the step or the stages):
+ * iteration j reads slot j % S and writes slot (j + S-1) % S. The copy
+ * of iteration j + S-1 sits behind a uniform branch on whether that
+ * iteration runs, so that in the steady state no copy carries the
+ * "iteration runs" term in its source size. */
 void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
-    LLVMValueRef S = LLVMConstInt(c->i64, (unsigned)p->stages, 0);
-    LLVMValueRef j = LLVMBuildSDiv(b, LLVMBuildSub(b, iv, p->lo, ""), p->step, "");
-    p->read_slot = LLVMBuildTrunc(b, LLVMBuildURem(b, j, S, ""), c->i32, "");
+    p->iv = iv;
+    p->read_slot = header_phi(f, iv, lw_i32(c, 0));
     LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)(p->stages - 1), 0);
-    LLVMValueRef wslot = LLVMBuildTrunc(
-        b, LLVMBuildURem(b, LLVMBuildAdd(b, j, ahead, ""), S, ""), c->i32, "");
+    LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->stages - 1);
     LLVMValueRef wait = lw_i32(c, p->stages - 2);
     lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
     lw_barrier(f);
-    issue(f, p, LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), ""), wslot);
+    LLVMValueRef next = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
+    LLVMBasicBlockRef copy = lw_new_bb(f, "pipe.copy"), join = lw_new_bb(f, "pipe.join");
+    LLVMBuildCondBr(b, runs(f, p, next), copy, join);
+    LLVMPositionBuilderAtEnd(b, copy);
+    issue(f, p, next, wslot, 1);
+    LLVMBuildBr(b, join);
+    LLVMPositionBuilderAtEnd(b, join);
+    lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
 }
 
 void lw_pipe_end(LwFn *f, struct LwPipe *p) {
-    lw_call_intr(f->c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    if (p->iv && LLVMCountIncoming(p->iv) == 2) {
+        /* the latch (the counter's second incoming block) advances the slot */
+        LLVMBasicBlockRef at = LLVMGetInsertBlock(b), latch = LLVMGetIncomingBlock(p->iv, 1);
+        LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(latch));
+        LLVMValueRef next = slot_add(f, p, p->read_slot, 1);
+        LLVMAddIncoming(p->read_slot, &next, &latch, 1);
+        LLVMPositionBuilderAtEnd(b, at);
+    }
+    lw_call_intr(c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+    if (f->smem_bytes > f->smem_pinned) f->smem_pinned = f->smem_bytes;
+    if (p->smem_outside > f->smem_bytes) f->smem_bytes = p->smem_outside;
     f->pipe = p->prev;
 }
 

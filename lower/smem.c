@@ -35,6 +35,16 @@
  * case) takes its lane bases from the operand's, rearranged, and its
  * register bases from the operand's register bases above the group.
  *
+ * Addresses (lw_smem_addr): T(lane, warp) ^ R(r) with the bits of R(r)
+ * that no lane or warp basis reaches added as a constant, so that LLVM
+ * and ptxas fold them into an immediate offset: an operand's ldmatrix
+ * reads (and the copies into a cp.async ring) use a few base registers,
+ * not one address computation each.
+ *
+ * The same buffer serves conversions out of an MMA accumulator layout
+ * (lw_acc_convert: the epilogue's store layout): vector stores of the
+ * accumulator's register pairs, vector loads of the destination's runs.
+ *
  * Why conflict-free: see docs/internals/mma.md (tests/unit/test_mma.c
  * counts the banks of every core matrix of these buffers).
  */
@@ -51,6 +61,23 @@ Layout *lw_offset_layout(Arena *ar, const Layout *l, const LySmem *s) {
         for (int i = 0; i < o->nbits[d]; i++)
             o->basis[d][i] = ly_smem_offset(s, o->basis[d][i]);
     return o;
+}
+
+LLVMValueRef lw_smem_addr(LwFn *f, LLVMValueRef base, const Layout *ol, int r,
+                          int esize) {
+    LwCtx *c = f->c;
+    uint32_t thread = 0, rp = 0;
+    for (int d = LY_LANE; d <= LY_WARP; d++)
+        for (int i = 0; i < ol->nbits[d]; i++) thread |= ol->basis[d][i];
+    for (int i = 0; i < ol->nbits[LY_REG]; i++)
+        if (r >> i & 1) rp ^= ol->basis[LY_REG][i];
+    /* lw_packed_coord(ol, 0) is T: R(0) = 0 */
+    LLVMValueRef t = LLVMBuildXor(c->b, lw_packed_coord(f, ol, 0),
+                                  lw_i32(c, rp & thread), "");
+    LLVMValueRef off = LLVMBuildMul(c->b, t, lw_i32(c, esize), "");
+    LLVMValueRef at = LLVMBuildGEP2(c->b, c->i8, base, &off, 1, "");
+    LLVMValueRef imm = lw_i32(c, (int64_t)(rp & ~thread) * esize);
+    return LLVMBuildGEP2(c->b, c->i8, at, &imm, 1, "");
 }
 
 static LLVMValueRef smem_elt(LwFn *f, LLVMValueRef base, LLVMTypeRef t,
@@ -73,7 +100,7 @@ static void store_swizzled(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
         if (!sl->basis[LY_REG][i]) copies |= 1u << i;
     for (int r = 0; r < src.n; r += w) {
         if ((uint32_t)r & copies) continue;
-        LLVMValueRef at = smem_elt(f, f->smem, t, lw_packed_coord(f, ol, r));
+        LLVMValueRef at = lw_smem_addr(f, f->smem, ol, r, ty_bytes(k));
         LLVMValueRef v = src.r[r];
         if (w > 1) {
             v = LLVMGetUndef(LLVMVectorType(t, (unsigned)w));
@@ -99,7 +126,7 @@ static LwVal load_ldmatrix(LwFn *f, LLVMValueRef base, ScalarKind k,
     LwVal out = lw_new_val(f, nd);
     LLVMTypeRef vt = kw > 1 ? LLVMVectorType(t, (unsigned)kw) : t;
     for (int g = 0; g < n32 / n; g++) {
-        LLVMValueRef at = smem_elt(f, base, t, lw_packed_coord(f, al, g));
+        LLVMValueRef at = lw_smem_addr(f, base, al, g, ty_bytes(k));
         LLVMValueRef m = lw_call_intr(c, name, &c->sptr, 1, &at, 1);
         for (int j = 0; j < n; j++) {
             LLVMValueRef r = n > 1 ? LLVMBuildExtractValue(c->b, m, (unsigned)j, "") : m;
@@ -140,6 +167,59 @@ LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
     for (int r = 0; r < out.n; r++)
         out.r[r] = LLVMBuildLoad2(c->b, t, smem_elt(f, base, t, lw_packed_coord(f, ol, r)), "");
     return out;
+}
+
+/* Step 3 for a layout that is not an operand: vectors of up to 16 bytes
+ * along the buffer's rows, as many consecutive elements as the layout
+ * holds in consecutive registers. */
+static LwVal load_swizzled(LwFn *f, ScalarKind k, const Layout *dl, const LySmem *s) {
+    LwCtx *c = f->c;
+    LLVMTypeRef t = lw_mem_type(c, k);
+    Layout *ol = lw_offset_layout(c->ar, dl, s);
+    int w = ly_vec_width(dl, s->fast), esize = ty_bytes(k);
+    if (w > s->vec) w = s->vec;
+    /* a vector needs its first element at a multiple of w: no other
+     * basis may reach the offset's low bits */
+    for (int d = 0; d < LY_NIN; d++)
+        for (int i = d == LY_REG ? ly_log2(w) : 0; i < ol->nbits[d]; i++)
+            if (ol->basis[d][i] & (uint32_t)(w - 1)) w = 1;
+    LLVMTypeRef vt = w > 1 ? LLVMVectorType(t, (unsigned)w) : t;
+    LwVal out = lw_new_val(f, ly_size(dl, LY_REG));
+    for (int r = 0; r < out.n; r += w) {
+        LLVMValueRef v = LLVMBuildLoad2(c->b, vt, lw_smem_addr(f, f->smem, ol, r, esize), "");
+        LLVMSetAlignment(v, (unsigned)(w * esize));
+        for (int i = 0; i < w; i++)
+            out.r[r + i] = w > 1 ? LLVMBuildExtractElement(c->b, v, lw_i32(c, i), "") : v;
+    }
+    return out;
+}
+
+/* A conversion out of an MMA accumulator layout (the epilogue's store
+ * layout, or a reduction's) through the swizzled buffer instead of the
+ * generic padded round trip (layout.c), which moves one element per
+ * st.shared/ld.shared: here each thread stores the accumulator's pairs
+ * (n+1 in registers: 2 elements, st.shared.b32 for f16) and reads the
+ * destination's vectors (16 bytes for a blocked store layout). The
+ * swizzle keeps both sides free of bank conflicts: the 8 rows a warp's
+ * stores touch at one 16-byte unit land in 8 distinct units, and 8 lanes
+ * reading 16 consecutive bytes each of one row read 8 distinct units. */
+int lw_acc_convert(LwFn *f, const IrOp *op) {
+    if (op->op != IR_CONVERT_LAYOUT) return 0;
+    const IrValue *sv = op->args[0], *dv = op->res[0];
+    const Layout *sl = sv->layout, *dl = dv->layout;
+    ScalarKind k = (ScalarKind)sv->ty.k;
+    if (!sl || !dl || sl->kind != LY_MMA || sl->rank != 2 || dl->rank != 2 ||
+        lw_is_mma_operand(dl) || k == SK_BOOL ||
+        !(ly_cvt_moves(sl, dl) & (LY_MOVE_LANE | LY_MOVE_WARP)))
+        return 0;
+    LySmem *s = ly_smem_swizzled(f->c->ar, dl->shape, ly_fastest_dim(dl), ty_bytes(k));
+    if (!s) return 0;
+    lw_smem(f, ly_smem_bytes(s));
+    lw_barrier(f);
+    store_swizzled(f, *lw_val(f, sv), k, sl, s);
+    lw_barrier(f);
+    lw_set(f, dv, load_swizzled(f, k, dl, s));
+    return 1;
 }
 
 int lw_is_mma_operand(const Layout *dl) {

@@ -14,7 +14,8 @@
 # with the launch, occupancy, speed-of-light and warp-state sections (and,
 # with PROFILE_FULL=1, memory, instruction, scheduler and source-counter
 # sections: many more replays per kernel), at most PROFILE_COUNT (default
-# 12) kernels, then writes for every profiled
+# 12) kernels whose names match PROFILE_KERNELS (default: Tile's and
+# Triton's kernels of the bench steps), then writes for every profiled
 # kernel its details page and its SASS source page (stall samples per
 # instruction), dumps the SASS of every Tile cubin and of every kernel
 # Triton compiled in the run (cuobjdump), counts opcodes per kernel
@@ -53,7 +54,7 @@ run() {
     rm -rf "$w"; mkdir -p "$w/sass" "$w/ncu"
     export TRITON_CACHE_DIR=$w/triton-cache BENCH_PROFILE=1 PYTHONUNBUFFERED=1
     local steps=${*:-$steps_default}
-    local kernels='regex:^(tr_)?(layernorm|softmax|bias_gelu|matmul|matmul_bias_relu|attention)'
+    local kernels=${PROFILE_KERNELS:-'regex:^(tr_)?(layernorm|softmax|bias_gelu|matmul|matmul_bias_relu|attention)'}
     local sections="--section LaunchStats --section Occupancy --section SpeedOfLight --section WarpStateStats"
     [ -n "${PROFILE_FULL:-}" ] && sections="$sections --section MemoryWorkloadAnalysis
         --section InstructionStats --section SourceCounters --section SchedulerStats --import-source yes"

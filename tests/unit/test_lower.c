@@ -128,7 +128,7 @@ static void test_budget(void) {
     CHECK(lw_compile(ar, dg, mods, &opt, &out) == 0);
     fflush(err);
     CHECK(strstr(msgs, "note: configuration BM=256, warps=8, stages=3 of kernel 'mm' "
-                       "skipped: needs 265 KiB of shared memory, sm_90 allows 227 KiB") != NULL);
+                       "skipped: needs 256 KiB of shared memory, sm_90 allows 227 KiB") != NULL);
     CHECK(dg_errors(dg) == 0);
     CHECK(out.nentries == 2);
     CHECK_STR(out.entries[0].name, "mm__c0__g");
