@@ -8,8 +8,23 @@
  * then go in groups of that width: one `load <N x T>` / `store <N x T>`
  * with the group's alignment (N * sizeof T), which NVPTX emits as
  * ld.global.v2/v4 (or a wider scalar for small types). A group has one
- * mask bit (the mask is constant over it): a masked group is a branch
- * around the access, and a masked-off load yields `other` (or 0).
+ * mask bit (the mask is constant over it). A masked load is a branch
+ * around the access (a masked-off load yields `other`, or 0).
+ *
+ * Masked stores. A store under a predicate (its mask, and/or being the
+ * owner of a replicated element) is one inline-asm `@p st.global` per
+ * group, as in Triton, not a branch around an LLVM store: with the
+ * branch, LLVM sinks the stored value's computation into it and ptxas
+ * then needs more registers around the branches (layernorm f16 8192, 8
+ * warps, aligned: 79 registers with branches, 62 predicated; bias_gelu
+ * bf16 4096: 58 and 32). The predicate goes through the `b` constraint
+ * (a .pred register); the group is written as the same words loads
+ * read (lw_words: .b8/.b16 from 16-bit registers, .b32/.v2/.v4 of 32-bit
+ * words, .b64/.v2.b64 for 8-byte elements). The asm has side effects and
+ * clobbers memory, so LLVM keeps it in order with every other access. A
+ * store under no predicate stays an LLVM store (LLVM folds its address
+ * offsets into the instruction, `[%rd+2048]`, which the asm's register
+ * address cannot have).
  *
  * Copies. Where a layout replicates elements (zero basis vectors: a
  * scalar is held by every thread, a broadcast tile by several lanes), only
@@ -129,7 +144,7 @@ typedef struct LwAccess {
     unsigned align;
     int kind;                  /* AtomicKind, or -1 for cas */
     ScalarKind k;
-    int vec;                   /* elements (loads) */
+    int vec;                   /* elements (loads, predicated stores) */
     const char *quals;         /* loads: ld.global qualifiers, or NULL for
                                   a plain LLVM load */
     LLVMValueRef policy;       /* loads: L2 cache policy (i64), or NULL */
@@ -139,24 +154,31 @@ typedef struct LwAccess {
  * of LLVM 22's six memory locations, two bits each). */
 #define LW_MEMORY_READ 0x555u
 
-/* A call of inline asm `text` (constraints `cons`) returning rt that
- * reads memory (reads) or touches none, and returns: LLVM may merge
- * such calls and drop unused ones, and keeps readers before stores. */
+/* What an inline-asm call may do to memory. */
+typedef enum LwAsmMem {
+    LW_ASM_NONE,               /* touches none: LLVM may merge and drop it */
+    LW_ASM_READS,              /* reads: kept before later stores */
+    LW_ASM_WRITES,             /* writes (sideeffect, ~{memory}): kept in
+                                  order with every other memory access */
+} LwAsmMem;
+
+/* A call of inline asm `text` (constraints `cons`) returning rt. */
 static LLVMValueRef lw_asm(LwCtx *c, LLVMTypeRef rt, const char *text,
                            const char *cons, LLVMValueRef *args, int n,
-                           int reads) {
-    LLVMTypeRef at[2];
+                           LwAsmMem mem) {
+    LLVMTypeRef at[8];
     for (int i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef ft = LLVMFunctionType(rt, at, (unsigned)n, 0);
     LLVMValueRef fn = LLVMGetInlineAsm(ft, text, strlen(text), cons,
-                                       strlen(cons), 0, 0,
+                                       strlen(cons), mem == LW_ASM_WRITES, 0,
                                        LLVMInlineAsmDialectATT, 0);
     LLVMValueRef call = LLVMBuildCall2(c->b, ft, fn, args, (unsigned)n, "");
-    unsigned mem = LLVMGetEnumAttributeKindForName("memory", 6);
+    if (mem == LW_ASM_WRITES) return call;
+    unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
     unsigned ret = LLVMGetEnumAttributeKindForName("willreturn", 10);
     LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(c->ctx, mem,
-                                                     reads ? LW_MEMORY_READ : 0));
+                             LLVMCreateEnumAttribute(c->ctx, kind,
+                                                     mem == LW_ASM_READS ? LW_MEMORY_READ : 0));
     LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
                              LLVMCreateEnumAttribute(c->ctx, ret, 0));
     return call;
@@ -167,53 +189,109 @@ static LLVMValueRef lw_l2_policy(LwFn *f, int evict) {
     const char *text = evict == EVICT_FIRST
                            ? "createpolicy.fractional.L2::evict_first.b64 $0, 1.0;"
                            : "createpolicy.fractional.L2::evict_last.b64 $0, 1.0;";
-    return lw_asm(f->c, f->c->i64, text, "=l", NULL, 0, 0);
+    return lw_asm(f->c, f->c->i64, text, "=l", NULL, 0, LW_ASM_NONE);
 }
 
-/* One ld.global with a->quals: words of w bits (w = min(group bits,
- * max(32, element bits))), reassembled into a value of type a->t. */
+/* How an inline-asm ld/st.global moves a group of vec elements of kind
+ * k: nw words of w bits (w = min(group bits, max(32, element bits))),
+ * per elements each, in registers of type wt (8-bit words in 16-bit
+ * registers: PTX has no 8-bit ones) with constraint letter cons. */
+typedef struct LwWords {
+    int w, nw, per;
+    LLVMTypeRef wt;
+    char cons;
+} LwWords;
+
+static LwWords lw_words(LwCtx *c, ScalarKind k, int vec) {
+    int eb = 8 * ty_bytes(k), total = eb * vec;
+    LwWords x = {.w = total < 32 ? total : eb > 32 ? eb : 32};
+    x.nw = total / x.w;
+    x.per = x.w / eb;
+    x.wt = LLVMIntTypeInContext(c->ctx, (unsigned)(x.w < 16 ? 16 : x.w));
+    x.cons = x.w <= 16 ? 'h' : x.w == 32 ? 'r' : 'l';
+    return x;
+}
+
+/* The access type of words x: ".vN.bW" (or ".bW"). */
+static void lw_words_type(Buf *text, LwWords x) {
+    if (x.nw > 1) buf_printf(text, ".v%d", x.nw);
+    buf_printf(text, ".b%d", x.w);
+}
+
+/* The operands of words x from $first: "{$i, ...}" (or "$i"). */
+static void lw_words_ops(Buf *text, LwWords x, int first) {
+    if (x.nw > 1) buf_puts(text, "{");
+    for (int i = 0; i < x.nw; i++) buf_printf(text, "%s$%d", i ? ", " : "", first + i);
+    if (x.nw > 1) buf_puts(text, "}");
+}
+
+/* One ld.global with a->quals, its words reassembled into a value of
+ * type a->t. */
 static LLVMValueRef lw_emit_load_asm(LwFn *f, LwAccess *a) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
-    int eb = 8 * ty_bytes(a->k), total = eb * a->vec;
-    int w = total < 32 ? total : eb > 32 ? eb : 32, nw = total / w;
-    LLVMTypeRef wt = LLVMIntTypeInContext(c->ctx, (unsigned)(w < 16 ? 16 : w));
-    const char *wc = w <= 16 ? "=h" : w == 32 ? "=r" : "=l";
+    LwWords x = lw_words(c, a->k, a->vec);
     Buf text = {0}, cons = {0};
     buf_printf(&text, "ld.global%s", a->quals);
-    if (nw > 1) buf_printf(&text, ".v%d", nw);
-    buf_printf(&text, ".b%d %s", w, nw > 1 ? "{" : "");
-    for (int i = 0; i < nw; i++) {
-        buf_printf(&text, "%s$%d", i ? ", " : "", i);
-        buf_printf(&cons, "%s,", wc);
-    }
-    buf_printf(&text, "%s, [$%d]", nw > 1 ? "}" : "", nw);
+    lw_words_type(&text, x);
+    buf_puts(&text, " ");
+    lw_words_ops(&text, x, 0);
+    buf_printf(&text, ", [$%d]", x.nw);
+    for (int i = 0; i < x.nw; i++) buf_printf(&cons, "=%c,", x.cons);
     buf_puts(&cons, "l");
     if (a->policy) {
-        buf_printf(&text, ", $%d", nw + 1);
+        buf_printf(&text, ", $%d", x.nw + 1);
         buf_puts(&cons, ",l");
     }
     buf_puts(&text, ";");
-    LLVMTypeRef words[4] = {wt, wt, wt, wt};
-    LLVMTypeRef rt = nw > 1 ? LLVMStructTypeInContext(c->ctx, words, (unsigned)nw, 0) : wt;
+    LLVMTypeRef words[4] = {x.wt, x.wt, x.wt, x.wt};
+    LLVMTypeRef rt = x.nw > 1 ? LLVMStructTypeInContext(c->ctx, words, (unsigned)x.nw, 0) : x.wt;
     LLVMValueRef args[2] = {LLVMBuildPtrToInt(b, a->ptr, c->i64, ""), a->policy};
-    LLVMValueRef r = lw_asm(c, rt, text.s, cons.s, args, a->policy ? 2 : 1, 1);
+    LLVMValueRef r = lw_asm(c, rt, text.s, cons.s, args, a->policy ? 2 : 1, LW_ASM_READS);
     buf_free(&text);
     buf_free(&cons);
     LLVMTypeRef et = a->vec > 1 ? LLVMGetElementType(a->t) : a->t;
-    int per = w / eb;            /* elements per word */
     LLVMValueRef v = a->vec > 1 ? LLVMGetUndef(a->t) : NULL;
-    for (int i = 0; i < nw; i++) {
-        LLVMValueRef x = nw > 1 ? LLVMBuildExtractValue(b, r, (unsigned)i, "") : r;
-        if (w == 8) x = LLVMBuildTrunc(b, x, c->i8, "");
-        x = LLVMBuildBitCast(b, x, per > 1 ? LLVMVectorType(et, (unsigned)per) : et, "");
-        if (a->vec == 1) return x;
-        for (int j = 0; j < per; j++) {
-            LLVMValueRef e = per > 1 ? LLVMBuildExtractElement(b, x, lw_i32(c, j), "") : x;
-            v = LLVMBuildInsertElement(b, v, e, lw_i32(c, i * per + j), "");
+    for (int i = 0; i < x.nw; i++) {
+        LLVMValueRef e = x.nw > 1 ? LLVMBuildExtractValue(b, r, (unsigned)i, "") : r;
+        if (x.w == 8) e = LLVMBuildTrunc(b, e, c->i8, "");
+        e = LLVMBuildBitCast(b, e, x.per > 1 ? LLVMVectorType(et, (unsigned)x.per) : et, "");
+        if (a->vec == 1) return e;
+        for (int j = 0; j < x.per; j++) {
+            LLVMValueRef y = x.per > 1 ? LLVMBuildExtractElement(b, e, lw_i32(c, j), "") : e;
+            v = LLVMBuildInsertElement(b, v, y, lw_i32(c, i * x.per + j), "");
         }
     }
     return v;
+}
+
+/* One `@p st.global` of a->val under the i1 predicate p: the words of
+ * the value (lw_words, as lw_emit_load_asm reads them), p through the
+ * `b` (predicate register) constraint. */
+static void lw_emit_store_pred(LwFn *f, LwAccess *a, LLVMValueRef p) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LwWords x = lw_words(c, a->k, a->vec);
+    Buf text = {0}, cons = {0};
+    buf_puts(&text, "@$0 st.global");
+    lw_words_type(&text, x);
+    buf_puts(&text, " [$1], ");
+    lw_words_ops(&text, x, 2);
+    buf_puts(&text, ";");
+    buf_puts(&cons, "b,l");
+    for (int i = 0; i < x.nw; i++) buf_printf(&cons, ",%c", x.cons);
+    buf_puts(&cons, ",~{memory}");
+    LLVMValueRef args[6] = {p, LLVMBuildPtrToInt(b, a->ptr, c->i64, "")};
+    LLVMValueRef words = x.nw > 1
+        ? LLVMBuildBitCast(b, a->val, LLVMVectorType(x.wt, (unsigned)x.nw), "")
+        : LLVMBuildBitCast(b, a->val, LLVMIntTypeInContext(c->ctx, (unsigned)x.w), "");
+    for (int i = 0; i < x.nw; i++) {
+        LLVMValueRef e = x.nw > 1 ? LLVMBuildExtractElement(b, words, lw_i32(c, i), "") : words;
+        args[2 + i] = x.w == 8 ? LLVMBuildZExt(b, e, x.wt, "") : e;
+    }
+    lw_asm(c, c->vd, text.s, cons.s, args, 2 + x.nw, LW_ASM_WRITES);
+    buf_free(&text);
+    buf_free(&cons);
 }
 
 static LLVMValueRef lw_emit_load(LwFn *f, void *arg) {
@@ -501,9 +579,10 @@ static void lw_store(LwFn *f, const IrOp *op) {
         LLVMValueRef x[16];
         for (int i = 0; i < vec; i++) x[i] = lw_mem_val(f, v.r[g + i], k);
         LwAccess a = {.t = vt, .ptr = p.r[g], .val = lw_pack(f, vt, vec, x),
-                      .k = k, .align = (unsigned)(vec * ty_bytes(k))};
-        lw_guarded(f, lw_and(f, has_mask ? m.r[g] : NULL, own), lw_emit_store,
-                   &a, NULL);
+                      .k = k, .vec = vec, .align = (unsigned)(vec * ty_bytes(k))};
+        LLVMValueRef pred = lw_and(f, has_mask ? m.r[g] : NULL, own);
+        if (pred) lw_emit_store_pred(f, &a, pred);
+        else lw_emit_store(f, &a);
     }
 }
 

@@ -10,7 +10,12 @@
  *     every lane of the group holds the group's value;
  *  3. across warps: if warp bits walk a, each warp writes its partial per
  *     output element to shared memory, a barrier, and every thread combines
- *     the partials of its output elements in warp order.
+ *     the partials of its output elements: the lanes of step 2 (which
+ *     share their output elements) each load one partial (or every
+ *     2^k-th, when there are fewer such lanes than warps) and finish
+ *     with butterfly shuffles over those lane bits, as Triton's first
+ *     warp does but in every warp at once, so no second barrier (with no
+ *     such lanes, each thread combines all partials in warp order).
  * The result then has the slice layout of S (ly_slice), converted to the
  * result's assigned layout when that differs. Lane or warp bits that walk
  * a and another dimension at once (never produced by blocked or slice
@@ -218,6 +223,7 @@ int lw_reduce(LwFn *f, const IrOp *op) {
         }
     }
     /* 2. lanes */
+    int lbits[LY_MAXBITS], nlb = 0;   /* the lane bits walking a */
     for (int i = 0; i < S->nbits[LY_LANE]; i++) {
         uint32_t bv = S->basis[LY_LANE][i];
         if (!bv || !(bv & A)) continue;
@@ -226,6 +232,7 @@ int lw_reduce(LwFn *f, const IrOp *op) {
                      "walk two dimensions)");
             return 1;
         }
+        lbits[nlb++] = i;
         for (int j = 0; j < ng; j++) {
             LwPair o = {lw_shfl_xor(f, g[j].v, 1 << i),
                         arg ? lw_shfl_xor(f, g[j].i, 1 << i) : NULL};
@@ -276,15 +283,34 @@ int lw_reduce(LwFn *f, const IrOp *op) {
                 LLVMBuildStore(b, g[j].i, LLVMBuildGEP2(b, c->i32, ibase, &at, 1, ""));
         }
         lw_barrier(f);
+        /* The lanes walking a hold the same keys: the first nsh of those
+         * lane bits spread the partials, lane t (its rank along them)
+         * combining partials t, t + 2^nsh, ..., then nsh butterflies
+         * finish (with 32 such lanes and 8 warps: one load and 3
+         * shuffles instead of 8 loads and 7 combines). */
+        int nsh = nlb < nwb ? nlb : nwb;
+        LLVMValueRef t = lw_i32(c, 0);
+        for (int s = 0; s < nsh; s++) {
+            LLVMValueRef bit = LLVMBuildAnd(b, LLVMBuildLShr(b, f->lane, lw_i32(c, lbits[s]), ""),
+                                            lw_i32(c, 1), "");
+            t = LLVMBuildOr(b, t, LLVMBuildShl(b, bit, lw_i32(c, s), ""), "");
+        }
+        LLVMValueRef tk = LLVMBuildMul(b, t, lw_i32(c, nkeys), "");
         for (int j = 0; j < ng; j++) {
             LwPair acc = {NULL, NULL};
-            for (int w = 0; w < nw; w++) {
-                LLVMValueRef at = LLVMBuildAdd(b, lw_i32(c, w * nkeys), krt[j], "");
+            for (int w = 0; w < nw >> nsh; w++) {
+                LLVMValueRef at = LLVMBuildAdd(b, lw_i32(c, (w << nsh) * nkeys),
+                                               LLVMBuildAdd(b, tk, krt[j], ""), "");
                 LwPair p = {LLVMBuildLoad2(b, vt, LLVMBuildGEP2(b, vt, f->smem, &at, 1, ""), ""),
                             arg ? LLVMBuildLoad2(b, c->i32,
                                                  LLVMBuildGEP2(b, c->i32, ibase, &at, 1, ""), "")
                                 : NULL};
                 acc = w ? lw_combine(f, kind, ak, acc, p) : p;
+            }
+            for (int s = 0; s < nsh; s++) {
+                LwPair o = {lw_shfl_xor(f, acc.v, 1 << lbits[s]),
+                            arg ? lw_shfl_xor(f, acc.i, 1 << lbits[s]) : NULL};
+                acc = lw_combine(f, kind, ak, acc, o);
             }
             g[j] = acc;
         }

@@ -42,7 +42,7 @@
  * llc and warpsim.c: one pthread per GPU thread, shuffles and barriers
  * as the PTX ISA defines them). libtile's own planning picks the variant
  * and the grid from the host buffers' alignment, exactly as for a launch;
- * kernels the simulation leaves out (tensor cores, PTX inline assembly)
+ * kernels the simulation leaves out (tensor cores, libdevice's inline PTX)
  * run on the interpreter only.
  *
  * Every buffer starts with the same contents on both sides, and on the GPU

@@ -20,8 +20,10 @@
  * lowering use (sim_* below) are computed with the host's IEEE
  * arithmetic: the approximate ones (ex2, rcp, rsqrt, div.approx) come out
  * exact or nearly so, within the tolerances the GPU meets against the
- * interpreter. Kernels needing anything else (tensor cores, PTX inline
- * assembly) are left out by x86.py and run on the interpreter only.
+ * interpreter. tilec's own inline asm (ld.global with qualifiers,
+ * predicated st.global) x86.py turns into host code; kernels needing
+ * anything else (tensor cores, libdevice's inline PTX) are left out by
+ * x86.py and run on the interpreter only.
  *
  * Entry point: ws_run(NAME__sim, slots, threads, grid), NAME__sim being
  * x86.py's wrapper that reads the kernel's parameters from libtile's

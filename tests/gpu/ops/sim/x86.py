@@ -10,9 +10,12 @@
 # intrinsic becomes a call of sim_NAME (dots turned into underscores),
 # which warpsim.c defines.
 #
-# Kernels calling an intrinsic warpsim.c does not model (the tensor-core
-# ones), or holding PTX inline assembly (libdevice's trigonometric range
-# reduction), are dropped. Every kernel left gets a wrapper NAME__sim(ptr) that
+# tilec's own inline asm becomes calls of functions that do the same on
+# the host (lower_asm): `ld.global` with qualifiers (a plain load of its
+# words), the predicated `@p st.global` of masked stores (a branch around
+# plain stores), `createpolicy` (a dummy policy). Kernels calling an
+# intrinsic warpsim.c does not model (the tensor-core ones), or holding
+# other PTX inline assembly (libdevice's), are dropped. Every kernel left gets a wrapper NAME__sim(ptr) that
 # reads its parameters from an array of 64-bit slots, each value in the
 # low bytes (libtile's packed parameters, RtPlan.slots), so that a
 # launcher can call any kernel without knowing its signature.
@@ -51,7 +54,77 @@ def params(header):
     return [p.split()[0] for p in inner.split(", ")] if inner.strip() else []
 
 
-text = open(sys.argv[1]).read()
+REG = {"h": "i16", "r": "i32", "l": "i64", "b": "i1"}
+LOAD = re.compile(r"ld\.global\S*?(?:\.v(\d+))?\.b(\d+) ")
+STORE = re.compile(r"@\$0 st\.global(?:\.v(\d+))?\.b(\d+) ")
+
+
+def asm_body(asm, ret, nw, w):
+    """The body of a function doing what tilec's ld/st.global asm does."""
+    mt, rt = "i%d" % w, "i%d" % max(w, 16)
+    out = []
+    if asm.startswith("@"):             # args: predicate, address, words
+        out += ["  br i1 %a0, label %st, label %done", "st:"]
+    out.append("  %%p0 = inttoptr i64 %%a%d to ptr" % (1 if asm.startswith("@") else 0))
+    for i in range(1, nw):
+        out.append("  %%p%d = getelementptr i8, ptr %%p0, i64 %d" % (i, i * w // 8))
+    for i in range(nw):
+        if asm.startswith("@"):
+            v = "%%a%d" % (2 + i)
+            if w == 8:
+                out.append("  %%t%d = trunc i16 %s to i8" % (i, v))
+                v = "%%t%d" % i
+            out.append("  store %s %s, ptr %%p%d, align 1" % (mt, v, i))
+        else:
+            out.append("  %%w%d = load %s, ptr %%p%d, align 1" % (i, mt, i))
+            if w == 8:
+                out.append("  %%x%d = zext i8 %%w%d to i16" % (i, i))
+            else:
+                out.append("  %%x%d = bitcast %s %%w%d to %s" % (i, mt, i, rt))
+    if asm.startswith("@"):
+        return out + ["  br label %done", "done:", "  ret void"]
+    if nw == 1:
+        return out + ["  ret %s %%x0" % ret]
+    prev = "undef"
+    for i in range(nw):
+        out.append("  %%s%d = insertvalue %s %s, %s %%x%d, %d" % (i, ret, prev, rt, i, i))
+        prev = "%%s%d" % i
+    return out + ["  ret %s %s" % (ret, prev)]
+
+
+def lower_asm(text):
+    """Replaces tilec's own inline asm (ld.global with qualifiers, the
+    predicated st.global, createpolicy) by calls of functions that do the
+    same on the host; any other asm stays (and its function is dropped)."""
+    defs, names = [], {}
+
+    def one(m):
+        asm, cons = m.group(2), m.group(3)
+        ld, st = LOAD.match(asm), STORE.match(asm)
+        if not (ld or st or asm.startswith("createpolicy")):
+            return m.group(0)
+        outs = [REG[c[1]] for c in cons.split(",") if c.startswith("=")]
+        ins = [REG[c] for c in cons.split(",") if c in REG]
+        ret = "void" if not outs else outs[0] if len(outs) == 1 else \
+            "{ %s }" % ", ".join(outs)
+        if asm.startswith("createpolicy"):
+            body = ["  ret i64 0"]
+        else:
+            g = ld or st
+            body = asm_body(asm, ret, int(g.group(1) or 1), int(g.group(2)))
+        key = (asm, cons)
+        if key not in names:
+            names[key] = "@sim_asm_%d" % len(names)
+            defs.append("define internal %s %s(%s) {" % (
+                ret, names[key], ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(ins))))
+            defs.extend(body + ["}"])
+        return names[key]
+
+    text = re.sub(r'asm (sideeffect )?"([^"]*)", "([^"]*)"', one, text)
+    return text + "\n" + "\n".join(defs) + "\n"
+
+
+text = lower_asm(open(sys.argv[1]).read())
 lines = [l for l in text.split("\n")
          if not l.startswith("target ") and not l.startswith("attributes #")]
 funcs = {}
@@ -67,7 +140,7 @@ while changed:   # ... and so is every function calling a dropped one
         body = "\n".join(lines[first:last + 1])
         used = set(re.findall(r"@llvm\.nvvm\.([a-z0-9_.]+)", body))
         calls = set(re.findall(r"@([\w.$]+)\(", body)) - {name}
-        if used - SIMULATED or ' asm "' in body or calls & bad:
+        if used - SIMULATED or re.search(r' asm (sideeffect )?"', body) or calls & bad:
             bad.add(name)
             changed = True
 drop, wrappers = set(), []
