@@ -261,9 +261,9 @@ void lw_op(LwFn *f, const IrOp *op) {
         return;
     }
     case IR_ARANGE: lw_arange(f, op); return;
-    case IR_FOR: lw_for(f, op); return;
+    case IR_FOR: f->loops++; lw_for(f, op); return;
     case IR_IF: lw_if(f, op); return;
-    case IR_WHILE: lw_while(f, op); return;
+    case IR_WHILE: f->loops++; lw_while(f, op); return;
     case IR_YIELD: case IR_CONDITION: return;   /* read by the parent */
     case IR_DOT: lw_dot(f, op); return;
     default: break;

@@ -86,6 +86,8 @@ typedef struct LwFn {
                                   path (memory.c; NULL until the first
                                   load) */
     LLVMMetadataRef di_sp;     /* subprogram, with -g */
+    int loops;                 /* for/while ops lowered so far (memory.c
+                                  predicates stores only before any) */
     int failed;                /* an error was reported */
 } LwFn;
 

@@ -11,13 +11,15 @@
  * mask bit (the mask is constant over it). A masked load is a branch
  * around the access (a masked-off load yields `other`, or 0).
  *
- * Masked stores. A store under a predicate (its mask, and/or being the
- * owner of a replicated element) is one inline-asm `@p st.global` per
- * group, as in Triton, not a branch around an LLVM store: with the
- * branch, LLVM sinks the stored value's computation into it and ptxas
- * then needs more registers around the branches (layernorm f16 8192, 8
- * warps, aligned: 79 registers with branches, 62 predicated; bias_gelu
- * bf16 4096: 58 and 32). The predicate goes through the `b` constraint
+ * Masked stores. A store of a 16-byte group under a predicate (its mask,
+ * and/or being the owner of a replicated element) in code no loop
+ * precedes is one inline-asm `@p st.global`, as in Triton, not a branch
+ * around an LLVM store: with the branch, LLVM sinks the stored value's
+ * computation into it and ptxas then needs more registers around the
+ * branches (layernorm f16 8192, 8 warps, aligned: 79 registers with
+ * branches, 62 predicated; bias_gelu bf16 4096: 58 and 32). Narrower
+ * groups and stores after a loop keep the branch (lw_store_predicated
+ * says why). The predicate goes through the `b` constraint
  * (a .pred register); the group is written as the same words loads
  * read (lw_words: .b8/.b16 from 16-bit registers, .b32/.v2/.v4 of 32-bit
  * words, .b64/.v2.b64 for 8-byte elements). The asm has side effects and
@@ -559,6 +561,18 @@ static void lw_load(LwFn *f, const IrOp *op) {
 }
 
 /* store ptr, value [, mask] */
+/* Whether a masked store is one predicated asm store rather than a
+ * branch around an LLVM store: for 16-byte groups in code that no loop
+ * precedes (the memory-bound kernels' stores). Elsewhere the predicated
+ * form measured worse in ptxas's register allocation: narrower groups
+ * (the generic variants: layernorm f16 8192 w4 154 -> 255 registers,
+ * transpose 40 -> 64) and stores after a loop, whose address and mask
+ * arithmetic then stays live through it (attention D=64: 148 -> 168
+ * registers and a spill), where the branch recomputes it after. */
+static int lw_store_predicated(const LwFn *f, const LwAccess *a) {
+    return f->loops == 0 && a->vec * ty_bytes(a->k) == 16;
+}
+
 static void lw_store(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const IrValue *pv = op->args[0];
@@ -581,8 +595,9 @@ static void lw_store(LwFn *f, const IrOp *op) {
         LwAccess a = {.t = vt, .ptr = p.r[g], .val = lw_pack(f, vt, vec, x),
                       .k = k, .vec = vec, .align = (unsigned)(vec * ty_bytes(k))};
         LLVMValueRef pred = lw_and(f, has_mask ? m.r[g] : NULL, own);
-        if (pred) lw_emit_store_pred(f, &a, pred);
-        else lw_emit_store(f, &a);
+        if (!pred) lw_emit_store(f, &a);
+        else if (lw_store_predicated(f, &a)) lw_emit_store_pred(f, &a, pred);
+        else lw_guarded(f, pred, lw_emit_store, &a, NULL);
     }
 }
 
