@@ -19,7 +19,9 @@
 # kernel its details page and its SASS source page (stall samples per
 # instruction), dumps the SASS of every Tile cubin and of every kernel
 # Triton compiled in the run (cuobjdump), counts opcodes per kernel
-# (bench/sass_stats.py), and packs it all into $OUT/profile.tar.gz. The
+# (bench/sass_stats.py), ranks the source lines by stall samples with
+# their main stall reasons (bench/ncu_lines.py: with PROFILE_FULL=1 and
+# the kernels' -g line info), and packs it all into $OUT/profile.tar.gz. The
 # opcode table is printed last. ncu reads hardware counters only on some
 # machines (KINDS.md: Firecracker yes, gVisor no); without them the SASS
 # part still runs.
@@ -71,6 +73,7 @@ run() {
             > "$w/ncu/source-sass.csv" 2>&1
         ncu --import "$w/ncu/prof.ncu-rep" --page source --csv --print-source cuda,sass \
             > "$w/ncu/source-lines.csv" 2>&1
+        python3 bench/ncu_lines.py "$w/ncu/source-lines.csv" > "$w/ncu-lines.txt" 2>&1
         grep -E "^  [A-Za-z_]|Duration|Registers Per|Achieved Occupancy|Memory Throughput|Compute \(SM\) Th|Warp Cycles Per Issued|Shared Memory Config|Dynamic Shared" \
             "$w/ncu/details.txt" | head -400 > "$w/ncu/summary.txt"
     fi
@@ -85,6 +88,7 @@ run() {
     tar -C "$w" -czf "$OUT/profile.tar.gz" . --exclude=triton-cache
     cp "$w/sass-stats.txt" "$OUT/" 2>/dev/null
     cp "$w/ncu/summary.txt" "$OUT/ncu-summary.txt" 2>/dev/null
+    cp "$w/ncu-lines.txt" "$OUT/" 2>/dev/null
     cat "$w/sass-stats.txt"
 }
 

@@ -50,7 +50,8 @@ EXTRA_DIST += bench/README.md bench/bench.py bench/tile_ctypes.py \
 	bench/charts.py bench/test_charts.py bench/test-charts
 # The benchmark's charts drawn from fake rows (skipped without matplotlib).
 TESTS += bench/test-charts
-# The SASS opcode counter of scripts/gpu-profile.sh on a small listing.
-EXTRA_DIST += bench/sass_stats.py bench/test_sass_stats.py bench/test-sass-stats \
-	scripts/gpu-profile.sh
-TESTS += bench/test-sass-stats
+# The profiling tools of scripts/gpu-profile.sh (SASS opcode counts,
+# Nsight Compute stalls by source line) on small inputs.
+EXTRA_DIST += bench/sass_stats.py bench/test_sass_stats.py bench/ncu_lines.py \
+	bench/test_ncu_lines.py bench/test-profile-tools scripts/gpu-profile.sh
+TESTS += bench/test-profile-tools
