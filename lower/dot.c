@@ -17,7 +17,13 @@
  * elements each, in the PTX ISA's order) and B's in groups of
  * 2 x kwidth. For each accumulator tile (m, n) and each K step k the
  * instruction takes the A group at (m, k) and the B group at (k, n); the
- * groups are found by their constant coordinates. f32 operands are first
+ * groups are found by their constant coordinates. The instructions run
+ * K sub-step by K sub-step; an operand that a pipelined loop left to
+ * the product (an LwFrag, pipeline.c) is read by ldmatrix one sub-step
+ * ahead: sub-step s+1's reads go before sub-step s's mma.sync, so that
+ * their latency hides behind tensor-core work, and before the last
+ * sub-step's the loop may wait, cross its barrier and read the next
+ * tile's first sub-step (lw_pipe_last_step). f32 operands are first
  * rounded to tf32 (cvt.rna, as the interpreter rounds); i8 operands are
  * packed four to a register.
  *
@@ -71,6 +77,17 @@ static const char *mma_name(ScalarKind k) {
     }
 }
 
+/* An operand whose ldmatrix this product emits (pipeline.c), or NULL. */
+static LwFrag *frag_of(LwFn *f, const IrValue *v) {
+    return f->frag ? f->frag[v->id] : NULL;
+}
+
+/* The reads of K sub-step [k0, k1) of both operands (those not read). */
+static void load_step(LwFn *f, LwFrag *za, LwFrag *zb, int32_t k0, int32_t k1) {
+    if (za) lw_frag_load(f, za, k0, k1);
+    if (zb) lw_frag_load(f, zb, k0, k1);
+}
+
 static void lw_dot_mma(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const Layout *cl = op->res[0]->layout, *al = op->args[0]->layout,
@@ -84,13 +101,19 @@ static void lw_dot_mma(LwFn *f, const IrOp *op) {
     LwVal out = lw_new_val(f, acc.n);
     memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
     const char *name = mma_name(ek);
-    for (int q = 0; q < out.n; q += 4) {
-        int32_t co[2];
-        reg_coord(cl, q, co);
-        for (int32_t k0 = 0; k0 < K; k0 += mk) {
+    LwFrag *za = frag_of(f, op->args[0]), *zb = frag_of(f, op->args[1]);
+    load_step(f, za, zb, 0, mk);
+    for (int32_t k0 = 0; k0 < K; k0 += mk) {
+        if (k0 + mk < K)
+            load_step(f, za, zb, k0 + mk, k0 + 2 * mk);
+        else
+            lw_pipe_last_step(f, op);
+        for (int q = 0; q < out.n; q += 4) {
+            int32_t co[2];
+            reg_coord(cl, q, co);
             int ga = find_group(al, 4 * kw, co[0], k0);
             int gb = find_group(bl, 2 * kw, k0, co[1]);
-            if (ga < 0 || gb < 0) {
+            if (ga < 0 || gb < 0 || !a->r[ga] || !bv->r[gb]) {
                 lw_error(f, op->loc, "internal error: no operand registers for "
                          "the tile at (%d, %d), k %d", co[0], co[1], k0);
                 return;
