@@ -17,7 +17,13 @@
  * elements each, in the PTX ISA's order) and B's in groups of
  * 2 x kwidth. For each accumulator tile (m, n) and each K step k the
  * instruction takes the A group at (m, k) and the B group at (k, n); the
- * groups are found by their constant coordinates. f32 operands are first
+ * groups are found by their constant coordinates. When a pipelined
+ * loop left A to the product (an LwFrag, pipeline.c), the instructions
+ * run K sub-step by K sub-step and the operands are read by ldmatrix
+ * one sub-step ahead: sub-step s+1's reads go before sub-step s's mma.sync, so that
+ * their latency hides behind tensor-core work, and before the last
+ * sub-step's the loop may wait, cross its barrier and read the next
+ * tile's first sub-step (lw_pipe_last_step). f32 operands are first
  * rounded to tf32 (cvt.rna, as the interpreter rounds); i8 operands are
  * packed four to a register.
  *
@@ -28,6 +34,7 @@
  */
 #include "lower/lw.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* The constant coordinate of register r: R(r), unpacked into c[2]. */
@@ -71,37 +78,73 @@ static const char *mma_name(ScalarKind k) {
     }
 }
 
-static void lw_dot_mma(LwFn *f, const IrOp *op) {
+/* An operand whose ldmatrix this product emits (pipeline.c), or NULL. */
+static LwFrag *frag_of(LwFn *f, const IrValue *v) {
+    return f->frag ? f->frag[v->id] : NULL;
+}
+
+/* The reads of K sub-step [k0, k1) of both operands (those not read). */
+static void load_step(LwFn *f, LwFrag *za, LwFrag *zb, int32_t k0, int32_t k1) {
+    if (za) lw_frag_load(f, za, k0, k1);
+    if (zb) lw_frag_load(f, zb, k0, k1);
+}
+
+/* The mma.sync of accumulator tile q (registers q..q+3 of `out`) at K
+ * sub-step k0; 0 (reported) when an operand's registers are missing. */
+static int mma_tile(LwFn *f, const IrOp *op, LwVal out, int q, int32_t k0) {
     LwCtx *c = f->c;
     const Layout *cl = op->res[0]->layout, *al = op->args[0]->layout,
                  *bl = op->args[1]->layout;
     ScalarKind ek = (ScalarKind)op->args[0]->ty.k;
     /* (A may be a chained product's accumulator, whose layout is the
      * operand's map under another kind: kwidth comes from the type.) */
-    int kw = 32 / ty_bits(ek), K = op->args[0]->ty.dim[1], mk = cl->mma_k;
+    int kw = 32 / ty_bits(ek);
     LwVal *a = lw_val(f, op->args[0]), *bv = lw_val(f, op->args[1]);
+    int32_t co[2];
+    reg_coord(cl, q, co);
+    int ga = find_group(al, 4 * kw, co[0], k0);
+    int gb = find_group(bl, 2 * kw, k0, co[1]);
+    if (ga < 0 || gb < 0 || !a->r[ga] || !bv->r[gb]) {
+        lw_error(f, op->loc, "internal error: no operand registers for "
+                 "the tile at (%d, %d), k %d", co[0], co[1], k0);
+        return 0;
+    }
+    LLVMValueRef args[10];
+    for (int j = 0; j < 4; j++) args[j] = pack32(f, ek, a->r + ga + j * kw, kw);
+    for (int j = 0; j < 2; j++) args[4 + j] = pack32(f, ek, bv->r + gb + j * kw, kw);
+    for (int j = 0; j < 4; j++) args[6 + j] = out.r[q + j];
+    LLVMValueRef d = lw_call_intr(c, mma_name(ek), NULL, 0, args, 10);
+    for (int j = 0; j < 4; j++)
+        out.r[q + j] = LLVMBuildExtractValue(c->b, d, (unsigned)j, "");
+    return 1;
+}
+
+/* A left to the product (LwFrag; B too, in matmul): sub-step by
+ * sub-step, each sub-step's reads before the previous one's mma.sync.
+ * A in registers (attention's Q, and its softmax's P): tile by tile,
+ * each a chain over K, after all of B's reads: interleaving there
+ * spilled (attention D=64 128x128 w4) and gained no instruction. */
+static void lw_dot_mma(LwFn *f, const IrOp *op) {
+    const Layout *cl = op->res[0]->layout;
+    int K = op->args[0]->ty.dim[1], mk = cl->mma_k;
     LwVal acc = *lw_val(f, op->args[2]);
     LwVal out = lw_new_val(f, acc.n);
     memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
-    const char *name = mma_name(ek);
-    for (int q = 0; q < out.n; q += 4) {
-        int32_t co[2];
-        reg_coord(cl, q, co);
+    LwFrag *za = frag_of(f, op->args[0]), *zb = frag_of(f, op->args[1]);
+    if (!za) {
+        load_step(f, za, zb, INT32_MIN, INT32_MAX);
+        for (int q = 0; q < out.n; q += 4)
+            for (int32_t k0 = 0; k0 < K; k0 += mk)
+                if (!mma_tile(f, op, out, q, k0)) return;
+    } else {
+        load_step(f, za, zb, 0, mk);
         for (int32_t k0 = 0; k0 < K; k0 += mk) {
-            int ga = find_group(al, 4 * kw, co[0], k0);
-            int gb = find_group(bl, 2 * kw, k0, co[1]);
-            if (ga < 0 || gb < 0) {
-                lw_error(f, op->loc, "internal error: no operand registers for "
-                         "the tile at (%d, %d), k %d", co[0], co[1], k0);
-                return;
-            }
-            LLVMValueRef args[10];
-            for (int j = 0; j < 4; j++) args[j] = pack32(f, ek, a->r + ga + j * kw, kw);
-            for (int j = 0; j < 2; j++) args[4 + j] = pack32(f, ek, bv->r + gb + j * kw, kw);
-            for (int j = 0; j < 4; j++) args[6 + j] = out.r[q + j];
-            LLVMValueRef d = lw_call_intr(c, name, NULL, 0, args, 10);
-            for (int j = 0; j < 4; j++)
-                out.r[q + j] = LLVMBuildExtractValue(c->b, d, (unsigned)j, "");
+            if (k0 + mk < K)
+                load_step(f, za, zb, k0 + mk, k0 + 2 * mk);
+            else
+                lw_pipe_last_step(f, op);
+            for (int q = 0; q < out.n; q += 4)
+                if (!mma_tile(f, op, out, q, k0)) return;
         }
     }
     lw_set(f, op->res[0], out);

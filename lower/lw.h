@@ -32,6 +32,8 @@
 #define LW_AS_SHARED 3
 
 /* A lowered IR value: n registers (n == 1 for scalars). */
+typedef struct LwFrag LwFrag;   /* smem.c: an operand read by ldmatrix */
+
 typedef struct LwVal {
     int n;
     LLVMValueRef *r;
@@ -79,6 +81,9 @@ typedef struct LwFn {
     int64_t ring_bytes;
     struct LwPipe *pipe;       /* pipelined loops being lowered, innermost
                                   first */
+    LwFrag **frag;             /* by IrValue id: a ring operand whose
+                                  ldmatrix the product using it emits
+                                  (pipeline.c, dot.c; NULL until one) */
     LwEntry *entry;            /* what is reported of it (pipeline.c
                                   records loops it could not pipeline) */
     uint8_t *nc;               /* by IrValue id of a load's result: 1 if
@@ -173,6 +178,23 @@ LLVMValueRef lw_smem_addr(LwFn *f, LLVMValueRef base, const Layout *ol, int r,
  * where it can, else element by element). */
 LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
                       const Layout *dl, const LySmem *s);
+/* The same, read later and piecewise (a pipelined operand whose only
+ * users are products, dot.c): NULL where ldmatrix cannot read it.
+ * With `split`, no ldmatrix reads registers of two K sub-steps (x2 or
+ * x1 where an x4 would: a loop carries only the first sub-step's).
+ * lw_frag_load emits (once) the ldmatrix of every group holding a
+ * register whose K coordinate lies in [k0, k1); lw_frag_val's registers
+ * of groups not read yet are NULL. */
+LwFrag *lw_frag_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
+                        const Layout *dl, const LySmem *s, int split);
+void lw_frag_load(LwFn *f, LwFrag *z, int32_t k0, int32_t k1);
+LwVal lw_frag_val(const LwFrag *z);
+/* Its 32-bit ldmatrix results (lw_frag_nraw of them; NULL: not read),
+ * and the same given from elsewhere (loop-carried: pipeline.c), which
+ * reads the groups they complete. */
+int lw_frag_nraw(const LwFrag *z);
+LLVMValueRef *lw_frag_raw(LwFrag *z);
+void lw_frag_set_raw(LwFn *f, LwFrag *z, LLVMValueRef *raw);
 
 /* ---- pipeline.c: cp.async software pipelining of `for` loops */
 struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
@@ -180,6 +202,10 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
 void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv);
 void lw_pipe_end(LwFn *f, struct LwPipe *p);
 int lw_pipe_op(LwFn *f, const IrOp *op);
+/* Called by a product before the mma.sync of its last K sub-step: where
+ * the loop carries its first sub-step's fragments, the wait, the
+ * barrier and the ldmatrix of the next slot's first sub-step. */
+void lw_pipe_last_step(LwFn *f, const IrOp *dot);
 /* kernel.c: one op (pipeline.c re-evaluates address computations) */
 void lw_op(LwFn *f, const IrOp *op);
 

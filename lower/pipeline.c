@@ -28,6 +28,12 @@
  *              the load itself emits nothing
  *   after      cp.async.wait.all
  *
+ * When the body's one tensor-core product reads every ring, the wait
+ * and the barrier move to just before the mma.sync of the product's
+ * last K sub-step, and the first sub-step's fragments are loop-carried
+ * (carry_plan, below): the prologue ends with the wait, the barrier and
+ * slot 0's first sub-step.
+ *
  * One barrier per iteration for all operands together, none for the
  * copies themselves. The read slot is an i32 phi of the loop header,
  * advanced and wrapped in the latch (no division of the counter). A
@@ -82,6 +88,16 @@ struct LwPipe {
     LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
     LLVMValueRef read_slot;   /* i32 phi of the header: j % stages */
     int64_t smem_outside;     /* scratch requested before the loop */
+    /* Loop-carried fragments (see carry_plan): the product, and per
+     * operand (0: A, 1: B) its conversion from a ring (NULL: none), the
+     * ring, and the 32-bit ldmatrix results of its first K sub-step:
+     * from the prologue, the header's phis, and from the next slot
+     * (read by the product, the latch's incoming). */
+    const IrOp *carry_dot;
+    const IrOp *carry_cvt[2];
+    const LwRing *carry_ring[2];
+    LLVMValueRef *carry_init[2], *carry_phi[2], *carry_next[2];
+    int carry_n[2];
 };
 
 static int64_t align128(int64_t x) { return (x + 127) & ~(int64_t)127; }
@@ -234,6 +250,75 @@ static struct LwPipe *unpipelined(LwFn *f, const IrOp *loop, int64_t need) {
     return NULL;
 }
 
+/* Every use of conversion op's result is an operand of a product later
+ * in the same block: the product then emits the ldmatrix itself, each
+ * K sub-step's just before the mma.sync of the one before (dot.c). */
+static int only_products(LwFn *f, const IrOp *op) {
+    const IrValue *v = op->res[0];
+    int n = 0;
+    for (const IrOp *u = op->next; u; u = u->next)
+        for (int i = 0; i < 2 && u->op == IR_DOT; i++) n += u->args[i] == v;
+    return n > 0 && n == f->uses[v->id];
+}
+
+/* The ring of this loop that marked load `load` is copied into. */
+static const LwRing *ring_of(struct LwPipe *p, const IrOp *load) {
+    for (int i = 0; i < p->nring; i++)
+        if (p->ring[i].load == load) return &p->ring[i];
+    return NULL;
+}
+
+/* Loop-carried fragments, CUTLASS-style: when the body's one product on
+ * tensor cores is the only reader of every ring (through one conversion
+ * per ring, read by ldmatrix), the wait and the barrier move from the
+ * top of the iteration to just before the mma.sync of the product's last
+ * K sub-step, and right after them the product reads the first sub-step
+ * of the next slot, whose registers the next iteration starts with (the
+ * prologue reads slot 0's). So the ldmatrix of the next tile overlap the
+ * last sub-step's mma.sync, and the barrier still orders every read of a
+ * slot before the copies that overwrite it (issued at the top of the
+ * iteration after). Called in the preheader, after the prologue's
+ * copies: plans, and reads slot 0's first sub-step (behind its own wait
+ * and barrier), or leaves p->carry_dot NULL. */
+static void carry_plan(LwFn *f, struct LwPipe *p) {
+    const IrBlock *body = p->loop->regions[0];
+    const IrOp *dot = NULL;
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->op == IR_DOT) {
+            if (dot) return;
+            dot = op;
+        }
+    const Layout *cl = dot ? dot->res[0]->layout : NULL;
+    if (!cl || cl->kind != LY_MMA) return;
+    int covered = 0;
+    LwFrag *z[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        const IrOp *cv = dot->args[i]->def;
+        if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body) continue;
+        const IrOp *ld = cv->args[0]->def;
+        const LwRing *r = ld ? ring_of(p, ld) : NULL;
+        if (!r) continue;
+        if (!only_products(f, cv) || f->uses[ld->res[0]->id] != 1) return;
+        z[i] = lw_frag_operand(f, slot_base(f, r, lw_i32(f->c, 0)),
+                               (ScalarKind)ld->res[0]->ty.k, cv->res[0]->layout, r->s, 1);
+        if (!z[i]) return;
+        p->carry_cvt[i] = cv;
+        p->carry_ring[i] = r;
+        p->carry_n[i] = lw_frag_nraw(z[i]);
+        covered++;
+    }
+    if (covered != p->nring) return;
+    LLVMValueRef wait = lw_i32(f->c, p->stages - 2);
+    lw_call_intr(f->c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
+    lw_barrier(f);
+    for (int i = 0; i < 2; i++)
+        if (z[i]) {
+            lw_frag_load(f, z[i], 0, cl->mma_k);
+            p->carry_init[i] = lw_frag_raw(z[i]);
+        }
+    p->carry_dot = dot;
+}
+
 struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
                              LLVMValueRef hi, LLVMValueRef step) {
     LwCtx *c = f->c;
@@ -287,6 +372,7 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
         issue(f, p, iv, lw_i32(c, j), 0);
         lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
+    carry_plan(f, p);
     p->prev = f->pipe;
     f->pipe = p;
     return p;
@@ -328,9 +414,19 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     p->read_slot = header_phi(f, iv, lw_i32(c, 0));
     LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)(p->stages - 1), 0);
     LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->stages - 1);
-    LLVMValueRef wait = lw_i32(c, p->stages - 2);
-    lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
-    lw_barrier(f);
+    for (int i = 0; i < 2; i++) {
+        LLVMValueRef *init = p->carry_init[i];
+        if (!p->carry_dot || !init) continue;
+        int n = p->carry_n[i];
+        p->carry_phi[i] = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)n);
+        for (int j = 0; j < n; j++)
+            p->carry_phi[i][j] = init[j] ? header_phi(f, iv, init[j]) : NULL;
+    }
+    if (!p->carry_dot) {
+        LLVMValueRef wait = lw_i32(c, p->stages - 2);
+        lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
+        lw_barrier(f);
+    }
     LLVMValueRef next = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
     LLVMBasicBlockRef copy = lw_new_bb(f, "pipe.copy"), join = lw_new_bb(f, "pipe.join");
     LLVMBuildCondBr(b, runs(f, p, next), copy, join);
@@ -350,8 +446,19 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
         LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(latch));
         LLVMValueRef next = slot_add(f, p, p->read_slot, 1);
         LLVMAddIncoming(p->read_slot, &next, &latch, 1);
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; p->carry_phi[i] && j < p->carry_n[i]; j++) {
+                LLVMValueRef phi = p->carry_phi[i][j];
+                if (!phi) continue;
+                LLVMValueRef x = p->carry_next[i] ? p->carry_next[i][j] : NULL;
+                if (!x) x = LLVMGetUndef(LLVMTypeOf(phi));   /* reported below */
+                LLVMAddIncoming(phi, &x, &latch, 1);
+            }
         LLVMPositionBuilderAtEnd(b, at);
     }
+    if (p->carry_dot && !p->carry_next[0] && !p->carry_next[1] && !f->failed)
+        lw_error(f, p->carry_dot->loc, "internal error: the product did not "
+                 "read the next slot's fragments");
     lw_call_intr(c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
     if (f->smem_bytes > f->smem_pinned) f->smem_pinned = f->smem_bytes;
     if (p->smem_outside > f->smem_bytes) f->smem_bytes = p->smem_outside;
@@ -380,8 +487,44 @@ int lw_pipe_op(LwFn *f, const IrOp *op) {
         return 0;
     const LwRing *r = find_ring(f, op->args[0]->def, &slot);
     if (!r) return 0;
-    lw_set(f, op->res[0], lw_read_operand(f, slot_base(f, r, slot),
-                                          (ScalarKind)op->args[0]->ty.k,
-                                          op->res[0]->layout, r->s));
+    LLVMValueRef base = slot_base(f, r, slot);
+    ScalarKind k = (ScalarKind)op->args[0]->ty.k;
+    struct LwPipe *p = f->pipe;
+    int carried = p && p->carry_dot && (p->carry_cvt[0] == op || p->carry_cvt[1] == op);
+    LwFrag *z = only_products(f, op)
+                    ? lw_frag_operand(f, base, k, op->res[0]->layout, r->s, carried)
+                    : NULL;
+    if (z && carried)
+        lw_frag_set_raw(f, z, p->carry_phi[p->carry_cvt[0] == op ? 0 : 1]);
+    if (z) {
+        if (!f->frag) {
+            size_t n = sizeof(LwFrag *) * ((size_t)f->k->nvalues + 1);
+            f->frag = ar_alloc(f->c->ar, n);
+            memset(f->frag, 0, n);
+        }
+        f->frag[op->res[0]->id] = z;
+        lw_set(f, op->res[0], lw_frag_val(z));
+    } else {
+        lw_set(f, op->res[0], lw_read_operand(f, base, k, op->res[0]->layout, r->s));
+    }
     return 1;
+}
+
+void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
+    struct LwPipe *p = f->pipe;
+    if (!p || p->carry_dot != dot) return;
+    LwCtx *c = f->c;
+    LLVMValueRef wait = lw_i32(c, p->stages - 2);
+    lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
+    lw_barrier(f);
+    LLVMValueRef slot = slot_add(f, p, p->read_slot, 1);
+    for (int i = 0; i < 2; i++) {
+        const IrOp *cv = p->carry_cvt[i];
+        if (!cv) continue;
+        const LwRing *r = p->carry_ring[i];
+        LwFrag *z = lw_frag_operand(f, slot_base(f, r, slot), (ScalarKind)cv->args[0]->ty.k,
+                                    cv->res[0]->layout, r->s, 1);
+        lw_frag_load(f, z, 0, dot->res[0]->layout->mma_k);
+        p->carry_next[i] = lw_frag_raw(z);
+    }
 }

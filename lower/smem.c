@@ -35,6 +35,12 @@
  * case) takes its lane bases from the operand's, rearranged, and its
  * register bases from the operand's register bases above the group.
  *
+ * An operand read from a cp.async ring whose only users are products
+ * is not read here at once: lw_frag_operand returns its reads as an
+ * LwFrag, which the product (dot.c) performs group by group, one K
+ * sub-step ahead of its mma.sync (and a pipelined loop may carry the
+ * first sub-step's results: pipeline.c).
+ *
  * Addresses (lw_smem_addr): T(lane, warp) ^ R(r) with the bits of R(r)
  * that no lane or warp basis reaches added as a constant, so that LLVM
  * and ptxas fold them into an immediate offset: an operand's ldmatrix
@@ -50,6 +56,7 @@
  */
 #include "lower/lw.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* l with every basis vector pushed through the buffer's offset map. */
@@ -112,32 +119,115 @@ static void store_swizzled(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
     }
 }
 
-/* Step 3: ldmatrix into the operand's registers. */
-static LwVal load_ldmatrix(LwFn *f, LLVMValueRef base, ScalarKind k,
-                           const Layout *dl, int trans, const LySmem *s) {
-    LwCtx *c = f->c;
-    LLVMTypeRef t = lw_mem_type(c, k);
-    int kw = dl->kwidth, nd = ly_size(dl, LY_REG), n32 = nd / kw;
-    int n = n32 >= 4 ? 4 : n32 >= 2 ? 2 : 1;
-    Layout *al = ly_ldmatrix_addr(c->ar, dl, n, trans, s);
+/* Step 3: ldmatrix into the operand's registers, one x4 (x2, x1) group
+ * at a time, so that a product can interleave the reads of its next K
+ * sub-step with the mma.sync of the current one (dot.c). */
+struct LwFrag {
+    LLVMValueRef base;
+    const Layout *dl;
+    Layout *al;         /* ldmatrix address layout */
+    LLVMTypeRef vt;     /* one 32-bit register's elements */
     char name[64];
-    snprintf(name, sizeof name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16",
-             n, trans ? ".trans" : "");
-    LwVal out = lw_new_val(f, nd);
-    LLVMTypeRef vt = kw > 1 ? LLVMVectorType(t, (unsigned)kw) : t;
-    for (int g = 0; g < n32 / n; g++) {
-        LLVMValueRef at = lw_smem_addr(f, base, al, g, ty_bytes(k));
-        LLVMValueRef m = lw_call_intr(c, name, &c->sptr, 1, &at, 1);
-        for (int j = 0; j < n; j++) {
-            LLVMValueRef r = n > 1 ? LLVMBuildExtractValue(c->b, m, (unsigned)j, "") : m;
-            LLVMValueRef v = LLVMBuildBitCast(c->b, r, vt, "");
-            for (int e = 0; e < kw; e++) {
-                LLVMValueRef x = kw > 1 ? LLVMBuildExtractElement(c->b, v, lw_i32(c, e), "") : v;
-                out.r[(g * n + j) * kw + e] = x;
-            }
+    int n, kw, esize, kdim;
+    char *done;         /* by group: read */
+    LLVMValueRef *raw;  /* the 32-bit registers ldmatrix wrote (NULL:
+                           not read yet), n per group */
+    LwVal out;          /* registers of groups not read yet: NULL */
+};
+
+/* The largest ldmatrix group (matrices per instruction, up to 4 and
+ * up to the operand's 32-bit registers); with `split`, none whose
+ * registers lie in two K sub-steps of the product (the register bases
+ * below the group's are linear, so group 0 says it for all). */
+static int group_size(const Layout *dl, int split) {
+    int kw = dl->kwidth, n32 = ly_size(dl, LY_REG) / kw, kdim = dl->op_idx == 0 ? 1 : 0;
+    int n = n32 >= 4 ? 4 : n32 >= 2 ? 2 : 1;
+    for (int r = 0; split && n > 1 && r < n * kw; r++) {
+        int32_t co[2];
+        ly_coord(dl, (LyIndex){(uint32_t)r, 0, 0}, co);
+        if (co[kdim] >= dl->parent->mma_k) {
+            n /= 2;
+            r = -1;
         }
     }
-    return out;
+    return n;
+}
+
+static LwFrag *frag_new(LwFn *f, LLVMValueRef base, ScalarKind k, const Layout *dl,
+                        int trans, const LySmem *s, int split) {
+    LwCtx *c = f->c;
+    LwFrag *z = ar_alloc(c->ar, sizeof *z);
+    LLVMTypeRef t = lw_mem_type(c, k);
+    int kw = dl->kwidth, nd = ly_size(dl, LY_REG), n32 = nd / kw;
+    int n = group_size(dl, split);
+    *z = (LwFrag){.base = base, .dl = dl, .al = ly_ldmatrix_addr(c->ar, dl, n, trans, s),
+                  .vt = kw > 1 ? LLVMVectorType(t, (unsigned)kw) : t, .n = n, .kw = kw,
+                  .esize = ty_bytes(k), .kdim = dl->op_idx == 0 ? 1 : 0,
+                  .out = lw_new_val(f, nd)};
+    z->done = ar_alloc(c->ar, (size_t)(n32 / n));
+    memset(z->done, 0, (size_t)(n32 / n));
+    z->raw = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)n32);
+    memset(z->raw, 0, sizeof(LLVMValueRef) * (size_t)n32);
+    memset(z->out.r, 0, sizeof(LLVMValueRef) * (size_t)nd);
+    snprintf(z->name, sizeof z->name, "llvm.nvvm.ldmatrix.sync.aligned.m8n8.x%d%s.b16",
+             n, trans ? ".trans" : "");
+    return z;
+}
+
+/* Group g's registers from its raw 32-bit ones. */
+static void frag_unpack(LwFn *f, LwFrag *z, int g) {
+    LwCtx *c = f->c;
+    z->done[g] = 1;
+    for (int j = 0; j < z->n; j++) {
+        LLVMValueRef v = LLVMBuildBitCast(c->b, z->raw[g * z->n + j], z->vt, "");
+        for (int e = 0; e < z->kw; e++) {
+            LLVMValueRef x = z->kw > 1 ? LLVMBuildExtractElement(c->b, v, lw_i32(c, e), "") : v;
+            z->out.r[(g * z->n + j) * z->kw + e] = x;
+        }
+    }
+}
+
+static void frag_group(LwFn *f, LwFrag *z, int g) {
+    LwCtx *c = f->c;
+    if (z->done[g]) return;
+    LLVMValueRef at = lw_smem_addr(f, z->base, z->al, g, z->esize);
+    LLVMValueRef m = lw_call_intr(c, z->name, &c->sptr, 1, &at, 1);
+    for (int j = 0; j < z->n; j++)
+        z->raw[g * z->n + j] = z->n > 1 ? LLVMBuildExtractValue(c->b, m, (unsigned)j, "") : m;
+    frag_unpack(f, z, g);
+}
+
+int lw_frag_nraw(const LwFrag *z) { return z->out.n / z->kw; }
+
+LLVMValueRef *lw_frag_raw(LwFrag *z) { return z->raw; }
+
+void lw_frag_set_raw(LwFn *f, LwFrag *z, LLVMValueRef *raw) {
+    for (int g = 0; g * z->n < lw_frag_nraw(z); g++) {
+        int all = 1;
+        for (int j = 0; j < z->n; j++) all &= raw[g * z->n + j] != NULL;
+        if (!all || z->done[g]) continue;
+        memcpy(z->raw + g * z->n, raw + g * z->n, sizeof(LLVMValueRef) * (size_t)z->n);
+        frag_unpack(f, z, g);
+    }
+}
+
+void lw_frag_load(LwFn *f, LwFrag *z, int32_t k0, int32_t k1) {
+    int per = z->n * z->kw;
+    for (int g = 0; g * per < z->out.n; g++)
+        for (int r = g * per; r < (g + 1) * per && !z->done[g]; r++) {
+            int32_t co[2];
+            ly_coord(z->dl, (LyIndex){(uint32_t)r, 0, 0}, co);
+            if (co[z->kdim] >= k0 && co[z->kdim] < k1) frag_group(f, z, g);
+        }
+}
+
+LwVal lw_frag_val(const LwFrag *z) { return z->out; }
+
+static LwVal load_ldmatrix(LwFn *f, LLVMValueRef base, ScalarKind k,
+                           const Layout *dl, int trans, const LySmem *s) {
+    LwFrag *z = frag_new(f, base, k, dl, trans, s, 0);
+    lw_frag_load(f, z, INT32_MIN, INT32_MAX);
+    return z->out;
 }
 
 /* ldmatrix can read operand layout dl from buffer s (rows along `fast`):
@@ -152,6 +242,13 @@ static int ldmatrix_ok(const Layout *dl, int esize, int fast, const LySmem *s,
            dl->nbits[LY_LANE] == 5 &&
            (int)dl->nbits[LY_REG] >= ly_log2(dl->kwidth) && s &&
            s->vec * esize == 16;
+}
+
+LwFrag *lw_frag_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
+                        const Layout *dl, const LySmem *s, int split) {
+    int trans;
+    if (!ldmatrix_ok(dl, ty_bytes(k), s->fast, s, &trans)) return NULL;
+    return frag_new(f, base, k, dl, trans, s, split);
 }
 
 LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,

@@ -263,8 +263,11 @@ static void test_swizzle(Arena *ar) {
  * address of row l % 8 of matrix l / 8; plain ldmatrix gives thread t the
  * 32-bit word t % 4 of row t / 4, .trans gives it the 16-bit elements
  * (rows 2 (t % 4) + e, column t / 4). Every register of every thread
- * must come out as the operand layout says. Returns the mismatches. */
-static int sim_ldmatrix(Arena *ar, const Layout *dl, int fast, int esize) {
+ * must come out as the operand layout says, whether each instruction
+ * reads 4, 2 or 1 matrices (the largest possible, or fewer: x2 where
+ * a pipelined loop reads one K sub-step at a time, lower/smem.c).
+ * Returns the mismatches. */
+static int sim_ldmatrix(Arena *ar, const Layout *dl, int fast, int esize, int nmax) {
     int kdim = dl->op_idx == 0 ? 1 : 0, trans = fast != kdim;
     LySmem *s = ly_smem_swizzled(ar, dl->shape, fast, esize);
     int64_t numel = (int64_t)dl->shape[0] * dl->shape[1];
@@ -272,6 +275,7 @@ static int sim_ldmatrix(Arena *ar, const Layout *dl, int fast, int esize) {
     for (uint32_t p = 0; p < (uint32_t)numel; p++) mem[ly_smem_offset(s, p)] = p;
     int kw = dl->kwidth, n32 = ly_size(dl, LY_REG) / kw;
     int n = n32 >= 4 ? 4 : n32 >= 2 ? 2 : 1, bad = 0;
+    if (n > nmax) n = nmax;
     Layout *al = ly_ldmatrix_addr(ar, dl, n, trans, s);
     if (!al) {
         free(mem);
@@ -319,16 +323,19 @@ static void test_ldmatrix(Arena *ar) {
                 for (int fast = 0; fast < 2; fast++) {
                     int kdim = op == 0 ? 1 : 0;
                     if (fast != kdim && kinds[q].ebits != 16) continue;
-                    int bad = sim_ldmatrix(ar, dl, fast, kinds[q].ebits / 8);
-                    if (bad)
-                        fprintf(stderr, "ldmatrix %dx%dx%d ebits %d op %d fast %d: %d bad\n",
-                                tiles[t].m, tiles[t].n, tiles[t].k, kinds[q].ebits, op, fast, bad);
-                    CHECK(bad == 0);
-                    cases++;
+                    for (int nmax = 4; nmax >= 1; nmax /= 2) {
+                        int bad = sim_ldmatrix(ar, dl, fast, kinds[q].ebits / 8, nmax);
+                        if (bad)
+                            fprintf(stderr, "ldmatrix x%d %dx%dx%d ebits %d op %d fast %d: "
+                                    "%d bad\n", nmax, tiles[t].m, tiles[t].n, tiles[t].k,
+                                    kinds[q].ebits, op, fast, bad);
+                        CHECK(bad == 0);
+                        cases++;
+                    }
                 }
             }
         }
-    CHECK(cases == 38);   /* f16 both orientations, tf32/i8 K-contiguous */
+    CHECK(cases == 3 * 38);   /* f16 both orientations, tf32/i8 K-contiguous; x4, x2, x1 */
 }
 
 int main(void) {
