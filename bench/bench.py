@@ -732,6 +732,18 @@ def step_mm_bias_relu():
 ATTENTION_SHAPE = (4, 32, 4096)   # batch, heads, sequence
 
 
+def _attention_inputs(d, causal):
+    """Fresh q, k, v ([B, H, S, d] f16), the output buffer, the float32
+    reference (SDPA's math backend) and the FLOP count of one forward."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    B, H, S = ATTENTION_SHAPE
+    q, k, v = (torch.randn(B, H, S, d, device="cuda", dtype=torch.float16) for _ in range(3))
+    with sdpa_kernel(SDPBackend.MATH):
+        ref = sdpa(q.float(), k.float(), v.float(), is_causal=causal)
+    return q, k, v, torch.empty_like(q), ref, 4 * B * H * S * S * d // (2 if causal else 1)
+
+
 def step_attention():
     """Flash-attention forward, f16, B=4 H=32 S=4096, D=64/128, causal and
     not, against torch SDPA's flash and cuDNN backends."""
@@ -742,12 +754,7 @@ def step_attention():
         for causal in (False, True):
             work = f"attention D={d} {'causal' if causal else 'full'}"
             try:
-                q, k, v = (torch.randn(B, H, S, d, device="cuda", dtype=torch.float16)
-                           for _ in range(3))
-                out = torch.empty_like(q)
-                with sdpa_kernel(SDPBackend.MATH):
-                    ref = sdpa(q.float(), k.float(), v.float(), is_causal=causal)
-                flops = 4 * B * H * S * S * d // (2 if causal else 1)
+                q, k, v, out, ref, flops = _attention_inputs(d, causal)
                 for name, be in (("torch SDPA flash", SDPBackend.FLASH_ATTENTION),
                                  ("torch SDPA cuDNN", SDPBackend.CUDNN_ATTENTION)):
                     def run(be=be):
@@ -768,33 +775,15 @@ def step_attention():
 
 
 def define_triton_matmul_v2():
-    """tr_matmul under another name (so that no cached wgmma binary of
-    tr_matmul is reused), to be compiled with DISABLE_MMA_V3=1: Triton's
-    mma.sync code for the H200, the loop Tile's is measured against."""
+    """A second JITFunction over tr_matmul's own Python function, to be
+    compiled with DISABLE_MMA_V3=1: Triton's mma.sync code for the H200,
+    the loop Tile's is measured against. Being another JITFunction, it has
+    its own in-memory kernel cache, so no wgmma binary compiled for
+    tr_matmul is reused; DISABLE_MMA_V3 is part of Triton's disk-cache
+    key."""
     global tr_matmul_v2
-
-    @triton.jit
-    def tr_matmul_v2(c, a, b, M, N, K, lda, ldb, ldc, BM: tl.constexpr, BN: tl.constexpr,
-                     BK: tl.constexpr, GROUP: tl.constexpr):
-        pid = tl.program_id(0)
-        num_m, num_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
-        width = GROUP * num_n
-        first = (pid // width) * GROUP
-        size = min(num_m - first, GROUP)
-        pm = first + (pid % width) % size
-        pn = (pid % width) // size
-        rm = pm * BM + tl.arange(0, BM)
-        rn = pn * BN + tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, K, BK):
-            at = tl.load(a + rm[:, None] * lda + (k + rk)[None, :],
-                         mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
-            bt = tl.load(b + (k + rk)[:, None] * ldb + rn[None, :],
-                         mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
-            acc = tl.dot(at, bt, acc)
-        tl.store(c + rm[:, None] * ldc + rn[None, :], acc.to(c.dtype.element_ty),
-                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+    define_triton_matmul()
+    tr_matmul_v2 = triton.jit(tr_matmul.fn)
 
 
 def _triton_v2(n, a, b, out, bm, bn, bk, w, s):
@@ -803,8 +792,8 @@ def _triton_v2(n, a, b, out, bm, bn, bk, w, s):
     grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
 
     def run():
-        return tr_matmul_v2[grid](out, a, b, n, n, n, n, n, n, BM=bm, BN=bn, BK=bk, GROUP=8,
-                                  num_warps=w, num_stages=s)
+        return tr_matmul_v2[grid](out, a, b, a, n, n, n, n, n, n, BM=bm, BN=bn, BK=bk, GROUP=8,
+                                  EPI=False, num_warps=w, num_stages=s)
     old = os.environ.get("DISABLE_MMA_V3")
     os.environ["DISABLE_MMA_V3"] = "1"
     try:
@@ -856,12 +845,7 @@ def step_sweep():
     for causal in (False, True):
         work = f"sweep attention D={d} {'causal' if causal else 'full'}"
         try:
-            q, k, v = (torch.randn(B, H, S, d, device="cuda", dtype=torch.float16)
-                       for _ in range(3))
-            out = torch.empty_like(q)
-            with sdpa_kernel(SDPBackend.MATH):
-                ref = sdpa(q.float(), k.float(), v.float(), is_causal=causal)
-            flops = 4 * B * H * S * S * d // (2 if causal else 1)
+            q, k, v, out, ref, flops = _attention_inputs(d, causal)
 
             def flash():
                 with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
