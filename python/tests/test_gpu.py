@@ -97,10 +97,7 @@ def test_config_keywords_select(example, tmp_path, monkeypatch):
     """Configuration keywords narrow libtile's candidates: with one left,
     choose() answers without a driver; @require still applies."""
     monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
-    try:
-        k = tile.compile(example("softmax")).softmax
-    except tile.GPUUnavailableError as e:
-        pytest.skip(str(e))
+    k = _compile_or_skip(example("softmax")).softmax
     assert len(k.configs) == 21 and k.has_grid
     assert [p.stored for p in k.params] == [True, False, False, False, False]
     a = CudaArray(4096)
@@ -151,10 +148,7 @@ def test_compile_for_gpu_imports_are_part_of_the_key(source, tmp_path, monkeypat
     path = source('import "helpers";\n'
                   "kernel k(out: *f32) grid(1) { store(out + arange(0, 16), "
                   "twice(arange(0, 16) as f32)); }\n")
-    try:
-        first = tile.compile(path).bundle_path
-    except tile.GPUUnavailableError as e:
-        pytest.skip(str(e))
+    first = _compile_or_skip(path).bundle_path
     assert tile.compile(path).bundle_path == first
     helper.write_text("fn twice(x) { return x + x; }\n")
     assert tile.compile(path).bundle_path != first
@@ -173,6 +167,15 @@ def test_compile_for_gpu_diagnostics(source, tmp_path, monkeypatch):
     else:
         pytest.fail("no CompileError")
     assert [f for f in os.listdir(tmp_path / "cache")] == []   # no partial files
+
+
+def _compile_or_skip(path):
+    """tile.compile(path), or a skip where no tilec can build the bundle
+    (the GPU machine has no LLVM unless a static tilec is carried)."""
+    try:
+        return tile.compile(path)
+    except tile.GPUUnavailableError as e:
+        pytest.skip(str(e))
 
 
 def _cuda():
@@ -217,10 +220,7 @@ def test_gpu_vadd_bundle(vadd_bundle):
 
 def test_gpu_compiled_examples(example):
     torch = _cuda()
-    try:
-        mod = tile.compile(example("softmax"))
-    except tile.GPUUnavailableError as e:
-        pytest.skip(str(e))
+    mod = _compile_or_skip(example("softmax"))
     x = torch.randn(64, 1000, device="cuda")
     out = torch.empty_like(x)
     mod.softmax(out, x, 64, 1000, 1000)
@@ -243,10 +243,7 @@ def test_gpu_autotuning_keeps_inputs(source, monkeypatch, tmp_path):
                   "kernel inc<BLOCK: i32>(x: *f32, n: i32) grid(cdiv(n, BLOCK)) {\n"
                   "    let i = program_id(0) * BLOCK + arange(0, BLOCK);\n"
                   "    store(x + i, load(x + i, mask=i < n) + 1.0, mask=i < n);\n}\n")
-    try:
-        k = tile.compile(path).inc
-    except tile.GPUUnavailableError as e:
-        pytest.skip(str(e))
+    k = _compile_or_skip(path).inc
     assert [p.stored for p in k.params] == [True, False] and len(k.configs) == 4
     x = torch.arange(100000, device="cuda", dtype=torch.float32)
     k(x, 100000)
