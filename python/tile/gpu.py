@@ -445,10 +445,13 @@ class GPUKernel(Kernel):
                 if dev is None:
                     dev = d
                 elif d != dev:
-                    raise ArgumentError(self.name, f"is on device {d}, but an earlier "
-                                        f"argument is on device {dev}", i,
-                                        self.params[i].name)
+                    raise self._device_clash(i, d, dev)
         return dev
+
+    def _device_clash(self, i, d, dev):
+        """The error for pointer argument i on device d after one on dev."""
+        return ArgumentError(self.name, f"is on device {d}, but an earlier argument is on "
+                             f"device {dev}", i, self.params[i].name)
 
     def _wrong_device(self, dev, current):
         raise ArgumentError(self.name, f"the tensors are on cuda:{dev} but the "
@@ -523,9 +526,7 @@ class GPUKernel(Kernel):
                     if dev is None:
                         dev = d
                     elif d != dev:
-                        raise ArgumentError(self.name, f"is on device {d}, but an earlier "
-                                            f"argument is on device {dev}", i,
-                                            self.params[i].name)
+                        raise self._device_clash(i, d, dev)
             else:
                 v = check(a)
             vals[2 * i + 1] = v
