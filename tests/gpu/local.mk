@@ -52,6 +52,6 @@ EXTRA_DIST += bench/README.md bench/bench.py bench/tile_ctypes.py \
 TESTS += bench/test-charts
 # The profiling tools of scripts/gpu-profile.sh (SASS opcode counts,
 # Nsight Compute stalls by source line) on small inputs.
-EXTRA_DIST += bench/sass_stats.py bench/test_sass_stats.py bench/ncu_lines.py \
-	bench/test_ncu_lines.py bench/test-profile-tools scripts/gpu-profile.sh
+EXTRA_DIST += bench/sass_stats.py bench/ncu_lines.py bench/test_profile_tools.py \
+	bench/test-profile-tools scripts/gpu-profile.sh
 TESTS += bench/test-profile-tools
