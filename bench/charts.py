@@ -138,16 +138,9 @@ def bandwidth_chart(rows, path, title=""):
                    label=f"copy ceiling {ceiling:.0f} GB/s")
         for (_work, _fam), (x, h) in placed.items():
             ax.text(x, h, f"{100 * h / ceiling:.0f}", ha="center", va="bottom", fontsize=6)
-    ax.set_ylabel("achieved GB/s (best configuration per system)")
-    ax.set_title("Memory-bound workloads: bandwidth"
-                 + (" (numbers: % of the copy ceiling)" if ceiling else "")
-                 + (f"\n{title}" if title else ""), fontsize=10)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    return _finish(plt, fig, ax, path, "achieved GB/s (best configuration per system)",
+                   "Memory-bound workloads: bandwidth"
+                   + (" (numbers: % of the copy ceiling)" if ceiling else ""), title)
 
 
 def tflops_chart(rows, path, title=""):
@@ -173,9 +166,14 @@ def tflops_chart(rows, path, title=""):
                 x, h = placed[(work, fam)]
                 ax.text(x, h, f"{h / rv:.2f}x", ha="center", va="bottom", fontsize=6,
                         rotation=90)
-    ax.set_ylabel("TFLOP/s (best configuration per system)")
-    ax.set_title("Tensor-core workloads: TFLOP/s (numbers: fraction of the reference)"
-                 + (f"\n{title}" if title else ""), fontsize=10)
+    return _finish(plt, fig, ax, path, "TFLOP/s (best configuration per system)",
+                   "Tensor-core workloads: TFLOP/s (numbers: fraction of the reference)", title)
+
+
+def _finish(plt, fig, ax, path, ylabel, heading, title):
+    """Labels, legend and grid of a chart, written to path; returns path."""
+    ax.set_ylabel(ylabel)
+    ax.set_title(heading + (f"\n{title}" if title else ""), fontsize=10)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
