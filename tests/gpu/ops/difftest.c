@@ -42,8 +42,8 @@
  * llc and warpsim.c: one pthread per GPU thread, shuffles and barriers
  * as the PTX ISA defines them). libtile's own planning picks the variant
  * and the grid from the host buffers' alignment, exactly as for a launch;
- * kernels the simulation leaves out (tensor cores, libdevice's inline PTX)
- * run on the interpreter only.
+ * kernels the simulation leaves out (libdevice's inline PTX, tensor-core
+ * forms warpsim.c does not model) run on the interpreter only.
  *
  * Every buffer starts with the same contents on both sides, and on the GPU
  * carries a guard zone of 64 poisoned elements after its end that must

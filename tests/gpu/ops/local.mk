@@ -5,6 +5,13 @@
 # simulated warps (sim/: the lowered LLVM IR rebuilt for the host, one
 # pthread per GPU thread; check.sh). On the GPU machine:
 # scripts/gpu-ops-check.sh run, after `scripts/gpu-ops-check.sh prepare` here.
+#
+# The tensor-core file (dot.tile) is built and run once per architecture
+# of DOT_ARCHS: `make check DOT_ARCHS="sm_80 sm_90a"` adds sm_90a (wgmma
+# where tilec emits it), `make check-dot DOT_ARCHS=sm_90a` runs that file
+# alone.
+DOT_ARCHS = sm_80
+AM_TESTS_ENVIRONMENT += DOT_ARCHS='$(DOT_ARCHS)'; export DOT_ARCHS;
 check_PROGRAMS += tests/gpu/ops/difftest
 tests_gpu_ops_difftest_SOURCES = tests/gpu/ops/difftest.c
 tests_gpu_ops_difftest_LDADD = libtilec.la runtime/libtile.la -ldl -lpthread -lm
@@ -12,5 +19,11 @@ tests_gpu_ops_difftest_LDFLAGS = $(GPU_PROG_STATIC)
 TESTS += tests/gpu/ops/check.sh
 EXTRA_DIST += tests/gpu/ops/check.sh scripts/gpu-ops-check.sh \
 	tests/gpu/ops/sim/x86.py tests/gpu/ops/sim/warpsim.c \
+	tests/gpu/ops/sim/wgmma.ll tests/gpu/ops/sim/wgmma_check.c \
 	$(patsubst $(abs_top_srcdir)/%,%,$(wildcard $(abs_top_srcdir)/tests/gpu/ops/*.tile))
-CLEANFILES += tests/gpu/ops/bundles/*.tlb tests/gpu/ops/bundles/sim/*
+check-dot: tilec$(EXEEXT) tests/gpu/ops/difftest$(EXEEXT)
+	$(AM_TESTS_ENVIRONMENT) $(SHELL) $(srcdir)/tests/gpu/ops/check.sh dot
+clean-local: clean-gpu-ops
+clean-gpu-ops:
+	rm -rf tests/gpu/ops/bundles
+.PHONY: check-dot clean-gpu-ops

@@ -21,9 +21,18 @@
  * arithmetic: the approximate ones (ex2, rcp, rsqrt, div.approx) come out
  * exact or nearly so, within the tolerances the GPU meets against the
  * interpreter. tilec's own inline asm (ld.global with qualifiers,
- * predicated st.global) x86.py turns into host code; kernels needing
- * anything else (tensor cores, libdevice's inline PTX) are left out by
- * x86.py and run on the interpreter only.
+ * predicated st.global, cp.async with ignore-src, wgmma) x86.py turns into
+ * host code; kernels needing anything else (libdevice's inline PTX, a
+ * tensor-core form not below) are left out by x86.py and run on the
+ * interpreter only.
+ *
+ * Tensor cores (the section at the end): cp.async with its groups and
+ * waits, ldmatrix and mma.sync (f16, bf16, tf32, s8) as warp rendezvous,
+ * and wgmma (f16, bf16 from shared memory through matrix descriptors,
+ * every swizzle mode) per thread — all from the PTX ISA's text, not from
+ * tilec's lowering, so that they check it. dot.tile (difftest) covers
+ * what tilec emits for sm_80; sim/wgmma_check.c covers wgmma against
+ * plain products until tilec emits it.
  *
  * Entry point: ws_run(NAME__sim, slots, threads, grid), NAME__sim being
  * x86.py's wrapper that reads the kernel's parameters from libtile's
@@ -45,10 +54,25 @@ enum { MAXTHREADS = 1024, MAXWARPS = MAXTHREADS / 32 };
 typedef struct Program {
     pthread_barrier_t all, warp[MAXWARPS];
     uint32_t slot[MAXWARPS][32];
+    uint32_t frag[MAXWARPS][32][6];        /* mma.sync: A and B registers */
+    const unsigned char *row[MAXWARPS][32];   /* ldmatrix: row addresses */
 } Program;
+
+/* A cp.async in flight: its source read at issue, written to dst when a
+ * wait covers its group (tc_complete). */
+typedef struct Copy {
+    unsigned char *dst;
+    unsigned char data[16];
+    int bytes;
+    unsigned group;
+} Copy;
 
 static Program prog;
 static _Thread_local int t_tid, t_cta[3];
+static _Thread_local Copy *t_copy;          /* this thread's copies in flight */
+static _Thread_local int t_ncopy, t_capcopy;
+static _Thread_local unsigned t_group;      /* cp.async groups committed */
+static _Thread_local unsigned char *t_smem; /* the program's shared memory */
 static unsigned g_grid[3] = {1, 1, 1};
 
 int sim_read_ptx_sreg_tid_x(void);
@@ -121,6 +145,8 @@ SHUFFLE(up, 0)
 SHUFFLE(idx, 1)
 SHUFFLE(bfly, 2)
 
+static void tc_thread_exit(void);
+
 typedef struct Thread {
     void (*body)(void *);
     void *ctx;
@@ -132,6 +158,7 @@ static void *thread_main(void *p) {
     t_tid = t->tid;
     memcpy(t_cta, t->cta, sizeof t_cta);
     t->body(t->ctx);
+    tc_thread_exit();
     return NULL;
 }
 
@@ -269,3 +296,315 @@ float sim_fma_rz_f(float x, float y, float z) {
     fesetround(mode);
     return r;
 }
+
+/* ------------------------------------------------------------ tensor cores
+ * What tilec's `dot` lowering uses on sm_80 and sm_90a, from the PTX ISA's
+ * descriptions (section numbers of PTX ISA 8.x/9.x):
+ *
+ * cp.async (9.7.9.25): the source is read at issue and the destination
+ * written when a cp.async.wait_group/wait_all covers the copy's group —
+ * the latest moment the ISA allows, so a read of a ring slot before its
+ * wait, or a wait for too few groups, reads stale shared memory here as it
+ * may on the GPU. Copies not yet committed to a group are not covered by
+ * wait_group (only by wait_all, which commits first). The ignore-src form
+ * (and src-size) fills with zeros; a misaligned address is an error.
+ *
+ * ldmatrix (9.7.14.5.15), a warp rendezvous: lanes 8j..8j+7 give the row
+ * addresses of matrix j (16-byte aligned rows of eight b16), lane l gets
+ * elements 2(l%4), 2(l%4)+1 of row l/4 in register j (.trans: of column
+ * l/4, rows 2(l%4) and 2(l%4)+1); the addresses of lanes beyond .num's
+ * matrices are never read.
+ *
+ * mma.sync (9.7.14.5.7/8/10), a warp rendezvous: every lane publishes its
+ * A and B registers, every lane rebuilds the whole A (16xK) and B (Kx8)
+ * with the ISA's fragment formulas (groupID = lane >> 2,
+ * threadID_in_group = lane % 4) and computes its own four elements of D:
+ * the products summed in double (exact for f16, bf16, tf32 and s8) and
+ * added to C with one rounding to f32; s32 wraps. tf32 operands use their
+ * upper 19 bits only, as the hardware does (f2tf32.rna rounds first).
+ *
+ * wgmma.mma_async (9.7.15), per thread, with no rendezvous since both
+ * operands are in shared memory: the thread's accumulator elements
+ * (register i of warp w of the warpgroup, lane l: row 16w + l/4 + 8((i/2)%2),
+ * column 8(i/4) + 2(l%4) + i%2) are computed from the matrices the two
+ * descriptors (9.7.15.5.1.2.2) describe: start address, LBO and SBO (in
+ * 16-byte units), base offset and swizzle mode; element (mn, k) lies at
+ * the byte offset of the canonical layout (9.7.15.5.1.2.1.3, the CuTe
+ * layouts there, K-major or MN-major by the instruction's transpose
+ * immediates), added to the start address, and the sum's bits [4, 4+B)
+ * are XORed with bits [7, 7+B) less the base offset (Swizzle<B,4,3>,
+ * B = 3, 2, 1 for 128B, 64B, 32B swizzling). The start address field holds
+ * address bits [4, 18): shared memory is an ordinary global here, placed
+ * (x86.py) at a multiple of 256 KiB so that its offsets are its host
+ * address's low 18 bits, and the kernel's wrapper tells ws_smem where it
+ * is. fence, commit_group and wait_group are no-ops: the product is done
+ * at issue, one of the schedules the ISA allows.
+ */
+static _Noreturn void sim_fail(const char *what, const void *p) {
+    fprintf(stderr, "warpsim: thread %d of program (%d, %d, %d): %s (%p)\n", t_tid,
+            t_cta[0], t_cta[1], t_cta[2], what, p);
+    _Exit(70);
+}
+
+/* Completes this thread's copies of groups before `below`. */
+static void copies_complete(unsigned below) {
+    int n = 0;
+    while (n < t_ncopy && t_copy[n].group < below) {
+        memcpy(t_copy[n].dst, t_copy[n].data, (size_t)t_copy[n].bytes);
+        n++;
+    }
+    memmove(t_copy, t_copy + n, sizeof *t_copy * (size_t)(t_ncopy - n));
+    t_ncopy -= n;
+}
+
+static void tc_thread_exit(void) {
+    copies_complete(~0u);   /* a program may end with copies in flight */
+    free(t_copy);
+    t_copy = NULL;
+    t_ncopy = t_capcopy = 0;
+    t_group = 0;
+    t_smem = NULL;
+}
+
+/* cp.async of `bytes` from src to dst, the first src_bytes of src, zeros
+ * after them. */
+void ws_cp_async(unsigned char *dst, const unsigned char *src, int32_t bytes,
+                 int32_t src_bytes);
+void ws_cp_async(unsigned char *dst, const unsigned char *src, int32_t bytes,
+                 int32_t src_bytes) {
+    if ((uintptr_t)dst % (uintptr_t)bytes) sim_fail("cp.async: misaligned shared address", dst);
+    if (src_bytes > 0 && (uintptr_t)src % (uintptr_t)bytes)
+        sim_fail("cp.async: misaligned global address", src);
+    if (t_ncopy == t_capcopy) {
+        t_capcopy = t_capcopy ? 2 * t_capcopy : 64;
+        t_copy = realloc(t_copy, sizeof *t_copy * (size_t)t_capcopy);
+        if (!t_copy) abort();
+    }
+    Copy *c = &t_copy[t_ncopy++];
+    c->dst = dst;
+    c->bytes = bytes;
+    c->group = t_group;
+    memset(c->data, 0, sizeof c->data);
+    if (src_bytes > 0) memcpy(c->data, src, (size_t)(src_bytes < bytes ? src_bytes : bytes));
+}
+
+#define CP_ASYNC(level, n)                                                    \
+    void sim_cp_async_##level##_shared_global_##n(unsigned char *d,           \
+                                                  const unsigned char *s);    \
+    void sim_cp_async_##level##_shared_global_##n(unsigned char *d,           \
+                                                  const unsigned char *s) {   \
+        ws_cp_async(d, s, n, n);                                              \
+    }                                                                         \
+    void sim_cp_async_##level##_shared_global_##n##_s(                        \
+        unsigned char *d, const unsigned char *s, int32_t src_bytes);         \
+    void sim_cp_async_##level##_shared_global_##n##_s(                        \
+        unsigned char *d, const unsigned char *s, int32_t src_bytes) {        \
+        ws_cp_async(d, s, n, src_bytes);                                      \
+    }
+CP_ASYNC(ca, 4)
+CP_ASYNC(ca, 8)
+CP_ASYNC(ca, 16)
+CP_ASYNC(cg, 16)
+
+void sim_cp_async_commit_group(void);
+void sim_cp_async_wait_group(int32_t n);
+void sim_cp_async_wait_all(void);
+void sim_cp_async_commit_group(void) { t_group++; }
+void sim_cp_async_wait_group(int32_t n) {
+    if (n < 0 || (unsigned)n > t_group) return;
+    copies_complete(t_group - (unsigned)n);
+}
+void sim_cp_async_wait_all(void) {
+    t_group++;
+    copies_complete(t_group);
+}
+
+/* ldmatrix.sync.aligned.m8n8.x{num}{.trans}.b16: p is this lane's row
+ * address; out gets num registers. */
+void ws_ldmatrix(const unsigned char *p, int32_t num, int32_t trans, uint32_t *out);
+void ws_ldmatrix(const unsigned char *p, int32_t num, int32_t trans, uint32_t *out) {
+    int w = t_tid / 32, lane = t_tid % 32;
+    prog.row[w][lane] = p;
+    pthread_barrier_wait(&prog.warp[w]);
+    for (int j = 0; j < num; j++)
+        for (int r = 0; r < 8; r++)
+            if ((uintptr_t)prog.row[w][8 * j + r] % 16)
+                sim_fail("ldmatrix: row address not 16-byte aligned", prog.row[w][8 * j + r]);
+    for (int j = 0; j < num; j++) {
+        uint16_t e[2];
+        for (int h = 0; h < 2; h++) {
+            int row = trans ? 2 * (lane % 4) + h : lane / 4;
+            int col = trans ? lane / 4 : 2 * (lane % 4) + h;
+            memcpy(&e[h], prog.row[w][8 * j + row] + 2 * col, 2);
+        }
+        out[j] = (uint32_t)e[0] | (uint32_t)e[1] << 16;
+    }
+    pthread_barrier_wait(&prog.warp[w]);
+}
+
+enum { MMA_F16, MMA_BF16, MMA_TF32, MMA_S8 };
+
+static double half_value(uint32_t h, int bf16) {
+    if (bf16) {
+        uint32_t u = h << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    _Float16 x;
+    uint16_t b = (uint16_t)h;
+    memcpy(&x, &b, 2);
+    return (double)x;
+}
+
+/* Element `e` (0 the lowest) of a register holding elements of `kind`. */
+static double mma_elem(int kind, uint32_t reg, int e) {
+    switch (kind) {
+    case MMA_F16:
+    case MMA_BF16: return half_value(reg >> 16 * e & 0xffff, kind == MMA_BF16);
+    case MMA_TF32: {
+        uint32_t u = reg & ~0x1fffu;   /* the tensor core reads 19 bits */
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    default: return (int8_t)(reg >> 8 * e & 0xff);
+    }
+}
+
+/* The warp's A (16 x k) and B (k x 8) from every lane's registers, by the
+ * ISA's row/col formulas for a_i and b_i; returns k. */
+static int mma_matrices(int kind, uint32_t frag[32][6], double a[16][32], double b[32][8]) {
+    for (int lane = 0; lane < 32; lane++) {
+        int g = lane >> 2, t = lane % 4;
+        const uint32_t *ra = frag[lane], *rb = frag[lane] + 4;
+        if (kind == MMA_F16 || kind == MMA_BF16) {           /* m16n8k16 */
+            for (int i = 0; i < 8; i++) {
+                int row = (i < 2 || (i >= 4 && i < 6)) ? g : g + 8;
+                int col = t * 2 + (i & 1) + (i >= 4 ? 8 : 0);
+                a[row][col] = mma_elem(kind, ra[i / 2], i % 2);
+            }
+            for (int i = 0; i < 4; i++)
+                b[t * 2 + (i & 1) + (i >= 2 ? 8 : 0)][g] = mma_elem(kind, rb[i / 2], i % 2);
+        } else if (kind == MMA_TF32) {                        /* m16n8k8 */
+            for (int i = 0; i < 4; i++) {
+                int row = (i == 0 || i == 2) ? g : g + 8;
+                a[row][t + (i >= 2 ? 4 : 0)] = mma_elem(kind, ra[i], 0);
+            }
+            for (int i = 0; i < 2; i++) b[t + (i ? 4 : 0)][g] = mma_elem(kind, rb[i], 0);
+        } else {                                              /* m16n8k32 */
+            for (int i = 0; i < 16; i++) {
+                int row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
+                int col = t * 4 + (i & 3) + (i >= 8 ? 16 : 0);
+                a[row][col] = mma_elem(kind, ra[i / 4], i % 4);
+            }
+            for (int i = 0; i < 8; i++)
+                b[t * 4 + (i & 3) + (i >= 4 ? 16 : 0)][g] = mma_elem(kind, rb[i / 4], i % 4);
+        }
+    }
+    return kind == MMA_TF32 ? 8 : kind == MMA_S8 ? 32 : 16;
+}
+
+/* mma.sync.aligned.m16n8kK.row.col: in holds a0..a3, b0..b1, c0..c3 (the
+ * bits of f32 or s32 accumulators), out gets d0..d3. */
+void ws_mma(int32_t kind, const uint32_t *in, uint32_t *out);
+void ws_mma(int32_t kind, const uint32_t *in, uint32_t *out) {
+    int w = t_tid / 32, lane = t_tid % 32;
+    double a[16][32], b[32][8];
+    memcpy(prog.frag[w][lane], in, sizeof prog.frag[w][lane]);
+    pthread_barrier_wait(&prog.warp[w]);
+    int k = mma_matrices(kind, prog.frag[w], a, b);
+    pthread_barrier_wait(&prog.warp[w]);
+    for (int i = 0; i < 4; i++) {
+        int row = (lane >> 2) + (i >= 2 ? 8 : 0), col = (lane % 4) * 2 + (i & 1);
+        double sum = 0;
+        for (int j = 0; j < k; j++) sum += a[row][j] * b[j][col];
+        if (kind == MMA_S8) {
+            out[i] = in[6 + i] + (uint32_t)(int64_t)sum;
+        } else {
+            float c, d;
+            memcpy(&c, &in[6 + i], 4);
+            d = (float)(sum + c);
+            memcpy(&out[i], &d, 4);
+        }
+    }
+}
+
+/* cvt.rna.tf32.f32: nearest, ties away from zero; the result's low 13
+ * bits are zero. */
+uint32_t sim_f2tf32_rna(float x);
+uint32_t sim_f2tf32_rna(float x) {
+    uint32_t u;
+    memcpy(&u, &x, 4);
+    if (isnan(x)) return 0x7fffffffu;
+    if (isinf(x)) return u;
+    return (u + 0x1000u) & ~0x1fffu;
+}
+
+/* The program's shared memory (the kernel's wrapper calls this). */
+void ws_smem(unsigned char *p);
+void ws_smem(unsigned char *p) {
+    if ((uintptr_t)p & 0x3ffff)
+        sim_fail("shared memory global not at a multiple of 256 KiB", p);
+    t_smem = p;
+}
+
+/* Byte address (offset in t_smem's 256 KiB window) of element (mn, k) of
+ * the matrix descriptor d describes, elements of `esize` bytes, K-major
+ * (kmajor) or MN-major. */
+static uint32_t desc_addr(uint64_t d, int esize, int kmajor, int mn, int k) {
+    uint32_t start = (uint32_t)(d & 0x3fff) << 4, lbo = (uint32_t)(d >> 16 & 0x3fff) << 4,
+             sbo = (uint32_t)(d >> 32 & 0x3fff) << 4, base = (uint32_t)(d >> 49 & 7);
+    int mode = (int)(d >> 62 & 3);
+    int bits = mode == 1 ? 3 : mode == 2 ? 2 : mode == 3 ? 1 : 0;   /* Swizzle<bits,4,3> */
+    int T = 16 / esize, rowb = 16 << bits;   /* elements per 16 bytes; bytes per atom row */
+    uint32_t off;
+    if (kmajor) {   /* ((8,m),(T,2k)): rows of rowb bytes, groups of 8 rows SBO apart */
+        off = (uint32_t)(mn % 8) * (uint32_t)rowb + (uint32_t)(mn / 8) * sbo;
+        if (bits == 0) off += (uint32_t)(k % T * esize) + (uint32_t)(k / T) * lbo;
+        else off += (uint32_t)(k * esize);
+    } else if (bits == 0) {   /* ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO)) */
+        off = (uint32_t)(mn % T * esize) + (uint32_t)(mn / T) * sbo + (uint32_t)(k % 8) * 16 +
+              (uint32_t)(k / 8) * lbo;
+    } else {   /* ((T,2^bits,m),(8,k)):((1,T,LBO),(2^bits T,SBO)) */
+        int span = T << bits;
+        off = (uint32_t)(mn % span * esize) + (uint32_t)(mn / span) * lbo +
+              (uint32_t)(k % 8) * (uint32_t)rowb + (uint32_t)(k / 8) * sbo;
+    }
+    uint32_t a = (start + off) & 0x3ffff;
+    if (bits) {
+        uint32_t mask = (1u << bits) - 1;
+        a ^= (((a >> 7) - base) & mask) << 4;
+    }
+    return a;
+}
+
+/* wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{f16,bf16}: acc holds this
+ * thread's n/2 accumulators; scale_d 0: D = A B. sa, sb: the immediate
+ * scales of A and B (1 or -1); ta, tb: 0 K-major, 1 MN-major. */
+void ws_wgmma(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,
+              int32_t sb, int32_t ta, int32_t tb, float *acc);
+void ws_wgmma(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,
+              int32_t sb, int32_t ta, int32_t tb, float *acc) {
+    if (!t_smem) sim_fail("wgmma: no shared memory registered", NULL);
+    int w = t_tid % 128 / 32, lane = t_tid % 32;
+    for (int i = 0; i < n / 2; i++) {
+        int row = 16 * w + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        double sum = 0;
+        for (int k = 0; k < 16; k++) {
+            uint16_t x, y;
+            memcpy(&x, t_smem + desc_addr(da, 2, !ta, row, k), 2);
+            memcpy(&y, t_smem + desc_addr(db, 2, !tb, col, k), 2);
+            sum += half_value(x, bf16) * half_value(y, bf16);
+        }
+        sum *= sa * sb;
+        acc[i] = (float)(scale_d ? sum + acc[i] : sum);
+    }
+}
+
+void sim_wgmma_fence_sync_aligned(void);
+void sim_wgmma_commit_group_sync_aligned(void);
+void sim_wgmma_wait_group_sync_aligned(int64_t n);
+void sim_wgmma_fence_sync_aligned(void) {}
+void sim_wgmma_commit_group_sync_aligned(void) {}
+void sim_wgmma_wait_group_sync_aligned(int64_t n) { (void)n; }

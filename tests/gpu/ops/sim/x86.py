@@ -5,17 +5,26 @@
 # The target lines and attribute groups go (they name sm_90 and
 # NVPTX-only attributes); address spaces are dropped (global and shared
 # memory become ordinary memory; a program's shared scratch is an ordinary
-# global, shared by the threads of the one program running at a time); the
-# ptx_kernel calling convention becomes the C one; every llvm.nvvm.NAME
-# intrinsic becomes a call of sim_NAME (dots turned into underscores),
-# which warpsim.c defines.
+# global, shared by the threads of the one program running at a time, and
+# placed at a multiple of 256 KiB so that wgmma's descriptors, which hold
+# an address's low 18 bits, find it); the ptx_kernel calling convention
+# becomes the C one; every llvm.nvvm.NAME intrinsic becomes a call of
+# sim_NAME (dots turned into underscores), which warpsim.c defines — or,
+# for those whose IR calling convention is not C's (mma.sync's vectors
+# and aggregates, ldmatrix's aggregate), an IR function of that name
+# (shim) passing the registers through memory to warpsim.c's ws_mma and
+# ws_ldmatrix.
 #
 # tilec's own inline asm becomes calls of functions that do the same on
 # the host (lower_asm): `ld.global` with qualifiers (a plain load of its
 # words), the predicated `@p st.global` of masked stores (a branch around
-# plain stores), `createpolicy` (a dummy policy). Kernels calling an
-# intrinsic warpsim.c does not model (the tensor-core ones), or holding
-# other PTX inline assembly (libdevice's), are dropped. Every kernel left gets a wrapper NAME__sim(ptr) that
+# plain stores), `createpolicy` (a dummy policy), cp.async with the
+# ignore-src predicate (ws_cp_async, zeros where it is set) and wgmma
+# (ws_wgmma: descriptors, scale-d, scales and transposes from the asm
+# text and operands; the kernel's wrapper then tells warpsim.c where its
+# shared memory is, ws_smem). Kernels calling an intrinsic warpsim.c does
+# not model, or holding other PTX inline assembly (libdevice's), are
+# dropped. Every kernel left gets a wrapper NAME__sim(ptr) that
 # reads its parameters from an array of 64-bit slots, each value in the
 # low bytes (libtile's packed parameters, RtPlan.slots), so that a
 # launcher can call any kernel without knowing its signature.
@@ -34,7 +43,75 @@ SIMULATED = {
     "ex2.approx.ftz.f32", "div.approx.f", "div.full", "round.f",
     "rcp.approx.ftz.d", "rsqrt.approx.f", "rsqrt.approx.d", "f2i.rn",
     "d2i.rn",
+    # tensor cores (warpsim.c): cp.async, tf32 rounding, wgmma's ordering
+    "cp.async.ca.shared.global.4", "cp.async.ca.shared.global.8",
+    "cp.async.ca.shared.global.16", "cp.async.cg.shared.global.16",
+    "cp.async.ca.shared.global.4.s", "cp.async.ca.shared.global.8.s",
+    "cp.async.ca.shared.global.16.s", "cp.async.cg.shared.global.16.s",
+    "cp.async.commit.group", "cp.async.wait.group", "cp.async.wait.all",
+    "f2tf32.rna", "wgmma.fence.sync.aligned",
+    "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned",
 }
+
+# Intrinsics returning aggregates or taking vectors, whose IR calling
+# convention is not C's: each gets an IR function of its own signature
+# (shim) that passes its registers through memory to warpsim.c's ws_mma
+# and ws_ldmatrix. The mma.sync kinds are ws_mma's MMA_* numbers.
+MMA = {"mma.m16n8k16.row.col.f32.f32": 0, "mma.m16n8k16.row.col.bf16": 1,
+       "mma.m16n8k8.row.col.tf32": 2, "mma.m16n8k32.row.col.s8": 3}
+LDMATRIX = re.compile(r"ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.b16(\.p3|\.p0)?$")
+TYPE = re.compile(r"<\d+ x \w+>|i\d+|float|ptr")
+
+
+def shimmed(name):
+    return name in MMA or LDMATRIX.match(name) is not None
+
+
+def returns(ret, vals, tys):
+    """Lines returning vals (i32 loads) as `ret` (one type or a struct)."""
+    out, prev = [], "undef"
+    for i, (v, t) in enumerate(zip(vals, tys)):
+        if t != "i32":
+            out.append("  %%r%d = bitcast i32 %s to %s" % (i, v, t))
+            v = "%%r%d" % i
+        if len(vals) == 1:
+            return out + ["  ret %s %s" % (ret, v)]
+        out.append("  %%s%d = insertvalue %s %s, %s %s, %d" % (i, ret, prev, t, v, i))
+        prev = "%%s%d" % i
+    return out + ["  ret %s %s" % (ret, prev)]
+
+
+def load_words(n, buf):
+    out = []
+    for i in range(n):
+        out += ["  %%q%d = getelementptr i32, ptr %s, i64 %d" % (i, buf, i),
+                "  %%o%d = load i32, ptr %%q%d" % (i, i)]
+    return out, ["%%o%d" % i for i in range(n)]
+
+
+def shim(name, ret, params):
+    """The IR definition of @sim_NAME for a shimmed intrinsic."""
+    tys = TYPE.findall(params)
+    rtys = TYPE.findall(ret)
+    head = "define internal %s @sim_%s(%s) {" % (
+        ret, name.replace(".", "_"), ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys)))
+    body = ["  %%out = alloca [%d x i32]" % len(rtys)]
+    if name in MMA:
+        body.append("  %%in = alloca [%d x i32]" % len(tys))
+        for i, t in enumerate(tys):
+            v = "%%a%d" % i
+            if t != "i32":
+                body.append("  %%w%d = bitcast %s %s to i32" % (i, t, v))
+                v = "%%w%d" % i
+            body += ["  %%p%d = getelementptr i32, ptr %%in, i64 %d" % (i, i),
+                     "  store i32 %s, ptr %%p%d" % (v, i)]
+        body.append("  call void @ws_mma(i32 %d, ptr %%in, ptr %%out)" % MMA[name])
+    else:
+        m = LDMATRIX.match(name)
+        body.append("  call void @ws_ldmatrix(ptr %%a0, i32 %s, i32 %d, ptr %%out)" % (
+            m.group(1), 1 if m.group(2) else 0))
+    loads, vals = load_words(len(rtys), "%out")
+    return [head] + body + loads + returns(ret, vals, rtys) + ["}"]
 
 
 def kernels(lines):
@@ -92,17 +169,111 @@ def asm_body(asm, ret, nw, w):
     return out + ["  ret %s %s" % (ret, prev)]
 
 
+CP_ASYNC = re.compile(r"cp\.async\.(?:ca|cg)\.shared\.global \[\$0\], \[\$1\], (4|8|16), \$2;$")
+# wgmma as tilec writes it (whitespace removed): scale-d from an i32
+# through a predicate, A and B descriptors, immediate scales and
+# transposes.
+WGMMA = re.compile(
+    r"\{\.reg\.pred(\w+);setp\.ne\.b32\1,(\$\d+),0;"
+    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(f16|bf16)\.\4"
+    r"\{([$\d,]*)\},(\$\d+),(\$\d+),\1,(-?1),(-?1),(\$\d+|\d+),(\$\d+|\d+);\}$")
+
+
+def arg_types(args):
+    """The types of a call's arguments ('ptr addrspace(3) %x, i1 %y')."""
+    return [re.sub(r" addrspace\(\d+\)", "", a.rsplit(" ", 1)[0]) for a in args.split(", ")]
+
+
+def cp_async_body(bytes_, tys):
+    """cp.async [$0], [$1], N, $2 (ignore-src: zeros when $2)."""
+    head = ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))
+    return head, ["  %%n = select i1 %%a2, i32 0, i32 %s" % bytes_,
+                  "  call void @ws_cp_async(ptr %%a0, ptr %%a1, i32 %s, i32 %%n)" % bytes_,
+                  "  ret void"]
+
+
+def wgmma_body(m, cons, tys, ret):
+    """The wgmma asm's operands passed to ws_wgmma; None if they are not
+    the form WGMMA expects."""
+    n = int(m.group(3))
+    outs = [c for c in cons if c.startswith("=")]
+    ins = [c for c in cons if not c.startswith("=") and not c.startswith("~")]
+    if (len(outs) != n // 2 or any(c != "=f" for c in outs) or len(ins) != len(tys) or
+            m.group(5).split(",") != ["$%d" % i for i in range(n // 2)]):
+        return None
+
+    def operand(tok, ty):   # a literal, or the argument $tok names, as `ty`
+        if not tok.startswith("$"):
+            return tok, []
+        i = int(tok[1:]) - n // 2
+        if i < 0 or i >= len(tys):
+            return None, []
+        if tys[i] == ty:
+            return "%%a%d" % i, []
+        op = "zext" if int(tys[i][1:]) < int(ty[1:]) else "trunc"
+        return "%%c%d" % i, ["  %%c%d = %s %s %%a%d to %s" % (i, op, tys[i], i, ty)]
+
+    body = ["  %%acc = alloca [%d x float]" % (n // 2)]
+    for j in range(n // 2):
+        tied = [i for i, c in enumerate(ins) if c == str(j)]
+        body += ["  %%p%d = getelementptr float, ptr %%acc, i64 %d" % (j, j),
+                 "  store float %s, ptr %%p%d" % ("%%a%d" % tied[0] if tied else "0.0", j)]
+    args = []
+    for tok, ty in ((m.group(6), "i64"), (m.group(7), "i64"), (m.group(2), "i32"),
+                    (m.group(8), "i32"), (m.group(9), "i32"), (m.group(10), "i32"),
+                    (m.group(11), "i32")):
+        v, conv = operand(tok, ty)
+        if v is None:
+            return None
+        body += conv
+        args.append("%s %s" % (ty, v))
+    body.append("  call void @ws_wgmma(i32 %d, i32 %d, %s, ptr %%acc)" % (
+        n, m.group(4) == "bf16", ", ".join(args[:2] + args[2:3] + args[3:])))
+    loads = []
+    for j in range(n // 2):
+        loads.append("  %%v%d = load float, ptr %%p%d" % (j, j))
+    prev = "undef"
+    for j in range(n // 2):
+        loads.append("  %%s%d = insertvalue %s %s, float %%v%d, %d" % (j, ret, prev, j, j))
+        prev = "%%s%d" % j
+    return body + loads + ["  ret %s %s" % (ret, prev)]
+
+
 def lower_asm(text):
     """Replaces tilec's own inline asm (ld.global with qualifiers, the
-    predicated st.global, createpolicy) by calls of functions that do the
-    same on the host; any other asm stays (and its function is dropped)."""
-    defs, names = [], {}
+    predicated st.global, createpolicy, cp.async with ignore-src, wgmma)
+    by calls of functions that do the same on the host; any other asm
+    stays (and its function is dropped). Returns the text and the names
+    of the wgmma functions."""
+    defs, names, wgmma = [], {}, set()
 
     def one(m):
         asm, cons = m.group(2), m.group(3)
         ld, st = LOAD.match(asm), STORE.match(asm)
+        flat = re.sub(r"\\0[9AD]|\s", "", asm)
+        cp, wg = CP_ASYNC.match(asm), WGMMA.match(flat)
+        if (cp or wg) and m.group(4) is not None:
+            tys = arg_types(m.group(4))
+            key = (asm, cons, tuple(tys))
+            if key not in names:
+                ret = m.group(1)
+                if cp and tys == ["ptr", "ptr", "i1"] and ret == "void":
+                    head, body = cp_async_body(cp.group(1), tys)
+                elif wg:
+                    body = wgmma_body(wg, cons.split(","), tys, ret)
+                    if body is None:
+                        return None
+                    head = ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))
+                else:
+                    return None
+                names[key] = "@sim_asm_%d" % len(names)
+                if wg:
+                    wgmma.add(names[key][1:])
+                defs.append("define internal %s %s(%s) {" % (ret, names[key], head))
+                defs.extend(body + ["}"])
+            return names[key]
         if not (ld or st or asm.startswith("createpolicy")):
-            return m.group(0)
+            return None
         outs = [REG[c[1]] for c in cons.split(",") if c.startswith("=")]
         ins = [REG[c] for c in cons.split(",") if c in REG]
         ret = "void" if not outs else outs[0] if len(outs) == 1 else \
@@ -120,13 +291,20 @@ def lower_asm(text):
             defs.extend(body + ["}"])
         return names[key]
 
-    text = re.sub(r'asm (sideeffect )?"([^"]*)", "([^"]*)"', one, text)
-    return text + "\n" + "\n".join(defs) + "\n"
+    def sub(m):
+        name = one(m)
+        return m.group(0) if name is None else "call %s %s" % (m.group(1), name)
+
+    text = re.sub(r'call (\{[^}]*\}|\S+) asm (?:sideeffect )?"([^"]*)", "([^"]*)"'
+                  r'(?=\(((?:[^()]|\([^()]*\))*)\))?', sub, text)
+    return text + "\n" + "\n".join(defs) + "\n", wgmma
 
 
-text = lower_asm(open(sys.argv[1]).read())
+text, wgmma = lower_asm(open(sys.argv[1]).read())
 lines = [l for l in text.split("\n")
          if not l.startswith("target ") and not l.startswith("attributes #")]
+shared = {m.group(1) for m in (re.match(r"@([\w.$]+) = .*addrspace\(3\) global ", l)
+                              for l in lines) if m}
 funcs = {}
 for first, last in kernels(lines):
     funcs[re.search(r"@([\w.$]+)\(", lines[first]).group(1)] = (first, last)
@@ -140,7 +318,8 @@ while changed:   # ... and so is every function calling a dropped one
         body = "\n".join(lines[first:last + 1])
         used = set(re.findall(r"@llvm\.nvvm\.([a-z0-9_.]+)", body))
         calls = set(re.findall(r"@([\w.$]+)\(", body)) - {name}
-        if used - SIMULATED or re.search(r' asm (sideeffect )?"', body) or calls & bad:
+        unknown = {u for u in used if u not in SIMULATED and not shimmed(u)}
+        if unknown or re.search(r' asm (sideeffect )?"', body) or calls & bad:
             bad.add(name)
             changed = True
 drop, wrappers = set(), []
@@ -157,11 +336,31 @@ for name, (first, last) in funcs.items():
     for i, t in enumerate(tys):
         body.append("  %%p%d = getelementptr i64, ptr %%slots, i64 %d" % (i, i))
         body.append("  %%a%d = load %s, ptr %%p%d" % (i, t, i))
+    kbody = "\n".join(lines[first:last + 1])
+    used = set(re.findall(r"@([\w.$]+)", kbody))
+    if used & wgmma and len(used & shared) == 1:   # wgmma finds it (ws_smem)
+        body.append("  call void @ws_smem(ptr @%s)" % (used & shared).pop())
     body.append("  call void @%s(%s)" %
                 (name, ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))))
     body += ["  ret void", "}"]
     wrappers += body
 lines = [l for i, l in enumerate(lines) if i not in drop] + wrappers
+out = []
+for l in lines:
+    m = re.match(r"declare (.*?) @llvm\.nvvm\.([a-z0-9_.]+)\((.*)\)", l)
+    if m and shimmed(m.group(2)):
+        out += shim(m.group(2), re.sub(r"(noundef|range\([^)]*\)) ", "", m.group(1)), m.group(3))
+    elif re.match(r"@[\w.$]+ = .*addrspace\(3\) global ", l):
+        # shared memory at a multiple of 256 KiB: its host address's low
+        # 18 bits are the offsets wgmma's descriptors hold
+        out.append(re.sub(r", align \d+", "", l) + ", align 262144")
+    else:
+        out.append(l)
+lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
+               "declare void @ws_ldmatrix(ptr, i32, i32, ptr)",
+               "declare void @ws_cp_async(ptr, ptr, i32, i32)",
+               "declare void @ws_wgmma(i32, i32, i64, i64, i32, i32, i32, i32, i32, ptr)",
+               "declare void @ws_smem(ptr)"]
 text = "\n".join(lines)
 text = text.replace("ptx_kernel ", "")
 text = re.sub(r" addrspace\(\d+\)", "", text)
@@ -169,6 +368,7 @@ text = re.sub(r" #\d+", "", text)
 text = re.sub(r"@llvm\.nvvm\.([a-z0-9_.]+)",
               lambda m: "@sim_" + m.group(1).replace(".", "_"), text)
 text = re.sub(r"declare (noundef )?range\([^)]*\) ", "declare ", text)
+text = text.replace(" immarg", "")   # an intrinsic's attribute
 # An integer to half or bfloat goes through double: the host's own
 # lowering goes through float and rounds twice (i64 -6.09e18 became a
 # bfloat one unit off), where the GPU rounds once; double holds every i32

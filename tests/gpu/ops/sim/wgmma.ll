@@ -1,0 +1,120 @@
+; wgmma.ll — kernels in the form tilec's sm_90a lowering gives wgmma
+; (NVPTX LLVM IR: shared memory an external addrspace(3) array, the
+; product an inline asm setting scale-d's predicate from an i32, outputs
+; tied to the accumulators' inputs), for wgmma_check.c: x86.py must turn
+; them into ws_wgmma calls. out holds each thread's accumulators (N/2 a
+; thread, thread-major), read and written back; da and db are the
+; descriptors less the start address of shared memory, which the kernel
+; adds. Whitespace differs between the two: newlines and tabs, spaces.
+target datalayout = "e-p3:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+target triple = "nvptx64-nvidia-cuda"
+
+@wg_f16_n16__smem = external addrspace(3) global [0 x i8], align 1024
+@wg_bf16_n8__smem = external addrspace(3) global [0 x i8], align 1024
+
+define ptx_kernel void @wg_f16_n16(ptr addrspace(1) %out, i64 %da, i64 %db, i32 %scale) {
+  %tid = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %first = mul i32 %tid, 8
+  %smem = ptrtoint ptr addrspace(3) @wg_f16_n16__smem to i64
+  %window = and i64 %smem, 262143
+  %start = lshr i64 %window, 4
+  %da.s = add i64 %da, %start
+  %db.s = add i64 %db, %start
+  %i0 = add i32 %first, 0
+  %x0 = sext i32 %i0 to i64
+  %p0 = getelementptr float, ptr addrspace(1) %out, i64 %x0
+  %c0 = load float, ptr addrspace(1) %p0, align 4
+  %i1 = add i32 %first, 1
+  %x1 = sext i32 %i1 to i64
+  %p1 = getelementptr float, ptr addrspace(1) %out, i64 %x1
+  %c1 = load float, ptr addrspace(1) %p1, align 4
+  %i2 = add i32 %first, 2
+  %x2 = sext i32 %i2 to i64
+  %p2 = getelementptr float, ptr addrspace(1) %out, i64 %x2
+  %c2 = load float, ptr addrspace(1) %p2, align 4
+  %i3 = add i32 %first, 3
+  %x3 = sext i32 %i3 to i64
+  %p3 = getelementptr float, ptr addrspace(1) %out, i64 %x3
+  %c3 = load float, ptr addrspace(1) %p3, align 4
+  %i4 = add i32 %first, 4
+  %x4 = sext i32 %i4 to i64
+  %p4 = getelementptr float, ptr addrspace(1) %out, i64 %x4
+  %c4 = load float, ptr addrspace(1) %p4, align 4
+  %i5 = add i32 %first, 5
+  %x5 = sext i32 %i5 to i64
+  %p5 = getelementptr float, ptr addrspace(1) %out, i64 %x5
+  %c5 = load float, ptr addrspace(1) %p5, align 4
+  %i6 = add i32 %first, 6
+  %x6 = sext i32 %i6 to i64
+  %p6 = getelementptr float, ptr addrspace(1) %out, i64 %x6
+  %c6 = load float, ptr addrspace(1) %p6, align 4
+  %i7 = add i32 %first, 7
+  %x7 = sext i32 %i7 to i64
+  %p7 = getelementptr float, ptr addrspace(1) %out, i64 %x7
+  %c7 = load float, ptr addrspace(1) %p7, align 4
+  tail call void @llvm.nvvm.wgmma.fence.sync.aligned()
+  %r = tail call { float, float, float, float, float, float, float, float } asm sideeffect "{\0A\09.reg .pred p;\0A\09setp.ne.b32 p, $10, 0;\0A\09wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {$0, $1, $2, $3, $4, $5, $6, $7}, $8, $9, p, 1, 1, 0, 1;\0A\09}", "=f,=f,=f,=f,=f,=f,=f,=f,l,l,r,0,1,2,3,4,5,6,7"(i64 %da.s, i64 %db.s, i32 %scale, float %c0, float %c1, float %c2, float %c3, float %c4, float %c5, float %c6, float %c7)
+  tail call void @llvm.nvvm.wgmma.commit_group.sync.aligned()
+  tail call void @llvm.nvvm.wgmma.wait_group.sync.aligned(i64 0)
+  %d0 = extractvalue { float, float, float, float, float, float, float, float } %r, 0
+  store float %d0, ptr addrspace(1) %p0, align 4
+  %d1 = extractvalue { float, float, float, float, float, float, float, float } %r, 1
+  store float %d1, ptr addrspace(1) %p1, align 4
+  %d2 = extractvalue { float, float, float, float, float, float, float, float } %r, 2
+  store float %d2, ptr addrspace(1) %p2, align 4
+  %d3 = extractvalue { float, float, float, float, float, float, float, float } %r, 3
+  store float %d3, ptr addrspace(1) %p3, align 4
+  %d4 = extractvalue { float, float, float, float, float, float, float, float } %r, 4
+  store float %d4, ptr addrspace(1) %p4, align 4
+  %d5 = extractvalue { float, float, float, float, float, float, float, float } %r, 5
+  store float %d5, ptr addrspace(1) %p5, align 4
+  %d6 = extractvalue { float, float, float, float, float, float, float, float } %r, 6
+  store float %d6, ptr addrspace(1) %p6, align 4
+  %d7 = extractvalue { float, float, float, float, float, float, float, float } %r, 7
+  store float %d7, ptr addrspace(1) %p7, align 4
+  ret void
+}
+
+define ptx_kernel void @wg_bf16_n8(ptr addrspace(1) %out, i64 %da, i64 %db, i32 %scale) {
+  %tid = tail call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %first = mul i32 %tid, 4
+  %smem = ptrtoint ptr addrspace(3) @wg_bf16_n8__smem to i64
+  %window = and i64 %smem, 262143
+  %start = lshr i64 %window, 4
+  %da.s = add i64 %da, %start
+  %db.s = add i64 %db, %start
+  %i0 = add i32 %first, 0
+  %x0 = sext i32 %i0 to i64
+  %p0 = getelementptr float, ptr addrspace(1) %out, i64 %x0
+  %c0 = load float, ptr addrspace(1) %p0, align 4
+  %i1 = add i32 %first, 1
+  %x1 = sext i32 %i1 to i64
+  %p1 = getelementptr float, ptr addrspace(1) %out, i64 %x1
+  %c1 = load float, ptr addrspace(1) %p1, align 4
+  %i2 = add i32 %first, 2
+  %x2 = sext i32 %i2 to i64
+  %p2 = getelementptr float, ptr addrspace(1) %out, i64 %x2
+  %c2 = load float, ptr addrspace(1) %p2, align 4
+  %i3 = add i32 %first, 3
+  %x3 = sext i32 %i3 to i64
+  %p3 = getelementptr float, ptr addrspace(1) %out, i64 %x3
+  %c3 = load float, ptr addrspace(1) %p3, align 4
+  tail call void @llvm.nvvm.wgmma.fence.sync.aligned()
+  %r = tail call { float, float, float, float } asm sideeffect "{ .reg .pred p; setp.ne.b32 p, $6, 0; wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $4, $5, p, 1, 1, 1, 0; }", "=f,=f,=f,=f,l,l,r,0,1,2,3"(i64 %da.s, i64 %db.s, i32 %scale, float %c0, float %c1, float %c2, float %c3)
+  tail call void @llvm.nvvm.wgmma.commit_group.sync.aligned()
+  tail call void @llvm.nvvm.wgmma.wait_group.sync.aligned(i64 0)
+  %d0 = extractvalue { float, float, float, float } %r, 0
+  store float %d0, ptr addrspace(1) %p0, align 4
+  %d1 = extractvalue { float, float, float, float } %r, 1
+  store float %d1, ptr addrspace(1) %p1, align 4
+  %d2 = extractvalue { float, float, float, float } %r, 2
+  store float %d2, ptr addrspace(1) %p2, align 4
+  %d3 = extractvalue { float, float, float, float } %r, 3
+  store float %d3, ptr addrspace(1) %p3, align 4
+  ret void
+}
+
+declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+declare void @llvm.nvvm.wgmma.fence.sync.aligned()
+declare void @llvm.nvvm.wgmma.commit_group.sync.aligned()
+declare void @llvm.nvvm.wgmma.wait_group.sync.aligned(i64 immarg)
