@@ -10,14 +10,15 @@
 # the test skips (77).
 #
 # Every file is built for sm_90 but the tensor-core ones (dot.tile), built
-# once per architecture of $DOT_ARCHS (default sm_80: mma.sync, ldmatrix,
-# cp.async; sm_90a: wgmma where tilec emits it) into bundles/ARCH/ and
-# bundles/sim/ARCH/. Arguments (file names without .tile) restrict the
-# run to those files: `DOT_ARCHS=sm_90a sh check.sh dot` (make check-dot).
+# once per architecture of $DOT_ARCHS (default "sm_80 sm_90a": mma.sync,
+# ldmatrix and cp.async; wgmma where tilec emits it for sm_90a, mma.sync
+# until then) into bundles/ARCH/ and bundles/sim/ARCH/. Arguments (file
+# names without .tile) restrict the run to those files:
+# `DOT_ARCHS=sm_90a sh check.sh dot` (make check-dot DOT_ARCHS=sm_90a).
 set -eu
 src=${TILE_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 out=tests/gpu/ops/bundles
-archs=${DOT_ARCHS-sm_80}
+archs=${DOT_ARCHS-sm_80 sm_90a}
 per_arch=" dot "
 tilec=${TILEC:-./tilec}
 llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
@@ -102,7 +103,7 @@ for a in "" $archs; do
         for b in $files; do
             case "$per_arch" in *" $b "*) list="$list $src/tests/gpu/ops/$b.tile" ;; esac
         done
-        echo "check.sh: $list for $a"
+        echo "check.sh: --arch=$a:$list"
     fi
     [ -n "$list" ] || continue
     rc=0

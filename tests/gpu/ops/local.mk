@@ -7,10 +7,10 @@
 # scripts/gpu-ops-check.sh run, after `scripts/gpu-ops-check.sh prepare` here.
 #
 # The tensor-core file (dot.tile) is built and run once per architecture
-# of DOT_ARCHS: `make check DOT_ARCHS="sm_80 sm_90a"` adds sm_90a (wgmma
-# where tilec emits it), `make check-dot DOT_ARCHS=sm_90a` runs that file
-# alone.
-DOT_ARCHS = sm_80
+# of DOT_ARCHS: sm_80 (mma.sync, ldmatrix, cp.async) and sm_90a (wgmma
+# where tilec emits it, mma.sync until then); `make check-dot
+# DOT_ARCHS=sm_90a` runs that file alone, for the architectures given.
+DOT_ARCHS = sm_80 sm_90a
 AM_TESTS_ENVIRONMENT += DOT_ARCHS='$(DOT_ARCHS)'; export DOT_ARCHS;
 check_PROGRAMS += tests/gpu/ops/difftest
 tests_gpu_ops_difftest_SOURCES = tests/gpu/ops/difftest.c
