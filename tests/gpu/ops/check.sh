@@ -51,11 +51,13 @@ targets | while read -r b a; do
     "$tilec" --arch="${a:-sm_90}" -o "$out${a:+/$a}/$b.tlb" "$src/tests/gpu/ops/$b.tile"
 done
 
-# The simulation's libraries; any step failing (no X86 target in llc, a C
-# compiler without _Float16) leaves the run to the interpreter only.
+# The simulation's libraries. Without the tools (llc with an X86 target,
+# a C compiler with _Float16, python3) the run is left to the interpreter
+# only; with them, any step failing is an error.
 build_sim() {
     [ -x "$llc" ] && command -v "$cc" >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 ||
         return 1
+    "$llc" --version | grep -q x86-64 || return 1
     mkdir -p "$sim" || return 1
     $cc -std=c11 -O1 -fPIC -ffp-contract=off -c "$src/tests/gpu/ops/sim/warpsim.c" \
         -o "$sim/warpsim.o" || return 1
@@ -65,10 +67,16 @@ build_sim() {
             "$tilec" --arch="${a:-sm_90}" --emit=llvm -o "$d/$b.ll" "$src/tests/gpu/ops/$b.tile" &&
             python3 "$src/tests/gpu/ops/sim/x86.py" "$d/$b.ll" "$d/$b.host.ll" &&
             "$llc" -O0 -relocation-model=pic -filetype=obj "$d/$b.host.ll" -o "$d/$b.o" &&
-            $cc -shared -o "$d/$b.so" "$d/$b.o" "$sim/warpsim.o" -lpthread -lm || exit 1
+            $cc -shared -o "$d/$b.so" "$d/$b.o" "$sim/warpsim.o" -lpthread -lm || exit 2
     done
 }
-build_sim || { echo "check.sh: simulated warps not built; interpreter only"; sim=; }
+built=0
+build_sim || built=$?
+case $built in
+0) ;;
+1) echo "check.sh: simulated warps not built; interpreter only"; sim= ;;
+*) echo "check.sh: building the simulation of $(targets | tr '\n' ' ')failed" >&2; exit 1 ;;
+esac
 
 # With the tensor-core file: the simulated wgmma against plain products
 # (sim/wgmma_check.c, through sim/wgmma.ll's inline asm), as long as tilec
@@ -108,7 +116,9 @@ for a in "" $archs; do
     [ -n "$list" ] || continue
     rc=0
     # shellcheck disable=SC2086
-    ./tests/gpu/ops/difftest ${sim:+-x "$sim${a:+/$a}"} "$out${a:+/$a}" $list || rc=$?
+    # (the tensor-core files must run on the simulation whole: -r)
+    ./tests/gpu/ops/difftest ${sim:+-x "$sim${a:+/$a}"} ${sim:+${a:+-r}} "$out${a:+/$a}" $list ||
+        rc=$?
     if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then status=1
     elif [ $rc -eq 0 ] && [ $status -eq 77 ]; then status=0
     fi

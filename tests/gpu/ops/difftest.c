@@ -5,7 +5,7 @@
  * tilec built for it, loaded and launched with libtile; every buffer is
  * then compared, integers bit for bit, floats as the case's tolerance says.
  *
- *   difftest [-v] [-s SEED] [-k NAME] [-x SIMDIR] BUNDLE_DIR FILE.tile...
+ *   difftest [-v] [-s SEED] [-k NAME] [-x SIMDIR [-r]] BUNDLE_DIR FILE.tile...
  *
  * FILE.tile's bundle is BUNDLE_DIR/FILE.tlb (scripts/gpu-ops-check.sh
  * prepare builds them). The cases are comment lines of the .tile file:
@@ -43,7 +43,8 @@
  * as the PTX ISA defines them). libtile's own planning picks the variant
  * and the grid from the host buffers' alignment, exactly as for a launch;
  * kernels the simulation leaves out (libdevice's inline PTX, tensor-core
- * forms warpsim.c does not model) run on the interpreter only.
+ * forms warpsim.c does not model) run on the interpreter only — or, with
+ * -r, fail (check.sh requires every tensor-core case to be simulated).
  *
  * Every buffer starts with the same contents on both sides, and on the GPU
  * carries a guard zone of 64 poisoned elements after its end that must
@@ -322,7 +323,7 @@ static const RtDriver *drv;
 static void *simlib;                /* -x: the current file's simulation */
 typedef void (*SimRun)(void (*)(const uint64_t *), const uint64_t *, int,
                        const uint32_t[3]);
-static int verbose;
+static int verbose, require_sim;
 static int npass, nfail, nskip;
 
 #define CU(call)                                                              \
@@ -431,8 +432,9 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
         void (*entry)(const uint64_t *) = (void (*)(const uint64_t *))dlsym(simlib, sym);
         SimRun run = (SimRun)dlsym(simlib, "ws_run");
         if (!entry || !run) {
-            if (verbose) printf("skip %s (interpreter ran; %s not simulated)\n", what, sym);
-            failed = -1;
+            if (require_sim) printf("FAIL %s: %s not simulated\n", what, sym);
+            else if (verbose) printf("skip %s (interpreter ran; %s not simulated)\n", what, sym);
+            failed = require_sim ? 1 : -1;
             goto done;
         }
         if (!plan.empty) run(entry, plan.slots, (int)plan.config->c->warps * 32, plan.grid);
@@ -570,10 +572,11 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "-k") == 0 && i + 1 < argc) filter = argv[++i];
         else if (strcmp(argv[i], "-x") == 0 && i + 1 < argc) simdir = argv[++i];
+        else if (strcmp(argv[i], "-r") == 0) require_sim = 1;
         else break;
     }
     if (argc - i < 2) {
-        fprintf(stderr, "usage: %s [-v] [-s SEED] [-k NAME] [-x SIMDIR] BUNDLE_DIR FILE.tile...\n",
+        fprintf(stderr, "usage: %s [-v] [-s SEED] [-k NAME] [-x SIMDIR [-r]] BUNDLE_DIR FILE.tile...\n",
                 argv[0]);
         return 2;
     }

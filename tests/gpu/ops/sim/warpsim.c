@@ -338,7 +338,12 @@ float sim_fma_rz_f(float x, float y, float z) {
  * (x86.py) at a multiple of 256 KiB so that its offsets are its host
  * address's low 18 bits, and the kernel's wrapper tells ws_smem where it
  * is. fence, commit_group and wait_group are no-ops: the product is done
- * at issue, one of the schedules the ISA allows.
+ * at issue, one of the schedules the ISA allows. So are fence.proxy.async
+ * (shared memory is ordinary memory here, with one proxy).
+ *
+ * What this cannot catch: a missing fence.proxy.async between generic
+ * stores and wgmma's reads, accumulators read before wgmma's wait (both
+ * happen to work here), and anything about timing or bank conflicts.
  */
 static _Noreturn void sim_fail(const char *what, const void *p) {
     fprintf(stderr, "warpsim: thread %d of program (%d, %d, %d): %s (%p)\n", t_tid,
@@ -605,6 +610,14 @@ void ws_wgmma(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d
 void sim_wgmma_fence_sync_aligned(void);
 void sim_wgmma_commit_group_sync_aligned(void);
 void sim_wgmma_wait_group_sync_aligned(int64_t n);
+void sim_fence_proxy_async(void);
+void sim_fence_proxy_async_global(void);
+void sim_fence_proxy_async_shared_cta(void);
+void sim_fence_proxy_async_shared_cluster(void);
+void sim_fence_proxy_async(void) {}
+void sim_fence_proxy_async_global(void) {}
+void sim_fence_proxy_async_shared_cta(void) {}
+void sim_fence_proxy_async_shared_cluster(void) {}
 void sim_wgmma_fence_sync_aligned(void) {}
 void sim_wgmma_commit_group_sync_aligned(void) {}
 void sim_wgmma_wait_group_sync_aligned(int64_t n) { (void)n; }

@@ -5,7 +5,8 @@
 ; them into ws_wgmma calls. out holds each thread's accumulators (N/2 a
 ; thread, thread-major), read and written back; da and db are the
 ; descriptors less the start address of shared memory, which the kernel
-; adds. Whitespace differs between the two: newlines and tabs, spaces.
+; adds. Whitespace differs between the two: newlines and tabs, spaces;
+; so does the proxy fence: an intrinsic, inline asm.
 target datalayout = "e-p3:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
@@ -52,6 +53,7 @@ define ptx_kernel void @wg_f16_n16(ptr addrspace(1) %out, i64 %da, i64 %db, i32 
   %x7 = sext i32 %i7 to i64
   %p7 = getelementptr float, ptr addrspace(1) %out, i64 %x7
   %c7 = load float, ptr addrspace(1) %p7, align 4
+  tail call void @llvm.nvvm.fence.proxy.async.shared_cta()
   tail call void @llvm.nvvm.wgmma.fence.sync.aligned()
   %r = tail call { float, float, float, float, float, float, float, float } asm sideeffect "{\0A\09.reg .pred p;\0A\09setp.ne.b32 p, $10, 0;\0A\09wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {$0, $1, $2, $3, $4, $5, $6, $7}, $8, $9, p, 1, 1, 0, 1;\0A\09}", "=f,=f,=f,=f,=f,=f,=f,=f,l,l,r,0,1,2,3,4,5,6,7"(i64 %da.s, i64 %db.s, i32 %scale, float %c0, float %c1, float %c2, float %c3, float %c4, float %c5, float %c6, float %c7)
   tail call void @llvm.nvvm.wgmma.commit_group.sync.aligned()
@@ -99,6 +101,7 @@ define ptx_kernel void @wg_bf16_n8(ptr addrspace(1) %out, i64 %da, i64 %db, i32 
   %x3 = sext i32 %i3 to i64
   %p3 = getelementptr float, ptr addrspace(1) %out, i64 %x3
   %c3 = load float, ptr addrspace(1) %p3, align 4
+  tail call void asm sideeffect "fence.proxy.async.shared::cta;", "~{memory}"()
   tail call void @llvm.nvvm.wgmma.fence.sync.aligned()
   %r = tail call { float, float, float, float } asm sideeffect "{ .reg .pred p; setp.ne.b32 p, $6, 0; wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {$0, $1, $2, $3}, $4, $5, p, 1, 1, 1, 0; }", "=f,=f,=f,=f,l,l,r,0,1,2,3"(i64 %da.s, i64 %db.s, i32 %scale, float %c0, float %c1, float %c2, float %c3)
   tail call void @llvm.nvvm.wgmma.commit_group.sync.aligned()
@@ -116,5 +119,6 @@ define ptx_kernel void @wg_bf16_n8(ptr addrspace(1) %out, i64 %da, i64 %db, i32 
 
 declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare void @llvm.nvvm.wgmma.fence.sync.aligned()
+declare void @llvm.nvvm.fence.proxy.async.shared_cta()
 declare void @llvm.nvvm.wgmma.commit_group.sync.aligned()
 declare void @llvm.nvvm.wgmma.wait_group.sync.aligned(i64 immarg)

@@ -19,7 +19,8 @@
 # the host (lower_asm): `ld.global` with qualifiers (a plain load of its
 # words), the predicated `@p st.global` of masked stores (a branch around
 # plain stores), `createpolicy` (a dummy policy), cp.async with the
-# ignore-src predicate (ws_cp_async, zeros where it is set) and wgmma
+# ignore-src predicate (ws_cp_async, zeros where it is set), the proxy
+# and wgmma ordering instructions (nothing to do here) and wgmma
 # (ws_wgmma: descriptors, scale-d, scales and transposes from the asm
 # text and operands; the kernel's wrapper then tells warpsim.c where its
 # shared memory is, ws_smem). Kernels calling an intrinsic warpsim.c does
@@ -51,6 +52,8 @@ SIMULATED = {
     "cp.async.commit.group", "cp.async.wait.group", "cp.async.wait.all",
     "f2tf32.rna", "wgmma.fence.sync.aligned",
     "wgmma.commit_group.sync.aligned", "wgmma.wait_group.sync.aligned",
+    "fence.proxy.async", "fence.proxy.async.global",
+    "fence.proxy.async.shared_cta", "fence.proxy.async.shared_cluster",
 }
 
 # Intrinsics returning aggregates or taking vectors, whose IR calling
@@ -169,12 +172,17 @@ def asm_body(asm, ret, nw, w):
     return out + ["  ret %s %s" % (ret, prev)]
 
 
+# Ordering instructions with nothing to do where shared memory is
+# ordinary memory and wgmma completes at issue.
+NOOP_ASM = re.compile(r"(fence\.proxy\.async(\.shared::cta|\.shared::cluster|\.global)?"
+                      r"|wgmma\.(fence|commit_group)\.sync\.aligned"
+                      r"|wgmma\.wait_group\.sync\.aligned \d+);$")
 CP_ASYNC = re.compile(r"cp\.async\.(?:ca|cg)\.shared\.global \[\$0\], \[\$1\], (4|8|16), \$2;$")
 # wgmma as tilec writes it (whitespace removed): scale-d from an i32
 # through a predicate, A and B descriptors, immediate scales and
 # transposes.
 WGMMA = re.compile(
-    r"\{\.reg\.pred(\w+);setp\.ne\.b32\1,(\$\d+),0;"
+    r"\{\.reg\.pred([%\w]+);setp\.ne\.b32\1,(\$\d+),0;"
     r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(f16|bf16)\.\4"
     r"\{([$\d,]*)\},(\$\d+),(\$\d+),\1,(-?1),(-?1),(\$\d+|\d+),(\$\d+|\d+);\}$")
 
@@ -271,6 +279,12 @@ def lower_asm(text):
                     wgmma.add(names[key][1:])
                 defs.append("define internal %s %s(%s) {" % (ret, names[key], head))
                 defs.extend(body + ["}"])
+            return names[key]
+        if NOOP_ASM.match(asm.strip()) and m.group(1) == "void":
+            key = ("noop",)
+            if key not in names:
+                names[key] = "@sim_asm_%d" % len(names)
+                defs.extend(["define internal void %s() {" % names[key], "  ret void", "}"])
             return names[key]
         if not (ld or st or asm.startswith("createpolicy")):
             return None
