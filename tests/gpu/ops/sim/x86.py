@@ -378,6 +378,10 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
 text = "\n".join(lines)
 text = text.replace("ptx_kernel ", "")
 text = re.sub(r" addrspace\(\d+\)", "", text)
+# ... so an address-space cast is a plain use of its pointer
+text = re.sub(r"addrspacecast \(ptr (@[\w.$]+) to ptr\)", r"\1", text)
+text = re.sub(r"= addrspacecast ptr ([%@][\w.$]+) to ptr$", r"= getelementptr i8, ptr \1, i64 0",
+              text, flags=re.M)
 text = re.sub(r" #\d+", "", text)
 text = re.sub(r"@llvm\.nvvm\.([a-z0-9_.]+)",
               lambda m: "@sim_" + m.group(1).replace(".", "_"), text)
