@@ -197,25 +197,46 @@ LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n) {
     return out;
 }
 
-/* The 64-bit matrix descriptor of buffer s at `base` (PTX ISA, "matrix
- * descriptor format") for an offset of 0: the start address, the leading
- * and stride byte offsets (each >> 4) and the swizzle mode (128, 64, 32
- * bytes: 1, 2, 3). K-major (K is s's contiguous dimension): 8 rows of
- * M or N lie 8 * swizzle bytes apart (stride), the leading offset is
- * unused (1). MN-major: swizzle-byte blocks along M or N lie rows *
- * swizzle bytes apart (leading), 8 K rows 8 * swizzle bytes (stride).
- * Offsets within the buffer are added to the start address field (the
- * whole of shared memory fits its 18 bits). */
-static LLVMValueRef desc_base(LwFn *f, LLVMValueRef base, const LySmem *s, int kmajor) {
+/* The 64-bit matrix descriptor of buffer s (PTX ISA, "matrix descriptor
+ * format") as its two 32-bit words: the start address and the leading
+ * byte offset in the low word, the stride byte offset and the swizzle
+ * mode (128, 64, 32 bytes: 1, 2, 3) in the high one, each offset >> 4.
+ * K-major (K is s's contiguous dimension): 8 rows of M or N lie
+ * 8 * swizzle bytes apart (stride), the leading offset is unused (1).
+ * MN-major: swizzle-byte blocks along M or N lie rows * swizzle bytes
+ * apart (leading), 8 K rows 8 * swizzle bytes (stride). desc_low gives
+ * the low word at `base` (an i32 to which offsets within the buffer,
+ * >> 4, are added: the whole of shared memory fits the address field's
+ * 18 bits), desc_high the constant high word, desc_pack the two as the
+ * instruction's 64-bit operand. */
+static LLVMValueRef desc_low(LwFn *f, LLVMValueRef base, const LySmem *s, int kmajor) {
     LwCtx *c = f->c;
-    uint64_t rows = (uint64_t)s->shape[1 - s->fast], sw = (uint64_t)s->swizzle;
-    uint64_t lbo = kmajor ? 16 : rows * sw, sbo = 8 * sw;
-    uint64_t mode = sw == 128 ? 1 : sw == 64 ? 2 : 3;
-    uint64_t k = (lbo >> 4) << 16 | (sbo >> 4) << 32 | mode << 62;
-    LLVMValueRef a = LLVMBuildPtrToInt(c->b, base, c->i64, "");
-    a = LLVMBuildAnd(c->b, a, LLVMConstInt(c->i64, 0x3FFFF, 0), "");
-    a = LLVMBuildLShr(c->b, a, LLVMConstInt(c->i64, 4, 0), "");
-    return LLVMBuildOr(c->b, a, LLVMConstInt(c->i64, k, 0), "");
+    uint32_t rows = (uint32_t)s->shape[1 - s->fast], sw = (uint32_t)s->swizzle;
+    uint32_t lbo = kmajor ? 16 : rows * sw;
+    LLVMValueRef a = LLVMBuildPtrToInt(c->b, base, c->i32, "");
+    a = LLVMBuildLShr(c->b, LLVMBuildAnd(c->b, a, lw_i32(c, 0x3FFFF), ""), lw_i32(c, 4), "");
+    return LLVMBuildOr(c->b, a, lw_i32(c, (int64_t)(lbo >> 4) << 16), "");
+}
+
+static uint32_t desc_high(const LySmem *s) {
+    uint32_t sw = (uint32_t)s->swizzle, mode = sw == 128 ? 1 : sw == 64 ? 2 : 3;
+    return (8 * sw) >> 4 | mode << 30;
+}
+
+/* The two words as one 64-bit register, by a mov.b64 of the pair: built
+ * with 64-bit arithmetic instead (a 64-bit add of the constant high
+ * word), ptxas 13.0 was seen to drop the high word when the start
+ * address came from a multiply (warpgroup 1's rows of A): a descriptor
+ * with no swizzle and no stride, every row but the first read wrong. */
+static LLVMValueRef desc_pack(LwFn *f, LLVMValueRef lo, uint32_t hi) {
+    LwCtx *c = f->c;
+    static const char text[] = "mov.b64 $0, {$1, $2};", cons[] = "=l,r,r";
+    LLVMTypeRef pt[2] = {c->i32, c->i32};
+    LLVMTypeRef ft = LLVMFunctionType(c->i64, pt, 2, 0);
+    LLVMValueRef a = LLVMGetInlineAsm(ft, (char *)text, sizeof text - 1, (char *)cons,
+                                      sizeof cons - 1, 0, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[2] = {lo, lw_i32(c, (int64_t)hi)};
+    return LLVMBuildCall2(c->b, ft, a, args, 2, "");
 }
 
 /* Byte offset of element (r, col) of buffer s, >> 4. */
@@ -270,11 +291,11 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     LwVal acc = *lw_val(f, op->args[2]);
     LwVal out = lw_new_val(f, acc.n);
     memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
-    LLVMValueRef da = desc_base(f, base[0], s[0], ka), db = desc_base(f, base[1], s[1], kb);
+    LLVMValueRef da = desc_low(f, base[0], s[0], ka), db = desc_low(f, base[1], s[1], kb);
+    uint32_t ha = desc_high(s[0]), hb = desc_high(s[1]);
     if (cl->mma_warps[0] > 4) {   /* warpgroup g's rows start at 64g */
-        LLVMValueRef g = LLVMBuildZExt(c->b, LLVMBuildLShr(c->b, f->warp, lw_i32(c, 2), ""),
-                                       c->i64, "");
-        LLVMValueRef step = LLVMConstInt(c->i64, desc_off(s[0], 64, 0), 0);
+        LLVMValueRef g = LLVMBuildLShr(c->b, f->warp, lw_i32(c, 2), "");
+        LLVMValueRef step = lw_i32(c, (int64_t)desc_off(s[0], 64, 0));
         da = LLVMBuildAdd(c->b, da, LLVMBuildMul(c->b, g, step, ""), "");
     }
     lw_call_intr(c, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
@@ -287,8 +308,8 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
                              "at (%d, %d) are not in wgmma's order", m0, n0);
                     return 1;
                 }
-                LLVMValueRef a = LLVMBuildAdd(c->b, da, LLVMConstInt(c->i64, desc_off(s[0], m0, k0), 0), "");
-                LLVMValueRef b = LLVMBuildAdd(c->b, db, LLVMConstInt(c->i64, desc_off(s[1], k0, n0), 0), "");
+                LLVMValueRef a = desc_pack(f, LLVMBuildAdd(c->b, da, lw_i32(c, (int64_t)desc_off(s[0], m0, k0)), ""), ha);
+                LLVMValueRef b = desc_pack(f, LLVMBuildAdd(c->b, db, lw_i32(c, (int64_t)desc_off(s[1], k0, n0)), ""), hb);
                 wgmma_issue(f, ek, ni, a, b, !ka, !kb, out.r + q);
             }
     lw_call_intr(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
