@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """fit_gelu.py — derives the polynomial of std/math's gelu and measures its error.
 
-    python3 stdlib/tools/fit_gelu.py        (needs numpy; about 10 s)
+    python3 stdlib/tools/fit_gelu.py        (needs numpy; about a second)
 
 Prints the coefficients as the Tile expression that stdlib/std/math.tile
 holds, says whether math.tile's copy matches, and prints the measured error
 of the whole gelu (as computed on the GPU, in the interpreter and in f64)
-beside that of PyTorch's formula in f32. Deterministic: no random numbers.
+beside that of PyTorch's formula in f32. Deterministic: no random numbers
+(math.tile's coefficients came from numpy 2.4 with its bundled OpenBLAS;
+another LAPACK might round the last bit of a coefficient differently, which
+the "match" line would show — the measurements hold for whatever it
+prints).
 
 The formula. gelu(x) = x Phi(x), Phi the standard normal distribution
 function. With t = min(|x|, T) and p = Phi(-t):
