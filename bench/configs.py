@@ -97,9 +97,9 @@ TILE_BUNDLES.append((TUNE_BUNDLE, "examples/softmax.tile", "softmax", {}, None))
 # both as it compiles for the H200 (wgmma) and with DISABLE_MMA_V3=1
 # (mma.sync, what Tile emits), and attention D=64 tiles. Each bundle has
 # exactly one configuration: stages fixed in the source like warps.
-SWEEP_MATMUL = ((128, 128, 32, 4, 3), (128, 128, 32, 4, 4), (128, 128, 64, 4, 3),
-                (128, 256, 32, 8, 3), (256, 128, 32, 8, 3), (128, 256, 64, 8, 3),
-                (256, 128, 64, 8, 3), (128, 256, 32, 8, 4), (256, 128, 32, 8, 4))
+SWEEP_MATMUL = ((128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (128, 128, 64, 8, 3),
+                (128, 128, 64, 8, 4), (128, 128, 64, 4, 4), (256, 128, 64, 8, 3),
+                (128, 256, 32, 8, 4), (64, 256, 64, 4, 4))
 SWEEP_ATTENTION = ((64, 64, 4, 2), (64, 64, 4, 3), (128, 64, 8, 2), (128, 128, 8, 2))
 SWEEP_ATTENTION_D = 64
 

@@ -445,7 +445,7 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         if (mods[1]) generate(o, ar, dg, mods, out);
         return;
     }
-    if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant);
+    if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant, lw_arch_wgmma(o->arch));
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 

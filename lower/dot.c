@@ -35,6 +35,7 @@
 #include "lower/lw.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The constant coordinate of register r: R(r), unpacked into c[2]. */
@@ -150,6 +151,172 @@ static void lw_dot_mma(LwFn *f, const IrOp *op) {
     lw_set(f, op->res[0], out);
 }
 
+/* ---------------------------------------------------------------- wgmma */
+
+/* A tied inline asm over acc's registers: `text` runs with them as its
+ * outputs $0.. and the extra inputs after them, and the values it
+ * returns replace them, so that LLVM keeps every other access to the
+ * accumulator on its side of the instruction (ptxas tracks wgmma's
+ * registers in flight itself). */
+static void tied_asm(LwFn *f, const char *text, LLVMValueRef *acc, int n,
+                     LLVMValueRef *extra, const char *extra_cons, int nextra) {
+    LwCtx *c = f->c;
+    size_t cap = (size_t)n * 10 + strlen(extra_cons) + 16;
+    char *cons = ar_alloc(c->ar, cap), *w = cons;
+    for (int i = 0; i < n; i++) w += sprintf(w, "=f,");
+    w += sprintf(w, "%s", extra_cons);
+    for (int i = 0; i < n; i++) w += sprintf(w, "%s%d", nextra || i ? "," : "", i);
+    sprintf(w, ",~{memory}");
+    int nin = nextra + n;
+    LLVMTypeRef *pt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)nin);
+    LLVMValueRef *args = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)nin);
+    for (int i = 0; i < nextra; i++) {
+        pt[i] = LLVMTypeOf(extra[i]);
+        args[i] = extra[i];
+    }
+    LLVMTypeRef *rt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        pt[nextra + i] = rt[i] = c->f32;
+        args[nextra + i] = acc[i];
+    }
+    LLVMTypeRef ret = n == 1 ? c->f32 : LLVMStructTypeInContext(c->ctx, rt, (unsigned)n, 0);
+    LLVMTypeRef ft = LLVMFunctionType(ret, pt, (unsigned)nin, 0);
+    LLVMValueRef a = LLVMGetInlineAsm(ft, (char *)text, strlen(text), cons,
+                                      strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef r = LLVMBuildCall2(c->b, ft, a, args, (unsigned)nin, "");
+    for (int i = 0; i < n; i++)
+        acc[i] = n == 1 ? r : LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
+}
+
+LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n) {
+    char text[48];
+    snprintf(text, sizeof text, "wgmma.wait_group.sync.aligned %d;", n);
+    LwVal out = lw_new_val(f, acc.n);
+    memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
+    if (acc.n) tied_asm(f, text, out.r, out.n, NULL, "", 0);
+    return out;
+}
+
+/* The 64-bit matrix descriptor of buffer s (PTX ISA, "matrix descriptor
+ * format") as its two 32-bit words: the start address and the leading
+ * byte offset in the low word, the stride byte offset and the swizzle
+ * mode (128, 64, 32 bytes: 1, 2, 3) in the high one, each offset >> 4.
+ * K-major (K is s's contiguous dimension): 8 rows of M or N lie
+ * 8 * swizzle bytes apart (stride), the leading offset is unused (1).
+ * MN-major: swizzle-byte blocks along M or N lie rows * swizzle bytes
+ * apart (leading), 8 K rows 8 * swizzle bytes (stride). desc_low gives
+ * the low word at `base` (an i32 to which offsets within the buffer,
+ * >> 4, are added: the whole of shared memory fits the address field's
+ * 18 bits), desc_high the constant high word, desc_pack the two as the
+ * instruction's 64-bit operand. */
+static LLVMValueRef desc_low(LwFn *f, LLVMValueRef base, const LySmem *s, int kmajor) {
+    LwCtx *c = f->c;
+    uint32_t rows = (uint32_t)s->shape[1 - s->fast], sw = (uint32_t)s->swizzle;
+    uint32_t lbo = kmajor ? 16 : rows * sw;
+    LLVMValueRef a = LLVMBuildPtrToInt(c->b, base, c->i32, "");
+    a = LLVMBuildLShr(c->b, LLVMBuildAnd(c->b, a, lw_i32(c, 0x3FFFF), ""), lw_i32(c, 4), "");
+    return LLVMBuildOr(c->b, a, lw_i32(c, (int64_t)(lbo >> 4) << 16), "");
+}
+
+static uint32_t desc_high(const LySmem *s) {
+    uint32_t sw = (uint32_t)s->swizzle, mode = sw == 128 ? 1 : sw == 64 ? 2 : 3;
+    return (8 * sw) >> 4 | mode << 30;
+}
+
+/* The two words as one 64-bit register, by a mov.b64 of the pair: built
+ * with 64-bit arithmetic instead (a 64-bit add of the constant high
+ * word), ptxas 13.0 was seen to drop the high word when the start
+ * address came from a multiply (warpgroup 1's rows of A): a descriptor
+ * with no swizzle and no stride, every row but the first read wrong. */
+static LLVMValueRef desc_pack(LwFn *f, LLVMValueRef lo, uint32_t hi) {
+    LwCtx *c = f->c;
+    static const char text[] = "mov.b64 $0, {$1, $2};", cons[] = "=l,r,r";
+    LLVMTypeRef pt[2] = {c->i32, c->i32};
+    LLVMTypeRef ft = LLVMFunctionType(c->i64, pt, 2, 0);
+    LLVMValueRef a = LLVMGetInlineAsm(ft, (char *)text, sizeof text - 1, (char *)cons,
+                                      sizeof cons - 1, 0, 0, LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef args[2] = {lo, lw_i32(c, (int64_t)hi)};
+    return LLVMBuildCall2(c->b, ft, a, args, 2, "");
+}
+
+/* Byte offset of element (r, col) of buffer s, >> 4. */
+static uint64_t desc_off(const LySmem *s, int32_t r, int32_t col) {
+    uint32_t packed = (uint32_t)r << ly_log2(s->shape[1]) | (uint32_t)col;
+    return (uint64_t)ly_smem_offset(s, packed) * (uint64_t)s->esize >> 4;
+}
+
+/* One wgmma.mma_async m64n<ni>k16 with f32 accumulators d[0 .. ni/2). */
+static void wgmma_issue(LwFn *f, ScalarKind ek, int ni, LLVMValueRef da,
+                        LLVMValueRef db, int ta, int tb, LLVMValueRef *d) {
+    int n = ni / 2;
+    const char *t = ek == SK_BF16 ? "bf16" : "f16";
+    char *text = ar_alloc(f->c->ar, (size_t)n * 8 + 256), *w = text;
+    w += sprintf(w, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
+                 "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n + 2, ni, t, t);
+    for (int i = 0; i < n; i++) w += sprintf(w, "%s$%d", i ? ", " : "", i);
+    sprintf(w, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", n, n + 1, ta, tb);
+    LLVMValueRef extra[3] = {da, db, lw_i32(f->c, 1)};
+    tied_asm(f, text, d, n, extra, "l,l,r", 3);
+}
+
+/* Registers q .. q+ni/2-1 of accumulator layout cl hold, in wgmma's
+ * order, the m64n<ni> tile at constant origin (m0, n0): register i at
+ * (m0 + 8 * (i/2 % 2), n0 + i % 2 + 8 * (i / 4)). */
+static int wgmma_regs(const Layout *cl, int q, int ni, int32_t m0, int32_t n0) {
+    for (int i = 0; i < ni / 2; i++) {
+        int32_t co[2];
+        reg_coord(cl, q + i, co);
+        if (co[0] != m0 + 8 * (i / 2 % 2) || co[1] != n0 + i % 2 + 8 * (i / 4)) return 0;
+    }
+    return 1;
+}
+
+/* The product as warpgroup MMA: warpgroup g (warps 4g..4g+3) computes
+ * rows 64g .. 64g+63 of every 16·warps rows of the tile (M repeats mr),
+ * in N chunks of up to 256 columns, K in steps of 16, each instruction
+ * reading A and B from the rings through descriptors (lw_pipe_wgmma).
+ * Then one commit, and a wait that leaves this group in flight when the
+ * loop allows (`pending`) or none. */
+static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
+    LwCtx *c = f->c;
+    LLVMValueRef base[2];
+    const LySmem *s[2];
+    int pending;
+    if (!lw_pipe_wgmma(f, op, base, s, &pending)) return 0;
+    const Layout *cl = op->res[0]->layout;
+    ScalarKind ek = (ScalarKind)op->args[0]->ty.k;
+    int32_t M = cl->shape[0], N = cl->shape[1], K = op->args[0]->ty.dim[1];
+    int32_t rows = 16 * cl->mma_warps[0], ni = N < 256 ? N : 256;
+    int ka = s[0]->fast == 1, kb = s[1]->fast == 0;
+    LwVal acc = *lw_val(f, op->args[2]);
+    LwVal out = lw_new_val(f, acc.n);
+    memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
+    LLVMValueRef da = desc_low(f, base[0], s[0], ka), db = desc_low(f, base[1], s[1], kb);
+    uint32_t ha = desc_high(s[0]), hb = desc_high(s[1]);
+    if (cl->mma_warps[0] > 4) {   /* warpgroup g's rows start at 64g */
+        LLVMValueRef g = LLVMBuildLShr(c->b, f->warp, lw_i32(c, 2), "");
+        LLVMValueRef step = lw_i32(c, (int64_t)desc_off(s[0], 64, 0));
+        da = LLVMBuildAdd(c->b, da, LLVMBuildMul(c->b, g, step, ""), "");
+    }
+    lw_call_intr(c, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
+    for (int32_t k0 = 0; k0 < K; k0 += 16)
+        for (int32_t m0 = 0; m0 < M; m0 += rows)
+            for (int32_t n0 = 0; n0 < N; n0 += ni) {
+                int q = find_group(cl, 1, m0, n0);
+                if (q < 0 || q + ni / 2 > out.n || !wgmma_regs(cl, q, ni, m0, n0)) {
+                    lw_error(f, op->loc, "internal error: the accumulator's registers "
+                             "at (%d, %d) are not in wgmma's order", m0, n0);
+                    return 1;
+                }
+                LLVMValueRef a = desc_pack(f, LLVMBuildAdd(c->b, da, lw_i32(c, (int64_t)desc_off(s[0], m0, k0)), ""), ha);
+                LLVMValueRef b = desc_pack(f, LLVMBuildAdd(c->b, db, lw_i32(c, (int64_t)desc_off(s[1], k0, n0)), ""), hb);
+                wgmma_issue(f, ek, ni, a, b, !ka, !kb, out.r + q);
+            }
+    lw_call_intr(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
+    lw_set(f, op->res[0], lw_wgmma_wait(f, out, pending));
+    return 1;
+}
+
 /* Register of `l` whose constant coordinate is (c0, c1), by a table over
  * the tile's packed coordinates. */
 static int *reg_table(LwFn *f, const Layout *l) {
@@ -203,6 +370,7 @@ static void lw_dot_fma(LwFn *f, const IrOp *op) {
 int lw_dot(LwFn *f, const IrOp *op) {
     if (op->op != IR_DOT) return 0;
     const Layout *cl = op->res[0]->layout;
+    if (cl && cl->kind == LY_MMA && cl->wgmma && lw_dot_wgmma(f, op)) return 1;
     if (cl && cl->kind == LY_MMA)
         lw_dot_mma(f, op);
     else

@@ -332,8 +332,10 @@ static void lw_params(LwFn *f, LyVariant variant) {
  * whether it fits the architecture is lw_compile's to judge (lower.c). */
 static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
     /* cp.async rings (pipeline.c) above the scratch used while they are
-     * live, 128-byte aligned; the rest of the scratch overlaps them */
-    int64_t ring_off = (f->smem_pinned + 127) & ~(int64_t)127;
+     * live, 128-byte aligned (1024 for wgmma's, and the array with
+     * them); the rest of the scratch overlaps them */
+    int64_t align = f->ring_align > 128 ? f->ring_align : 128;
+    int64_t ring_off = (f->smem_pinned + align - 1) & ~(align - 1);
     if (f->ring && ring_off + f->ring_bytes > f->smem_bytes)
         f->smem_bytes = ring_off + f->ring_bytes;
     entry->shared_bytes = f->smem_bytes;
@@ -351,7 +353,7 @@ static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
         LLVMSetInitializer(g, LLVMGetUndef(t));
         LLVMSetLinkage(g, LLVMInternalLinkage);
     }
-    LLVMSetAlignment(g, 16);
+    LLVMSetAlignment(g, f->ring && align > 128 ? (unsigned)align : 16);
     LLVMReplaceAllUsesWith(f->smem, g);
     LLVMDeleteGlobal(f->smem);
     if (f->ring) {

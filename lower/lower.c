@@ -397,7 +397,7 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
             IrKernel *k = mods[v]->kernels[i];
             LyVariant lv = v == LW_GENERIC ? LY_VARIANT_GENERIC
                                            : LY_VARIANT_ALIGNED;
-            LyResult *ly = ly_assign_kernel(ar, k, lv);
+            LyResult *ly = ly_assign_kernel(ar, k, lv, lw_arch_wgmma(c.opt->arch));
             const char *name = ar_printf(ar, "%s__c%d__%s", k->name,
                                          k->config_index, lw_variant_tag(v));
             e[v].variant = v;

@@ -49,6 +49,11 @@ const char *lw_arch_name(size_t i);
  * that introduced the architecture, at least 8.0. 0 when unknown. */
 int lw_arch_ptx_version(const char *arch);
 
+/* Non-zero when `arch` has warpgroup MMA (wgmma.mma_async): sm_90a only
+ * (the "a" targets' features run on exactly that GPU; sm_100 has its own
+ * tensor-core instructions). */
+int lw_arch_wgmma(const char *arch);
+
 /* Static shared memory an entry may declare (48 KiB); past it the scratch
  * is dynamic shared memory, which the launch must request and pass. */
 #define LW_STATIC_SHARED_MAX (48 * 1024)

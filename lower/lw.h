@@ -79,6 +79,8 @@ typedef struct LwFn {
     LLVMValueRef ring;         /* placeholder: cp.async rings (pipeline.c),
                                   placed after the scratch at the end */
     int64_t ring_bytes;
+    int64_t ring_align;        /* of the rings' region: 128, or 1024 for
+                                  wgmma's swizzle (0 until a ring) */
     struct LwPipe *pipe;       /* pipelined loops being lowered, innermost
                                   first */
     LwFrag **frag;             /* by IrValue id: a ring operand whose
@@ -201,6 +203,16 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
                              LLVMValueRef hi, LLVMValueRef step);
 void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv);
 void lw_pipe_end(LwFn *f, struct LwPipe *p);
+/* When `dot` runs as wgmma in the innermost pipelined loop (sm_90a):
+ * the read slot's base of each operand's ring and that buffer's layout,
+ * and in *pending whether the product's group may stay in flight after
+ * it (1) or must be waited for (0); returns 1. Else 0. */
+int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2],
+                  const LySmem *s[2], int *pending);
+/* ---- dot.c */
+/* wgmma.wait_group n, acc's registers tied through it so that nothing
+ * reads them before it (the values it returns are acc's). */
+LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n);
 int lw_pipe_op(LwFn *f, const IrOp *op);
 /* Called by a product before the mma.sync of its last K sub-step: where
  * the loop carries its first sub-step's fragments, the wait, the

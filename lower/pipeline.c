@@ -82,6 +82,13 @@ struct LwPipe {
     struct LwPipe *prev;
     const IrOp *loop;
     int stages, nring;
+    int ahead;          /* copies run this many iterations ahead */
+    /* The body's product when it runs as wgmma (wgmma_plan): its operands
+     * are read from the rings through descriptors, and with `pending`
+     * one warpgroup MMA group stays in flight across the barrier (the
+     * accumulator's register `acc` carried value, index `carry`). */
+    const IrOp *wgmma;
+    int pending, carry;
     LwRing *ring;
     char *need;         /* by IrValue id: part of an address computation */
     LLVMValueRef lo, hi, step;
@@ -101,12 +108,35 @@ struct LwPipe {
 };
 
 static int64_t align128(int64_t x) { return (x + 127) & ~(int64_t)127; }
+static int64_t align1024(int64_t x) { return (x + 1023) & ~(int64_t)1023; }
 
-/* An upper bound of the conversion scratch (layout.c's padded round
- * trip is the largest user): the largest non-pointer tile, padded. A
- * product's result is left out: mma.sync and the FMA chains write their
- * accumulator in place, and a [128, 256] f32 accumulator would otherwise
- * count 128 KiB of scratch inside the loop that no one uses there. */
+/* An upper bound of the scratch the body uses: the largest tile an op
+ * that takes scratch produces or reduces — a layout conversion (padded:
+ * layout.c's round trip is the largest user), an atomic's old values,
+ * a reduction or scan. A conversion of a load read from a ring (by
+ * ldmatrix, descriptors or element loads) takes none, and neither do
+ * the products: mma.sync, wgmma and the FMA chains write their
+ * accumulator in place. (Counting every tile instead counted a [64, 256]
+ * i32 index tile of a matmul's masks: 64 KiB that no one uses.) */
+static int uses_scratch(const IrOp *op) {
+    switch (op->op) {
+    case IR_CONVERT_LAYOUT: {
+        const IrOp *ld = op->args[0]->def;
+        return !(ld && ld->op == IR_LOAD && ld->iattr[3] >= 2);
+    }
+    case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_REDUCE: case IR_SCAN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int64_t padded_bytes(const Type *t) {
+    if (t->rank == 0 || t->k == SK_PTR) return 0;
+    int64_t n = ty_numel(*t);
+    return (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
+}
+
 static int64_t scratch_bound(const IrBlock *b) {
     int64_t m = 0;
     for (const IrOp *op = b->first; op; op = op->next) {
@@ -114,11 +144,13 @@ static int64_t scratch_bound(const IrBlock *b) {
             int64_t x = scratch_bound(op->regions[r]);
             if (x > m) m = x;
         }
-        for (int i = 0; i < op->nres && op->op != IR_DOT; i++) {
-            const Type *t = &op->res[i]->ty;
-            if (t->rank == 0 || t->k == SK_PTR) continue;
-            int64_t n = ty_numel(*t);
-            int64_t x = (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
+        if (!uses_scratch(op)) continue;
+        for (int i = 0; i < op->nres; i++) {
+            int64_t x = padded_bytes(&op->res[i]->ty);
+            if (x > m) m = x;
+        }
+        for (int i = 0; i < op->nargs && (op->op == IR_REDUCE || op->op == IR_SCAN); i++) {
+            int64_t x = padded_bytes(&op->args[i]->ty);
             if (x > m) m = x;
         }
     }
@@ -135,17 +167,20 @@ static void mark_cone(struct LwPipe *p, const IrBlock *body, const IrValue *v) {
 
 /* The ring for marked load `load` of this loop, or 0 when it cannot be
  * copied with cp.async. */
-static int ring_for(LwFn *f, const IrOp *load, LwRing *r) {
+static int ring_for(LwFn *f, const IrOp *load, LwRing *r, int wgmma) {
     const Layout *pl = load->args[0]->layout;
     const Type *t = &load->res[0]->ty;
     if (!pl || pl->rank != 2 || t->rank != 2) return 0;
     int esize = ty_bytes((ScalarKind)t->k), fast = ly_fastest_dim(pl);
-    LySmem *s = ly_smem_swizzled(f->c->ar, t->dim, fast, esize);
+    LySmem *s = wgmma ? ly_smem_wgmma(f->c->ar, t->dim, fast, esize)
+                      : ly_smem_swizzled(f->c->ar, t->dim, fast, esize);
     int w = ly_mem_vec(f->ly, load), bytes = w * esize;
     if (!s || (bytes != 4 && bytes != 8 && bytes != 16) || w > s->vec ||
         w > ly_vec_width(pl, fast))
         return 0;
-    *r = (LwRing){.load = load, .s = s, .buf = align128(ly_smem_bytes(s)), .w = w};
+    int64_t size = ly_smem_bytes(s);
+    *r = (LwRing){.load = load, .s = s, .w = w,
+                  .buf = wgmma ? align1024(size) : align128(size)};
     return 1;
 }
 
@@ -308,7 +343,7 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
         covered++;
     }
     if (covered != p->nring) return;
-    LLVMValueRef wait = lw_i32(f->c, p->stages - 2);
+    LLVMValueRef wait = lw_i32(f->c, p->ahead - 1);
     lw_call_intr(f->c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
     lw_barrier(f);
     for (int i = 0; i < 2; i++)
@@ -317,6 +352,54 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
             p->carry_init[i] = lw_frag_raw(z[i]);
         }
     p->carry_dot = dot;
+}
+
+/* Operand i of `dot`: its conversion, in `body`, of a load of this loop
+ * marked for a ring that nothing else reads; or NULL. */
+static const IrOp *ring_operand(LwFn *f, const IrBlock *body, const IrOp *dot,
+                                int i) {
+    const IrOp *cv = dot->args[i]->def;
+    if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body) return NULL;
+    const IrOp *ld = cv->args[0]->def;
+    if (!ld || ld->op != IR_LOAD || ld->parent != body || ld->iattr[3] < 2 ||
+        f->uses[ld->res[0]->id] != 1 || !only_products(f, cv))
+        return NULL;
+    return cv;
+}
+
+/* Warpgroup MMA (sm_90a): when layout assignment allowed it for the
+ * body's one product (Layout.wgmma) and both its operands come from
+ * rings only it reads, the product reads the rings through descriptors
+ * (dot.c) and the rings take wgmma's canonical layout (ly_smem_wgmma).
+ * wgmma runs asynchronously: when the product's accumulator is carried
+ * straight from one iteration's product to the next (acc = dot(a, b,
+ * acc=acc), nothing else reading it), one iteration's group stays in
+ * flight while the next iteration waits for its copies and crosses the
+ * barrier (`pending`); the copies then run stages-2 iterations ahead,
+ * so that the slot they overwrite was read by a product already waited
+ * for. Returns 1 and fills p when so. */
+static int wgmma_plan(LwFn *f, struct LwPipe *p, int nmarked) {
+    const IrBlock *body = p->loop->regions[0];
+    const IrOp *dot = NULL;
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->op == IR_DOT) {
+            if (dot) return 0;
+            dot = op;
+        }
+    const Layout *cl = dot ? dot->res[0]->layout : NULL;
+    if (!cl || cl->kind != LY_MMA || !cl->wgmma || nmarked != 2 ||
+        !ring_operand(f, body, dot, 0) || !ring_operand(f, body, dot, 1))
+        return 0;
+    p->wgmma = dot;
+    p->carry = -1;
+    const IrOp *y = body->last;
+    for (int i = 0; y && y->op == IR_YIELD && i < y->nargs; i++)
+        if (y->args[i] == dot->res[0] && dot->args[2] == body->args[i + 1] &&
+            f->uses[dot->res[0]->id] == 1 && f->uses[body->args[i + 1]->id] == 1 &&
+            ly_eq(body->args[i + 1]->layout, cl))
+            p->carry = i;
+    p->pending = p->carry >= 0 && p->stages >= 3;
+    return 1;
 }
 
 struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
@@ -334,15 +417,20 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     *p = (struct LwPipe){.loop = loop, .stages = stages, .lo = lo, .hi = hi,
                          .step = step};
     p->ring = ar_alloc(c->ar, sizeof(LwRing) * (size_t)n);
-    int64_t total = 0;
+    int wg = wgmma_plan(f, p, n);
+    p->ahead = p->pending ? stages - 2 : stages - 1;
+    /* wgmma's swizzle repeats every 1024 bytes from an aligned start */
+    int64_t start = wg ? align1024(f->ring_bytes) : f->ring_bytes, total = 0;
     for (const IrOp *op = body->first; op; op = op->next) {
         if (op->op != IR_LOAD || op->iattr[3] < 2) continue;
         LwRing *r = &p->ring[p->nring++];
-        if (op->iattr[3] != stages || !ring_for(f, op, r))
+        if (op->iattr[3] != stages || !ring_for(f, op, r, wg))
             return unpipelined(f, loop, 0);
-        r->off = f->ring_bytes + total;
+        r->off = start + total;
         total += stages * r->buf;
     }
+    total += start - f->ring_bytes;
+    if (wg) f->ring_align = 1024;
     /* The scratch used while the rings are live lies below them; the
      * rest of the scratch may overlap them (kernel.c places both). */
     int64_t inside = align128(scratch_bound(body)) + f->ring_bytes + total;
@@ -366,13 +454,13 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     lw_barrier(f);
     p->smem_outside = f->smem_bytes;
     f->smem_bytes = 0;
-    for (int j = 0; j < stages - 1; j++) {
+    for (int j = 0; j < p->ahead; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
         issue(f, p, iv, lw_i32(c, j), 0);
         lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
-    carry_plan(f, p);
+    if (!p->wgmma) carry_plan(f, p);
     p->prev = f->pipe;
     f->pipe = p;
     return p;
@@ -412,8 +500,8 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     LLVMBuilderRef b = c->b;
     p->iv = iv;
     p->read_slot = header_phi(f, iv, lw_i32(c, 0));
-    LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)(p->stages - 1), 0);
-    LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->stages - 1);
+    LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)p->ahead, 0);
+    LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->ahead);
     for (int i = 0; i < 2; i++) {
         LLVMValueRef *init = p->carry_init[i];
         if (!p->carry_dot || !init) continue;
@@ -423,8 +511,13 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
             p->carry_phi[i][j] = init[j] ? header_phi(f, iv, init[j]) : NULL;
     }
     if (!p->carry_dot) {
-        LLVMValueRef wait = lw_i32(c, p->stages - 2);
+        LLVMValueRef wait = lw_i32(c, p->ahead - 1);
         lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
+        /* cp.async writes through the generic proxy, wgmma reads through
+         * the async one: each thread's landed copies are made visible to
+         * it before the barrier publishes them */
+        if (p->wgmma)
+            lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         lw_barrier(f);
     }
     LLVMValueRef next = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
@@ -459,6 +552,11 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
     if (p->carry_dot && !p->carry_next[0] && !p->carry_next[1] && !f->failed)
         lw_error(f, p->carry_dot->loc, "internal error: the product did not "
                  "read the next slot's fragments");
+    if (p->wgmma && p->pending) {
+        /* the last product's group: done before anyone reads the sum */
+        const IrValue *acc = p->loop->regions[0]->args[p->carry + 1];
+        lw_set(f, acc, lw_wgmma_wait(f, *lw_val(f, acc), 0));
+    }
     lw_call_intr(c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
     if (f->smem_bytes > f->smem_pinned) f->smem_pinned = f->smem_bytes;
     if (p->smem_outside > f->smem_bytes) f->smem_bytes = p->smem_outside;
@@ -487,6 +585,10 @@ int lw_pipe_op(LwFn *f, const IrOp *op) {
         return 0;
     const LwRing *r = find_ring(f, op->args[0]->def, &slot);
     if (!r) return 0;
+    if (f->pipe && f->pipe->wgmma && only_products(f, op)) {
+        lw_set(f, op->res[0], (LwVal){0, NULL});   /* read by descriptors */
+        return 1;
+    }
     LLVMValueRef base = slot_base(f, r, slot);
     ScalarKind k = (ScalarKind)op->args[0]->ty.k;
     struct LwPipe *p = f->pipe;
@@ -514,7 +616,7 @@ void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
     struct LwPipe *p = f->pipe;
     if (!p || p->carry_dot != dot) return;
     LwCtx *c = f->c;
-    LLVMValueRef wait = lw_i32(c, p->stages - 2);
+    LLVMValueRef wait = lw_i32(c, p->ahead - 1);
     lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
     lw_barrier(f);
     LLVMValueRef slot = slot_add(f, p, p->read_slot, 1);
@@ -527,4 +629,19 @@ void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
         lw_frag_load(f, z, 0, dot->res[0]->layout->mma_k);
         p->carry_next[i] = lw_frag_raw(z);
     }
+}
+
+int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *s[2],
+                  int *pending) {
+    struct LwPipe *p = f->pipe;
+    if (!p || p->wgmma != dot) return 0;
+    for (int i = 0; i < 2; i++) {
+        LLVMValueRef slot;
+        const LwRing *r = find_ring(f, dot->args[i]->def->args[0]->def, &slot);
+        if (!r) return 0;
+        base[i] = slot_base(f, r, slot);
+        s[i] = r->s;
+    }
+    *pending = p->pending;
+    return 1;
 }

@@ -51,6 +51,8 @@ const char *lw_arch_name(size_t i) {
     return i < lw_arch_count() ? lw_archs[i].name : NULL;
 }
 
+int lw_arch_wgmma(const char *arch) { return arch && strcmp(arch, "sm_90a") == 0; }
+
 /* The version text is written once, whichever thread asks first. */
 static pthread_once_t lw_version_once = PTHREAD_ONCE_INIT;
 static char lw_version_text[32];

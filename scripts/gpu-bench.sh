@@ -24,7 +24,10 @@
 #                               and softmax_tune.tlb (examples/softmax.tile,
 #                               all its configurations: the `tune` step)
 #   build-gpu/compile_time.tsv  tilec's compile time here (bench/compile_time.sh)
-# All bundles are for --arch=sm_90 (PTX and, ptxas being here, the cubin).
+# Bundles are for GPU_ARCH (default sm_90a: the H200's own features,
+# warpgroup MMA among them; PTX and, ptxas being here, the cubin), and the
+# tensor-core examples' also for sm_90 in build-gpu/examples-sm_90, so
+# that `tests` checks mma.sync there too.
 #
 # `run` writes under $OUT (default build-gpu/out): examples_gpu.log,
 # test_gpu_runtime.log, launch_overhead.txt, bench.tsv, bench.md, bench.log,
@@ -39,7 +42,11 @@ build=$top/build-gpu
 examples="vadd bias_gelu bias_gelu_bf16 softmax layernorm layernorm_f16 cross_entropy
           stencil dropout transpose spec_vadd spec_bias_gelu spec_softmax
           matmul matmul_bf16 matmul_f32 matmul_bias_relu matmul_gelu bmm
-          attention_d64 attention_d64_causal attention_d128 attention_d128_causal"
+          attention_d64 attention_d64_causal attention_d128 attention_d128_causal
+          matmul_wg matmul_wg_bf16 matmul_bias_relu_wg"
+dot_examples="matmul matmul_bf16 matmul_f32 matmul_bias_relu matmul_gelu bmm attention_d64
+              matmul_wg matmul_wg_bf16 matmul_bias_relu_wg"
+arch=${GPU_ARCH:-sm_90a}
 
 prepare() {
     set -e
@@ -59,8 +66,9 @@ prepare() {
         bundle/format.c bundle/read.c bundle/write.c \
         -ldl -lpthread -lm
     export TILE_STDLIB=$top/stdlib
-    tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples" sm_90
-    python3 bench/build_bundles.py "$top/tilec" "$build/bench" --arch sm_90
+    tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples" "$arch"
+    [ "$arch" = sm_90 ] || tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples-sm_90" sm_90
+    python3 bench/build_bundles.py "$top/tilec" "$build/bench" --arch "$arch"
     python3 -m py_compile bench/bench.py bench/tile_ctypes.py bench/configs.py bench/charts.py \
         bench/hosttime.py
     python3 bench/bench.py --build "$build" --dry-run > "$build/dry-run.txt" ||
@@ -95,17 +103,23 @@ check_prepared() {
     }
 }
 
+# run_example DIR NAME LABEL: one example's test, its line in $summary
+run_example() {
+    "$build/bin/examples_gpu" "$1" "$2" >> "$OUT/examples_gpu.log" 2>&1
+    case $? in
+    0) summary="$summary  $3 ok\n" ;;
+    77) summary="$summary  $3 SKIPPED (no GPU)\n"; status=1 ;;
+    *) summary="$summary  $3 FAILED\n"; status=1 ;;
+    esac
+}
+
 tests() {
-    local status=0 e rc summary=""
-    for e in $examples; do
-        "$build/bin/examples_gpu" "$build/examples" "$e" >> "$OUT/examples_gpu.log" 2>&1
-        rc=$?
-        case $rc in
-        0) summary="$summary  $e ok\n" ;;
-        77) summary="$summary  $e SKIPPED (no GPU)\n"; status=1 ;;
-        *) summary="$summary  $e FAILED (exit $rc)\n"; status=1 ;;
-        esac
-    done
+    local e rc
+    status=0 summary=""
+    for e in $examples; do run_example "$build/examples" "$e" "$e"; done
+    if [ -d "$build/examples-sm_90" ]; then
+        for e in $dot_examples; do run_example "$build/examples-sm_90" "$e" "$e@sm_90"; done
+    fi
     "$build/bin/test_gpu_runtime" "$build/examples/vadd.tlb" "$build/examples/softmax.tlb" \
         > "$OUT/test_gpu_runtime.log" 2>&1
     rc=$?

@@ -85,6 +85,12 @@ typedef struct Layout {
      * program's warps). */
     int32_t mma_k;
     int32_t mma_warps[2];
+    /* LY_MMA on sm_90a: the product may run as wgmma (warpgroup MMA,
+     * m64nNk16, operands read from shared memory by descriptors) when
+     * the lowering finds both operands in cp.async rings; the map is the
+     * same (every warp on M, mma_warps = [warps, 1]), so mma.sync remains
+     * the fallback. */
+    uint8_t wgmma;
     /* LY_DOT_OP: 0 for A ([M, K]), 1 for B ([K, N]); `parent` is the
      * accumulator's layout (shape [M, N]). kwidth: consecutive K elements
      * per 32-bit register (32 / element bits) for an MMA parent, 0 for
@@ -279,11 +285,22 @@ typedef struct LySmem {
     int fast;                 /* contiguous dimension: 0 or 1 */
     int esize;                /* bytes per element */
     int vec, per_phase, max_phase;
+    int swizzle;              /* ly_smem_wgmma: its swizzle width in bytes
+                                 (32, 64, 128); 0 for ly_smem_swizzled */
     LyMap off;                /* packed coordinate -> element offset */
 } LySmem;
 
 LySmem *ly_smem_swizzled(Arena *ar, const int32_t shape[2], int fast,
                          int esize);
+/* The canonical layout wgmma reads through a descriptor (PTX ISA,
+ * "shared memory matrix layout"): the contiguous dimension cut into
+ * blocks of `swizzle` bytes (128, or the row's width when it is 32 or
+ * 64), each block all rows x swizzle bytes, blocks one after another;
+ * within a block row r lies at r * swizzle bytes and its 16-byte unit u
+ * at u ^ (r * swizzle / 128 % (swizzle / 16)): the hardware's
+ * Swizzle<3|2|1, 4, 3> on address bits, given a buffer aligned to
+ * 8 * swizzle bytes. NULL when the row is narrower than 32 bytes. */
+LySmem *ly_smem_wgmma(Arena *ar, const int32_t shape[2], int fast, int esize);
 /* Element offset of the element at packed coordinate `packed`. */
 uint32_t ly_smem_offset(const LySmem *s, uint32_t packed);
 /* Bytes one buffer of s takes. */
@@ -347,9 +364,11 @@ typedef struct LyResult {
  * inserted where layouts meet, cheap producers recomputed instead.
  * Build each variant from a fresh IrKernel (sm_compile again): the pass
  * changes the kernel. */
-LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v);
-/* Runs ly_assign_kernel on every kernel of m. */
-void ly_assign_module(Arena *ar, IrModule *m, LyVariant v);
+LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v, int wgmma);
+/* Runs ly_assign_kernel on every kernel of m. `wgmma`: the target has
+ * warpgroup MMA (sm_90a), which products whose operands are loaded in
+ * their loop may use (dot_layout, layout_assign.c). */
+void ly_assign_module(Arena *ar, IrModule *m, LyVariant v, int wgmma);
 
 /* Checks the pass's postcondition on k: every tile value has a layout,
  * no scalar has one, every operand has the layout its op needs (memory

@@ -60,6 +60,7 @@ typedef struct LaCtx {
     Vec(Remat) remat;
     IrBlock *scratch;    /* new ops are built here, then moved */
     int changed;
+    int wgmma;           /* the target has warpgroup MMA (sm_90a) */
 } LaCtx;
 
 static int is_tile(const IrValue *v) { return v->ty.rank > 0; }
@@ -176,6 +177,41 @@ static int chained_dot(LaCtx *c, IrOp *const *dots, int n, const IrOp *d) {
     return 0;
 }
 
+/* Operand i of dot `op` is loaded in the body of the `for` loop the
+ * product is in, at least 4 bytes at a time by the axis info (the
+ * layout is not known yet; ly_mem_vec decides later): what the pipeliner
+ * may turn into a cp.async ring (sema/pipeline.c). */
+static int loop_loaded(LaCtx *c, const IrOp *op, int i) {
+    const IrOp *ld = op->args[i]->def;
+    const IrOp *loop = op->parent ? op->parent->parent : NULL;
+    if (!ld || ld->op != IR_LOAD || ld->parent != op->parent || !loop ||
+        loop->op != IR_FOR || c->k->stages < 2 || !is_tile(ld->args[0]))
+        return 0;
+    const AxInfo *a = ax_of(c->ax, ld->args[0]);
+    int64_t esize = ty_bytes(ld->args[0]->ty.pointee), best = 1;
+    for (int d = 0; d < ld->args[0]->ty.rank; d++) {
+        int64_t v = min64(a->contig[d], a->div[d] / esize);
+        if ((ld->iattr[0] & LOAD_MASK) && is_tile(ld->args[1]))
+            v = min64(v, ax_of(c->ax, ld->args[1])->constancy[d]);
+        if (v > best) best = v;
+    }
+    return best * esize >= 4;
+}
+
+/* A product warpgroup MMA can take (sm_90a): f16/bf16 operands both
+ * loaded in the product's loop (wgmma reads them from the rings, so
+ * chained products, whose A is in registers, keep mma.sync), every warp
+ * on M in whole warpgroups (warps 4g..4g+3 own rows 64g..64g+63 of each
+ * 16·warps rows, as the mma.sync map with mma_warps = [warps, 1] has
+ * them), N at least one n8 column block. */
+static int wgmma_fits(LaCtx *c, const IrOp *op, int mk, int chained) {
+    const Type tr = op->res[0]->ty;
+    int w = c->k->warps;
+    return c->wgmma && mk == 16 && !chained && w % 4 == 0 &&
+           tr.dim[0] % 64 == 0 && tr.dim[0] >= 16 * w && tr.dim[1] >= 8 &&
+           loop_loaded(c, op, 0) && loop_loaded(c, op, 1);
+}
+
 /* The anchor layout of a dot's accumulator and result: an mma.sync
  * accumulator layout (sema/mma.c) when a tensor-core instruction fits
  * the operands, else (f32 with precision="ieee", i8 with K < 32) the
@@ -186,8 +222,15 @@ static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n,
     int mk = ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]);
     if (!mk) return default_layout(c, tr);
     int32_t warps[2];
-    ly_mma_warps(tr.dim[0], tr.dim[1], c->k->warps, chained_dot(c, dots, n, op),
-                 warps);
+    int chained = chained_dot(c, dots, n, op);
+    if (wgmma_fits(c, op, mk, chained)) {
+        warps[0] = c->k->warps;
+        warps[1] = 1;
+        Layout *l = ly_mma(c->ar, tr.dim, mk, warps);
+        if (l) l->wgmma = 1;
+        return l;
+    }
+    ly_mma_warps(tr.dim[0], tr.dim[1], c->k->warps, chained, warps);
     return ly_mma(c->ar, tr.dim, mk, warps);
 }
 
@@ -518,10 +561,11 @@ static void materialize_block(LaCtx *c, IrBlock *b) {
 
 /* ------------------------------------------------------------------ API */
 
-LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v) {
+LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v, int wgmma) {
     LaCtx c = {0};
     c.ar = ar;
     c.k = k;
+    c.wgmma = wgmma;
     c.ax = ax_analyze(ar, k, v);
     IrBuilder b = {ar, k, NULL, k->loc};
     c.scratch = ir_block(&b, 0, NULL);
@@ -536,8 +580,9 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v) {
     return r;
 }
 
-void ly_assign_module(Arena *ar, IrModule *m, LyVariant v) {
-    for (int i = 0; i < m->nkernels; i++) ly_assign_kernel(ar, m->kernels[i], v);
+void ly_assign_module(Arena *ar, IrModule *m, LyVariant v, int wgmma) {
+    for (int i = 0; i < m->nkernels; i++)
+        ly_assign_kernel(ar, m->kernels[i], v, wgmma);
 }
 
 int ly_mem_vec(const LyResult *r, const IrOp *op) {

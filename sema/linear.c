@@ -217,7 +217,11 @@ Layout *ly_reshaped_family(Arena *ar, const Layout *l, const int32_t *shape) {
         const Layout *p = ly_reshaped_family(ar, l->parent, pshape);
         return p ? ly_slice(ar, p, l->slice_dim) : NULL;
     }
-    if (l->kind == LY_MMA) return ly_mma(ar, shape, l->mma_k, l->mma_warps);
+    if (l->kind == LY_MMA) {
+        Layout *m = ly_mma(ar, shape, l->mma_k, l->mma_warps);
+        if (m) m->wgmma = l->wgmma;
+        return m;
+    }
     if (l->kind == LY_DOT_OP) {
         /* The accumulator keeps its other dimension; K follows the operand. */
         int32_t ashape[2] = {l->parent->shape[0], l->parent->shape[1]};
@@ -508,7 +512,7 @@ void ly_print(FILE *out, const Layout *l) {
         ly_print(out, l->parent);
         fputc('>', out);
     } else if (l->kind == LY_MMA) {
-        fprintf(out, "#mma<m16n8k%d, ", (int)l->mma_k);
+        fprintf(out, "#mma<m16n8k%d, %s", (int)l->mma_k, l->wgmma ? "wgmma, " : "");
         print_list(out, "warps", 2, l->mma_warps);
         fputc('>', out);
     } else if (l->kind == LY_DOT_OP) {

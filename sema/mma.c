@@ -224,6 +224,39 @@ LySmem *ly_smem_swizzled(Arena *ar, const int32_t shape[2], int fast, int esize)
     return s;
 }
 
+/* wgmma's canonical layout: see layout.h. As in ly_smem_swizzled, the
+ * offset is linear in the packed coordinate's bits: a fast bit inside
+ * the block moves within the row, one above it moves a whole block
+ * (rows x block elements), a row bit moves a row and, for the phase's
+ * bits, flips a unit bit. */
+LySmem *ly_smem_wgmma(Arena *ar, const int32_t shape[2], int fast, int esize) {
+    int fb = ly_log2(shape[fast]), rb = ly_log2(shape[1 - fast]);
+    if (fb < 0 || rb < 0 || ly_log2(esize) < 0 || esize > 16) return NULL;
+    int row_bytes = shape[fast] * esize;
+    int sw = row_bytes < 128 ? row_bytes : 128;
+    if (sw < 32) return NULL;
+    LySmem *s = ar_alloc(ar, sizeof *s);
+    memcpy(s->shape, shape, sizeof s->shape);
+    s->fast = fast;
+    s->esize = esize;
+    s->swizzle = sw;
+    s->vec = 16 / esize;
+    s->per_phase = 128 / sw;
+    s->max_phase = sw / 16;
+    int lblock = ly_log2(sw / esize), lv = ly_log2(s->vec);
+    int lp = ly_log2(s->per_phase), lm = ly_log2(s->max_phase);
+    s->off.nin = s->off.nout = fb + rb;
+    for (int i = 0; i < fb; i++)          /* fast coordinate bit i */
+        s->off.col[fast == 1 ? i : rb + i] =
+            i < lblock ? 1u << i : 1u << (rb + i);   /* block: rows << lblock */
+    for (int i = 0; i < rb; i++) {        /* row coordinate bit i */
+        uint32_t v = 1u << (lblock + i);
+        if (i >= lp && i < lp + lm) v |= 1u << (lv + i - lp);
+        s->off.col[fast == 1 ? fb + i : i] = v;
+    }
+    return s;
+}
+
 uint32_t ly_smem_offset(const LySmem *s, uint32_t packed) {
     return ly_map_apply(&s->off, packed);
 }

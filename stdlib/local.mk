@@ -5,3 +5,5 @@
 stdlibstddir = $(pkgdatadir)/stdlib/std
 dist_stdlibstd_DATA = stdlib/std/math.tile stdlib/std/random.tile \
 	stdlib/std/grid.tile
+# The fit behind std/math's gelu coefficients (numpy; not installed).
+EXTRA_DIST += stdlib/tools/fit_gelu.py

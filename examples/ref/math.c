@@ -1,12 +1,14 @@
 /* math.c — references for stdlib/std/math.tile, in double from the
- * textbook definitions (libm's erf, tanh, log1p, expm1). */
+ * textbook definitions (libm's erfc, tanh, log1p, expm1). */
 #include "ref.h"
 
 #include <math.h>
 
 double ref_sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
 double ref_silu(double x) { return x * ref_sigmoid(x); }
-double ref_gelu(double x) { return 0.5 * x * (1.0 + erf(x / sqrt(2.0))); }
+/* 0.5 x (1 + erf(x / sqrt 2)) written with erfc, which does not cancel
+ * for negative x (1 + erf loses every digit below x = -8.3 in double). */
+double ref_gelu(double x) { return 0.5 * x * erfc(-x / sqrt(2.0)); }
 
 double ref_gelu_tanh(double x) {
     const double k = sqrt(2.0 / 3.14159265358979323846);

@@ -113,7 +113,7 @@ void ref_dropout(double *out, const double *x, float p, int32_t seed, long n);
 
 double ref_sigmoid(double x);
 double ref_silu(double x);
-double ref_gelu(double x);
+double ref_gelu(double x);      /* x Phi(x) */
 double ref_gelu_tanh(double x);
 double ref_softplus(double x);
 double ref_relu(double x);

@@ -51,6 +51,21 @@ for d in 64 128; do
     build attention_d${d}_causal "$here/examples/attention.tile" -D BM=64 -D BN=64 -D D=$d -D CAUSAL=true
 done
 
+# Warpgroup MMA (wgmma, --arch=sm_90a; mma.sync elsewhere): tiles that
+# take it, each with one configuration (warps and stages rewritten in a
+# copy of the source, tilec having no -D for them): two warpgroups and a
+# group kept in flight (stages 3 and 4, 128-byte swizzle), one warpgroup
+# over two M repeats waiting at once (stages 2, BK 32: 64-byte swizzle).
+one_config() {   # one_config SOURCE WARPS STAGES > copy
+    sed -E "s/warps = \[[0-9, ]*\]/warps = [$2]/; s/stages = \[[0-9, ]*\]/stages = [$3]/" "$1"
+}
+one_config "$here/examples/matmul.tile" 8 3 > "$out/matmul_w8s3.tile"
+one_config "$here/examples/matmul.tile" 8 4 > "$out/matmul_w8s4.tile"
+one_config "$here/examples/matmul_bias_relu.tile" 4 2 > "$out/matmul_bias_relu_w4s2.tile"
+build matmul_wg "$out/matmul_w8s3.tile" -D BM=128 -D BN=128 -D BK=64
+build matmul_wg_bf16 "$out/matmul_w8s4.tile" -D BM=128 -D BN=256 -D BK=64 -D T=bf16
+build matmul_bias_relu_wg "$out/matmul_bias_relu_w4s2.tile" -D BM=128 -D BN=64 -D BK=32
+
 # The spec's examples: everything of spec-all.tile before matmul_bias_relu's
 # attributes, without the test's comment lines.
 spec="$out/spec.tile"

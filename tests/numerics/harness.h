@@ -143,6 +143,7 @@ int run_matmul_gelu(Run *r);
 int run_bmm(Run *r);
 int run_attention(Run *r);
 int run_std_math(Run *r);
+int run_std_gelu(Run *r);
 int run_std_random(Run *r);
 
 /* Saves a copy of b in r->saved on the first configuration and compares b

@@ -42,6 +42,10 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/softmax.num \
 	tests/numerics/cases/std_math-f16.num \
 	tests/numerics/cases/std_math-f32.num \
+	tests/numerics/cases/std_gelu-f32.num \
+	tests/numerics/cases/std_gelu-f16.num \
+	tests/numerics/cases/std_gelu-bf16.num \
+	tests/numerics/cases/std_gelu-f64.num \
 	tests/numerics/cases/std_random.num \
 	tests/numerics/cases/stencil-heat1.num \
 	tests/numerics/cases/stencil-heat2.num \
@@ -50,4 +54,5 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/vadd.num
 TESTS += $(numerics_cases)
 EXTRA_DIST += $(numerics_cases) tests/numerics/kernels/std_math.tile \
-	tests/numerics/kernels/std_random.tile
+	tests/numerics/kernels/std_random.tile \
+	tests/numerics/kernels/std_gelu.tile

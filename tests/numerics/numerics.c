@@ -46,6 +46,7 @@ static const struct { const char *name; Runner fn; } runners[] = {
     {"bmm", run_bmm},
     {"attention", run_attention},
     {"std_math", run_std_math},
+    {"std_gelu", run_std_gelu},
     {"std_random", run_std_random},
 };
 

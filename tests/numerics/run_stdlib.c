@@ -5,6 +5,8 @@
  * std/math: every function against its double-precision definition
  * (examples/ref/math.c) on inputs spread log-uniformly over many orders of
  * magnitude, both signs, plus values where naive formulas break.
+ * std/gelu: gelu alone on a dense grid (every f16 and bf16 value), with
+ * error bounds on Phi and on the relative error and the special values.
  * std/random: Philox words bit-exact against examples/ref/random.c, which
  * is itself checked against the Random123 known-answer vectors; rand
  * bit-exact and inside [0, 1); randn close to the double-precision
@@ -34,12 +36,14 @@ static double elu1(double x) { return ref_elu(x, 1.0); }
 static double log1p_abs(double x) { return ref_log1p(fabs(x)); }
 
 /* In the order the test kernel stores them. FLT_MIN as the absolute
- * tolerance accepts f32's flush of results below the normal range; gelu's
- * forms cancel in 1 + erf (1 + tanh) for negative x by construction. */
+ * tolerance accepts f32's flush of results below the normal range;
+ * gelu_tanh cancels in 1 + tanh for negative x by construction; gelu's
+ * relative error grows to ~1e-4 around |gelu| ~ 1e-8 (run_std_gelu
+ * below bounds it), which 1e-10 absolute covers. */
 static const MathFn math_fns[] = {
     {"sigmoid", ref_sigmoid, 1e-5, FLT_MIN},
     {"silu", ref_silu, 1e-5, FLT_MIN},
-    {"gelu", ref_gelu, 1e-5, 1e-6},
+    {"gelu", ref_gelu, 1e-5, 1e-10},
     {"gelu_tanh", ref_gelu_tanh, 1e-5, 1e-6},
     {"softplus", ref_softplus, 1e-5, FLT_MIN},
     {"relu", ref_relu, 0, 0},
@@ -80,14 +84,111 @@ int run_std_math(Run *r) {
         HBuf part = {dt, n, (char *)out.data + (size_t)(f * n) * dt_size(dt)};
         for (long i = 0; i < n; i++)
             ref[i] = math_fns[f].ref(xd[i]);
-        /* f16: every operation rounds to 11 bits, and gelu's cancellation
-         * costs absolute accuracy of about |x| * 2^-11. */
+        /* f16: every operation rounds to 11 bits, and gelu_tanh's
+         * cancellation costs absolute accuracy of about |x| * 2^-11 (gelu
+         * computes in f32 and rounds once). */
         double rtol = dt == DT_F32 ? math_fns[f].rtol : 8 * dt_unit(dt);
         double atol = dt == DT_F32 ? math_fns[f].atol : 1e-3;
         fails += check_close(math_fns[f].name, &part, ref, NULL, rtol, atol);
     }
     free(ref); free(xd);
     hb_free(&x); hb_free(&out);
+    return fails;
+}
+
+/* -------------------------------------------------------------- std/gelu */
+
+/* std/math's gelu (a polynomial for log2 Phi, stdlib/tools/fit_gelu.py)
+ * against x Phi(x) in double, on a dense grid: every step of 1/size over
+ * [-16, 16] for f32 and f64 (`size` in the case file), every one of the
+ * 65536 values for f16 and bf16 (computed in f32 by gelu; the output is
+ * f32), plus special values. Bounds (fit_gelu.py measures 1.0e-7, 4.8e-6
+ * and 2.2e-4 for the interpreter):
+ *  - |gelu(x) / x - Phi(x)| <= 1.5e-7 (PyTorch's f32 formula: ~1e-7);
+ *  - relative error <= 1e-5 where |gelu(x)| >= 1e-6 and <= 5e-4 where
+ *    |gelu(x)| >= 1e-10 (1 + erf in f32 has lost every digit there);
+ *  - gelu(x) = x exactly for x >= 12 and |gelu(x)| <= 1e-30 for x <= -12,
+ *    gelu(+inf) = +inf, gelu(-inf) ~ 0, gelu(NaN) = NaN, gelu(0) = 0;
+ *    below |gelu| = 2^-100, the first bound or 2^-147 (f32 subnormals). */
+enum { GELU_SPECIALS = 20 };
+
+static const double gelu_specials[GELU_SPECIALS] = {
+    INFINITY, -INFINITY, NAN, 0.0, -0.0, 100.0, -100.0, 12.0, -12.0,
+    11.99, -11.99, 1e30, -1e30, 1e-30, -1e-30, 1e-40, -1e-40, 3.4e38,
+    -3.4e38, -5.5};
+
+typedef struct GeluErr {
+    double phi, rel6, rel10;     /* max |dPhi|, rel. error over two floors */
+    long bad;
+} GeluErr;
+
+static int gelu_bad(GeluErr *e, long i, double x, double g, const char *why) {
+    if (e->bad++ < 8)
+        fprintf(stderr, "  gelu[%ld]: gelu(%.9g) = %.9g: %s\n", i, x, g, why);
+    return 1;
+}
+
+static void gelu_check(GeluErr *e, long i, double x, double g) {
+    if (isnan(x)) {
+        if (!isnan(g)) gelu_bad(e, i, x, g, "want NaN");
+        return;
+    }
+    if (isinf(x) && x > 0) {
+        if (g != x) gelu_bad(e, i, x, g, "want +inf");
+        return;
+    }
+    if (x <= -12) {
+        if (!(fabs(g) <= 1e-30)) gelu_bad(e, i, x, g, "want |gelu| <= 1e-30");
+        return;
+    }
+    if (x >= 12 || x == 0) {
+        if (g != x) gelu_bad(e, i, x, g, "want x exactly");
+        return;
+    }
+    double phi = 0.5 * erfc(-x / sqrt(2.0)), ref = x * phi;
+    double dphi = fabs(g / x - phi), rel = fabs(g - ref) / fabs(ref);
+    if (fabs(ref) < 0x1p-100) {         /* f32 results may be subnormal */
+        if (!(dphi <= 1.5e-7 || fabs(g - ref) <= 0x1p-147))
+            gelu_bad(e, i, x, g, "|gelu - x Phi| > max(1.5e-7 |x|, 2^-147)");
+        return;
+    }
+    if (!(dphi <= 1.5e-7)) gelu_bad(e, i, x, g, "|gelu / x - Phi| > 1.5e-7");
+    if (fabs(ref) >= 1e-6 && !(rel <= 1e-5))
+        gelu_bad(e, i, x, g, "relative error > 1e-5");
+    if (fabs(ref) >= 1e-10 && !(rel <= 5e-4))
+        gelu_bad(e, i, x, g, "relative error > 5e-4");
+    e->phi = fmax(e->phi, dphi);
+    if (fabs(ref) >= 1e-6) e->rel6 = fmax(e->rel6, rel);
+    if (fabs(ref) >= 1e-10) e->rel10 = fmax(e->rel10, rel);
+}
+
+int run_std_gelu(Run *r) {
+    Dtype dt = r->c->dtype, ot = dt == DT_F64 ? DT_F64 : DT_F32;
+    int narrow = dt == DT_F16 || dt == DT_BF16;
+    long steps = r->dims[0], grid = narrow ? 65536 : 32 * steps + 1;
+    long n = GELU_SPECIALS + grid;
+    HBuf x = hb_new(dt, n), out = hb_new(ot, n);
+    for (long i = 0; i < GELU_SPECIALS; i++)
+        hb_set(&x, i, gelu_specials[i]);
+    for (long i = 0; i < grid; i++) {
+        if (narrow)
+            ((uint16_t *)x.data)[GELU_SPECIALS + i] = (uint16_t)i;
+        else
+            hb_set(&x, GELU_SPECIALS + i, -16.0 + (double)i / (double)steps);
+    }
+    TileArg args[] = {hb_arg(&out), hb_arg(&x), tile_arg_int(n)};
+    int fails = 1;
+    if (!h_run(r->prog, "std_gelu", args, 3, r->config)) {
+        GeluErr e = {0};
+        for (long i = 0; i < n; i++)
+            gelu_check(&e, i, hb_get(&x, i), hb_get(&out, i));
+        printf("  gelu %s: %ld values  max |gelu/x - Phi| %.3g  max rel %.3g "
+               "(|gelu| >= 1e-6), %.3g (>= 1e-10)  %s\n", dt_name(dt), n, e.phi,
+               e.rel6, e.rel10, e.bad ? "FAIL" : "ok");
+        fails = e.bad != 0;
+    }
+    hb_free(&x);
+    hb_free(&out);
     return fails;
 }
 

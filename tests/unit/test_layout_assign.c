@@ -60,7 +60,7 @@ int main(void) {
         CHECK(m != NULL);
         if (!m) return check_done("test_layout_assign");
         for (int i = 0; i < m->nkernels; i++) {
-            LyResult *r = ly_assign_kernel(ar, m->kernels[i], (LyVariant)v);
+            LyResult *r = ly_assign_kernel(ar, m->kernels[i], (LyVariant)v, 0);
             CHECK(ly_verify_kernel(ar, m->kernels[i]) == 0);
             if (ly_verify_kernel(ar, m->kernels[i])) ir_print_kernel(stderr, m->kernels[i]);
             if (i == 0) {

@@ -11,8 +11,8 @@
 #
 # Every file is built for sm_90 but the tensor-core ones (dot.tile), built
 # once per architecture of $DOT_ARCHS (default "sm_80 sm_90a": mma.sync,
-# ldmatrix and cp.async; wgmma where tilec emits it for sm_90a, mma.sync
-# until then) into bundles/ARCH/ and bundles/sim/ARCH/. Arguments (file
+# ldmatrix and cp.async; on sm_90a wgmma where tilec emits it) into
+# bundles/ARCH/ and bundles/sim/ARCH/. Arguments (file
 # names without .tile) restrict the run to those files:
 # `DOT_ARCHS=sm_90a sh check.sh dot` (make check-dot DOT_ARCHS=sm_90a).
 set -eu
@@ -79,8 +79,8 @@ case $built in
 esac
 
 # With the tensor-core file: the simulated wgmma against plain products
-# (sim/wgmma_check.c, through sim/wgmma.ll's inline asm), as long as tilec
-# does not reach it.
+# (sim/wgmma_check.c, through sim/wgmma.ll's inline asm), over the forms
+# tilec does not emit.
 wgmma_status=77
 case "$per_arch" in *" dot "*)
     case " $files " in *" dot "*)

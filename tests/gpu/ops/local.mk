@@ -8,7 +8,7 @@
 #
 # The tensor-core file (dot.tile) is built and run once per architecture
 # of DOT_ARCHS: sm_80 (mma.sync, ldmatrix, cp.async) and sm_90a (wgmma
-# where tilec emits it, mma.sync until then); `make check-dot
+# where tilec emits it, mma.sync elsewhere); `make check-dot
 # DOT_ARCHS=sm_90a` runs that file alone, for the architectures given.
 DOT_ARCHS = sm_80 sm_90a
 AM_TESTS_ENVIRONMENT += DOT_ARCHS='$(DOT_ARCHS)'; export DOT_ARCHS;

@@ -31,8 +31,9 @@
  * and wgmma (f16, bf16 from shared memory through matrix descriptors,
  * every swizzle mode) per thread — all from the PTX ISA's text, not from
  * tilec's lowering, so that they check it. dot.tile (difftest) covers
- * what tilec emits for sm_80; sim/wgmma_check.c covers wgmma against
- * plain products until tilec emits it.
+ * what tilec emits for sm_80 and sm_90a (wgmma there);
+ * sim/wgmma_check.c covers wgmma against plain products beyond what
+ * tilec emits (every swizzle mode, both major-nesses of A, any N).
  *
  * Entry point: ws_run(NAME__sim, slots, threads, grid), NAME__sim being
  * x86.py's wrapper that reads the kernel's parameters from libtile's

@@ -1,7 +1,7 @@
 /*
  * wgmma_check.c — the simulated wgmma (warpsim.c's ws_wgmma) against a
- * plain product, where tilec does not emit wgmma yet and difftest cannot
- * reach it:
+ * plain product, over forms tilec does not emit (so difftest cannot
+ * reach them: tilec's rings are 128-byte swizzled, A K-major):
  *
  *   wgmma_check LIB.so
  *

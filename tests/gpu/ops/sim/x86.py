@@ -20,7 +20,8 @@
 # words), the predicated `@p st.global` of masked stores (a branch around
 # plain stores), `createpolicy` (a dummy policy), cp.async with the
 # ignore-src predicate (ws_cp_async, zeros where it is set), the proxy
-# and wgmma ordering instructions (nothing to do here) and wgmma
+# and wgmma ordering instructions (nothing to do here; wait_group's
+# accumulator outputs are its tied inputs), `mov.b64` of two words and wgmma
 # (ws_wgmma: descriptors, scale-d, scales and transposes from the asm
 # text and operands; the kernel's wrapper then tells warpsim.c where its
 # shared memory is, ws_smem). Kernels calling an intrinsic warpsim.c does
@@ -187,6 +188,33 @@ WGMMA = re.compile(
     r"\{([$\d,]*)\},(\$\d+),(\$\d+),\1,(-?1),(-?1),(\$\d+|\d+),(\$\d+|\d+);\}$")
 
 
+# mov.b64 of two 32-bit words, the first the low one (wgmma descriptors)
+MOV64 = re.compile(r"mov\.b64 \$0, \{\$1, \$2\};$")
+
+
+def tied_body(cons, tys, ret):
+    """Returns each output's tied input; None if an output is not tied."""
+    outs = [c for c in cons if c.startswith("=")]
+    ins = [c for c in cons if not c.startswith("=") and not c.startswith("~")]
+    if len(ins) != len(tys):
+        return None
+    tied = []
+    for j in range(len(outs)):
+        i = [k for k, c in enumerate(ins) if c == str(j)]
+        if not i:
+            return None
+        tied.append(i[0])
+    if not outs:
+        return ["  ret void"]
+    if len(outs) == 1:
+        return ["  ret %s %%a%d" % (ret, tied[0])]
+    body, prev = [], "undef"
+    for j, i in enumerate(tied):
+        body.append("  %%s%d = insertvalue %s %s, %s %%a%d, %d" % (j, ret, prev, tys[i], i, j))
+        prev = "%%s%d" % j
+    return body + ["  ret %s %s" % (ret, prev)]
+
+
 def arg_types(args):
     """The types of a call's arguments ('ptr addrspace(3) %x, i1 %y')."""
     return [re.sub(r" addrspace\(\d+\)", "", a.rsplit(" ", 1)[0]) for a in args.split(", ")]
@@ -280,11 +308,29 @@ def lower_asm(text):
                 defs.append("define internal %s %s(%s) {" % (ret, names[key], head))
                 defs.extend(body + ["}"])
             return names[key]
-        if NOOP_ASM.match(asm.strip()) and m.group(1) == "void":
-            key = ("noop",)
+        if NOOP_ASM.match(asm.strip()) and m.group(4) is not None:
+            # an ordering instruction; outputs (wgmma.wait_group's
+            # accumulators) are the inputs tied to them
+            tys = arg_types(m.group(4)) if m.group(4) else []
+            key = (asm, cons, tuple(tys))
+            if key not in names:
+                body = tied_body(cons.split(","), tys, m.group(1))
+                if body is None:
+                    return None
+                names[key] = "@sim_asm_%d" % len(names)
+                defs.append("define internal %s %s(%s) {" % (
+                    m.group(1), names[key], ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))))
+                defs.extend(body + ["}"])
+            return names[key]
+        mov = MOV64.match(asm)
+        if mov and cons == "=l,r,r" and m.group(1) == "i64":
+            key = (asm, cons)
             if key not in names:
                 names[key] = "@sim_asm_%d" % len(names)
-                defs.extend(["define internal void %s() {" % names[key], "  ret void", "}"])
+                defs.extend(["define internal i64 %s(i32 %%a0, i32 %%a1) {" % names[key],
+                             "  %lo = zext i32 %a0 to i64", "  %hi = zext i32 %a1 to i64",
+                             "  %up = shl i64 %hi, 32", "  %v = or i64 %up, %lo", "  ret i64 %v",
+                             "}"])
             return names[key]
         if not (ld or st or asm.startswith("createpolicy")):
             return None
