@@ -60,7 +60,7 @@ typedef struct Program {
 } Program;
 
 /* A cp.async in flight: its source read at issue, written to dst when a
- * wait covers its group (tc_complete). */
+ * wait covers its group (copies_complete). */
 typedef struct Copy {
     unsigned char *dst;
     unsigned char data[16];
@@ -74,6 +74,20 @@ static _Thread_local Copy *t_copy;          /* this thread's copies in flight */
 static _Thread_local int t_ncopy, t_capcopy;
 static _Thread_local unsigned t_group;      /* cp.async groups committed */
 static _Thread_local unsigned char *t_smem; /* the program's shared memory */
+
+/* wgmma accumulators in flight (ws_wgmma_async) */
+enum { TOKENS = 1 << 12, TOKEN = (int32_t)0xffc00000 };
+
+typedef struct Tokens {
+    float val[TOKENS];
+    unsigned group[TOKENS], gen[TOKENS];
+    uint16_t free[TOKENS];
+    unsigned char live[TOKENS];
+    int nfree;
+} Tokens;
+
+static _Thread_local Tokens *t_tok;
+static _Thread_local unsigned t_wg_group;   /* wgmma groups committed */
 static unsigned g_grid[3] = {1, 1, 1};
 
 int sim_read_ptx_sreg_tid_x(void);
@@ -338,13 +352,17 @@ float sim_fma_rz_f(float x, float y, float z) {
  * address bits [4, 18): shared memory is an ordinary global here, placed
  * (x86.py) at a multiple of 256 KiB so that its offsets are its host
  * address's low 18 bits, and the kernel's wrapper tells ws_smem where it
- * is. fence, commit_group and wait_group are no-ops: the product is done
- * at issue, one of the schedules the ISA allows. So are fence.proxy.async
- * (shared memory is ordinary memory here, with one proxy).
+ * is. The product is computed at issue (reading shared memory then, one
+ * of the schedules the ISA allows); its results are there at once, or,
+ * where the kernel fences its accumulators with wait_group's register
+ * form, in flight until a wait covers their group (ws_wgmma_async:
+ * tokens, below). wgmma.fence and fence.proxy.async are no-ops (shared
+ * memory is ordinary memory here, with one proxy).
  *
  * What this cannot catch: a missing fence.proxy.async between generic
- * stores and wgmma's reads, accumulators read before wgmma's wait (both
- * happen to work here), and anything about timing or bank conflicts.
+ * stores and wgmma's reads, a ring slot overwritten while a wgmma in
+ * flight still reads it (it read at issue), and anything about timing or
+ * bank conflicts.
  */
 static _Noreturn void sim_fail(const char *what, const void *p) {
     fprintf(stderr, "warpsim: thread %d of program (%d, %d, %d): %s (%p)\n", t_tid,
@@ -370,6 +388,9 @@ static void tc_thread_exit(void) {
     t_ncopy = t_capcopy = 0;
     t_group = 0;
     t_smem = NULL;
+    free(t_tok);
+    t_tok = NULL;
+    t_wg_group = 0;
 }
 
 /* cp.async of `bytes` from src to dst, the first src_bytes of src, zeros
@@ -611,6 +632,70 @@ void ws_wgmma(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d
 void sim_wgmma_fence_sync_aligned(void);
 void sim_wgmma_commit_group_sync_aligned(void);
 void sim_wgmma_wait_group_sync_aligned(int64_t n);
+/* wgmma's accumulators in flight. Where the kernel fences them with the
+ * register form of wgmma.wait_group (x86.py then calls ws_wgmma_async),
+ * a wgmma's results are tokens until a wait covers their group: NaNs with
+ * the sign bit set whose payload names a slot of this thread's table
+ * (slot, and a generation so that a stale copy is no token). A wgmma
+ * taking a token as its C reads the slot (the hardware chains
+ * accumulators in flight); wait_group N turns the tokens of groups
+ * before the newest N into their values. Anything else reading a token
+ * — an accumulator used before its wait — reads a NaN. */
+
+static int token_slot(float v) {
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    if ((u & (uint32_t)TOKEN) != (uint32_t)TOKEN || !t_tok) return -1;
+    int slot = (int)(u & (TOKENS - 1));
+    return t_tok->live[slot] && t_tok->gen[slot] == (u >> 12 & 0x3ff) ? slot : -1;
+}
+
+static float token_take(int slot) {
+    t_tok->live[slot] = 0;
+    t_tok->free[t_tok->nfree++] = (uint16_t)slot;
+    return t_tok->val[slot];
+}
+
+static float token_new(float v) {
+    if (!t_tok) {
+        t_tok = calloc(1, sizeof *t_tok);
+        if (!t_tok) abort();
+        for (int i = 0; i < TOKENS; i++) t_tok->free[i] = (uint16_t)(TOKENS - 1 - i);
+        t_tok->nfree = TOKENS;
+    }
+    if (!t_tok->nfree) sim_fail("wgmma: too many accumulators in flight", NULL);
+    int slot = t_tok->free[--t_tok->nfree];
+    t_tok->live[slot] = 1;
+    t_tok->gen[slot] = (t_tok->gen[slot] + 1) & 0x3ff;
+    t_tok->val[slot] = isnan(v) ? NAN : v;
+    t_tok->group[slot] = t_wg_group;
+    uint32_t u = (uint32_t)TOKEN | t_tok->gen[slot] << 12 | (uint32_t)slot;
+    memcpy(&v, &u, 4);
+    return v;
+}
+
+void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
+                    int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc);
+void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
+                    int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc) {
+    for (int i = 0; i < n / 2; i++) {
+        int slot = token_slot(acc[i]);
+        if (slot >= 0) acc[i] = token_take(slot);
+    }
+    ws_wgmma(n, bf16, da, db, scale_d, sa, sb, ta, tb, acc);
+    for (int i = 0; i < n / 2; i++) acc[i] = token_new(acc[i]);
+}
+
+/* wgmma.wait_group n over the count accumulator registers regs. */
+void ws_wgmma_wait(int32_t n, int32_t count, float *regs);
+void ws_wgmma_wait(int32_t n, int32_t count, float *regs) {
+    for (int i = 0; i < count; i++) {
+        int slot = token_slot(regs[i]);
+        if (slot >= 0 && t_tok->group[slot] + (unsigned)n < t_wg_group)
+            regs[i] = token_take(slot);
+    }
+}
+
 void sim_fence_proxy_async(void);
 void sim_fence_proxy_async_global(void);
 void sim_fence_proxy_async_shared_cta(void);
@@ -620,5 +705,5 @@ void sim_fence_proxy_async_global(void) {}
 void sim_fence_proxy_async_shared_cta(void) {}
 void sim_fence_proxy_async_shared_cluster(void) {}
 void sim_wgmma_fence_sync_aligned(void) {}
-void sim_wgmma_commit_group_sync_aligned(void) {}
+void sim_wgmma_commit_group_sync_aligned(void) { t_wg_group++; }
 void sim_wgmma_wait_group_sync_aligned(int64_t n) { (void)n; }

@@ -6,7 +6,9 @@
 ; thread, thread-major), read and written back; da and db are the
 ; descriptors less the start address of shared memory, which the kernel
 ; adds. Whitespace differs between the two: newlines and tabs, spaces;
-; so does the proxy fence: an intrinsic, inline asm.
+; so do the proxy fence, commit and wait: intrinsics, or inline asm
+; with the wait fencing the accumulators (which stay in flight, tokens,
+; until it: ws_wgmma_async).
 target datalayout = "e-p3:32:32-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
@@ -56,23 +58,31 @@ define ptx_kernel void @wg_f16_n16(ptr addrspace(1) %out, i64 %da, i64 %db, i32 
   tail call void @llvm.nvvm.fence.proxy.async.shared_cta()
   tail call void @llvm.nvvm.wgmma.fence.sync.aligned()
   %r = tail call { float, float, float, float, float, float, float, float } asm sideeffect "{\0A\09.reg .pred p;\0A\09setp.ne.b32 p, $10, 0;\0A\09wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {$0, $1, $2, $3, $4, $5, $6, $7}, $8, $9, p, 1, 1, 0, 1;\0A\09}", "=f,=f,=f,=f,=f,=f,=f,=f,l,l,r,0,1,2,3,4,5,6,7"(i64 %da.s, i64 %db.s, i32 %scale, float %c0, float %c1, float %c2, float %c3, float %c4, float %c5, float %c6, float %c7)
-  tail call void @llvm.nvvm.wgmma.commit_group.sync.aligned()
-  tail call void @llvm.nvvm.wgmma.wait_group.sync.aligned(i64 0)
-  %d0 = extractvalue { float, float, float, float, float, float, float, float } %r, 0
+  tail call void asm sideeffect "wgmma.commit_group.sync.aligned;", "~{memory}"()
+  %e0 = extractvalue { float, float, float, float, float, float, float, float } %r, 0
+  %e1 = extractvalue { float, float, float, float, float, float, float, float } %r, 1
+  %e2 = extractvalue { float, float, float, float, float, float, float, float } %r, 2
+  %e3 = extractvalue { float, float, float, float, float, float, float, float } %r, 3
+  %e4 = extractvalue { float, float, float, float, float, float, float, float } %r, 4
+  %e5 = extractvalue { float, float, float, float, float, float, float, float } %r, 5
+  %e6 = extractvalue { float, float, float, float, float, float, float, float } %r, 6
+  %e7 = extractvalue { float, float, float, float, float, float, float, float } %r, 7
+  %w = tail call { float, float, float, float, float, float, float, float } asm sideeffect "wgmma.wait_group.sync.aligned 0;", "=f,=f,=f,=f,=f,=f,=f,=f,0,1,2,3,4,5,6,7,~{memory}"(float %e0, float %e1, float %e2, float %e3, float %e4, float %e5, float %e6, float %e7)
+  %d0 = extractvalue { float, float, float, float, float, float, float, float } %w, 0
   store float %d0, ptr addrspace(1) %p0, align 4
-  %d1 = extractvalue { float, float, float, float, float, float, float, float } %r, 1
+  %d1 = extractvalue { float, float, float, float, float, float, float, float } %w, 1
   store float %d1, ptr addrspace(1) %p1, align 4
-  %d2 = extractvalue { float, float, float, float, float, float, float, float } %r, 2
+  %d2 = extractvalue { float, float, float, float, float, float, float, float } %w, 2
   store float %d2, ptr addrspace(1) %p2, align 4
-  %d3 = extractvalue { float, float, float, float, float, float, float, float } %r, 3
+  %d3 = extractvalue { float, float, float, float, float, float, float, float } %w, 3
   store float %d3, ptr addrspace(1) %p3, align 4
-  %d4 = extractvalue { float, float, float, float, float, float, float, float } %r, 4
+  %d4 = extractvalue { float, float, float, float, float, float, float, float } %w, 4
   store float %d4, ptr addrspace(1) %p4, align 4
-  %d5 = extractvalue { float, float, float, float, float, float, float, float } %r, 5
+  %d5 = extractvalue { float, float, float, float, float, float, float, float } %w, 5
   store float %d5, ptr addrspace(1) %p5, align 4
-  %d6 = extractvalue { float, float, float, float, float, float, float, float } %r, 6
+  %d6 = extractvalue { float, float, float, float, float, float, float, float } %w, 6
   store float %d6, ptr addrspace(1) %p6, align 4
-  %d7 = extractvalue { float, float, float, float, float, float, float, float } %r, 7
+  %d7 = extractvalue { float, float, float, float, float, float, float, float } %w, 7
   store float %d7, ptr addrspace(1) %p7, align 4
   ret void
 }

@@ -192,8 +192,13 @@ WGMMA = re.compile(
 MOV64 = re.compile(r"mov\.b64 \$0, \{\$1, \$2\};$")
 
 
-def tied_body(cons, tys, ret):
-    """Returns each output's tied input; None if an output is not tied."""
+WAIT_GROUP = re.compile(r"wgmma\.wait_group\.sync\.aligned (\d+);$")
+
+
+def ordering_body(asm, cons, tys, ret):
+    """An ordering instruction's function: commit_group counts a group;
+    outputs (wait_group's accumulator fence) are the inputs tied to them,
+    through ws_wgmma_wait for wait_group. None if an output is untied."""
     outs = [c for c in cons if c.startswith("=")]
     ins = [c for c in cons if not c.startswith("=") and not c.startswith("~")]
     if len(ins) != len(tys):
@@ -201,16 +206,28 @@ def tied_body(cons, tys, ret):
     tied = []
     for j in range(len(outs)):
         i = [k for k, c in enumerate(ins) if c == str(j)]
-        if not i:
+        if not i or tys[i[0]] != "float":
             return None
         tied.append(i[0])
+    body = []
+    if asm.startswith("wgmma.commit_group"):
+        body.append("  call void @sim_wgmma_commit_group_sync_aligned()")
     if not outs:
-        return ["  ret void"]
-    if len(outs) == 1:
-        return ["  ret %s %%a%d" % (ret, tied[0])]
-    body, prev = [], "undef"
+        return body + ["  ret void"]
+    body.append("  %%regs = alloca [%d x float]" % len(outs))
     for j, i in enumerate(tied):
-        body.append("  %%s%d = insertvalue %s %s, %s %%a%d, %d" % (j, ret, prev, tys[i], i, j))
+        body += ["  %%p%d = getelementptr float, ptr %%regs, i64 %d" % (j, j),
+                 "  store float %%a%d, ptr %%p%d" % (i, j)]
+    wait = WAIT_GROUP.match(asm)
+    if wait:
+        body.append("  call void @ws_wgmma_wait(i32 %s, i32 %d, ptr %%regs)" % (
+            wait.group(1), len(outs)))
+    body += ["  %%v%d = load float, ptr %%p%d" % (j, j) for j in range(len(outs))]
+    if len(outs) == 1:
+        return body + ["  ret %s %%v0" % ret]
+    prev = "undef"
+    for j in range(len(outs)):
+        body.append("  %%s%d = insertvalue %s %s, float %%v%d, %d" % (j, ret, prev, j, j))
         prev = "%%s%d" % j
     return body + ["  ret %s %s" % (ret, prev)]
 
@@ -281,7 +298,7 @@ def lower_asm(text):
     by calls of functions that do the same on the host; any other asm
     stays (and its function is dropped). Returns the text and the names
     of the wgmma functions."""
-    defs, names, wgmma = [], {}, set()
+    defs, names, wgmma, fences = [], {}, set(), set()
 
     def one(m):
         asm, cons = m.group(2), m.group(3)
@@ -303,21 +320,24 @@ def lower_asm(text):
                 else:
                     return None
                 names[key] = "@sim_asm_%d" % len(names)
-                if wg:
-                    wgmma.add(names[key][1:])
                 defs.append("define internal %s %s(%s) {" % (ret, names[key], head))
                 defs.extend(body + ["}"])
+                if wg:   # and the variant whose accumulators stay in flight
+                    wgmma.update({names[key][1:], names[key][1:] + ".async"})
+                    defs.append("define internal %s %s.async(%s) {" % (ret, names[key], head))
+                    defs.extend([l.replace("@ws_wgmma(", "@ws_wgmma_async(") for l in body] +
+                                ["}"])
             return names[key]
         if NOOP_ASM.match(asm.strip()) and m.group(4) is not None:
-            # an ordering instruction; outputs (wgmma.wait_group's
-            # accumulators) are the inputs tied to them
             tys = arg_types(m.group(4)) if m.group(4) else []
             key = (asm, cons, tuple(tys))
             if key not in names:
-                body = tied_body(cons.split(","), tys, m.group(1))
+                body = ordering_body(asm.strip(), cons.split(","), tys, m.group(1))
                 if body is None:
                     return None
                 names[key] = "@sim_asm_%d" % len(names)
+                if WAIT_GROUP.match(asm.strip()) and "=" in cons:
+                    fences.add(names[key][1:])
                 defs.append("define internal %s %s(%s) {" % (
                     m.group(1), names[key], ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))))
                 defs.extend(body + ["}"])
@@ -357,10 +377,10 @@ def lower_asm(text):
 
     text = re.sub(r'call (\{[^}]*\}|\S+) asm (?:sideeffect )?"([^"]*)", "([^"]*)"'
                   r'(?=\(((?:[^()]|\([^()]*\))*)\))?', sub, text)
-    return text + "\n" + "\n".join(defs) + "\n", wgmma
+    return text + "\n" + "\n".join(defs) + "\n", wgmma, fences
 
 
-text, wgmma = lower_asm(open(sys.argv[1]).read())
+text, wgmma, fences = lower_asm(open(sys.argv[1]).read())
 lines = [l for l in text.split("\n")
          if not l.startswith("target ") and not l.startswith("attributes #")]
 shared = {m.group(1) for m in (re.match(r"@([\w.$]+) = .*addrspace\(3\) global ", l)
@@ -368,6 +388,15 @@ shared = {m.group(1) for m in (re.match(r"@([\w.$]+) = .*addrspace\(3\) global "
 funcs = {}
 for first, last in kernels(lines):
     funcs[re.search(r"@([\w.$]+)\(", lines[first]).group(1)] = (first, last)
+    # A function fencing its accumulators with wgmma.wait_group's register
+    # form gets the wgmma whose results stay in flight until that wait
+    # (ws_wgmma_async); one without it, results at issue.
+    body = "\n".join(lines[first:last + 1])
+    if any("@%s(" % f in body for f in fences):
+        for i in range(first, last + 1):
+            lines[i] = re.sub(r"@(sim_asm_\d+)\(",
+                              lambda m: "@%s.async(" % m.group(1) if m.group(1) in wgmma
+                              else m.group(0), lines[i])
 bad = set()
 changed = True
 while changed:   # ... and so is every function calling a dropped one
@@ -420,6 +449,8 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
                "declare void @ws_ldmatrix(ptr, i32, i32, ptr)",
                "declare void @ws_cp_async(ptr, ptr, i32, i32)",
                "declare void @ws_wgmma(i32, i32, i64, i64, i32, i32, i32, i32, i32, ptr)",
+               "declare void @ws_wgmma_async(i32, i32, i64, i64, i32, i32, i32, i32, i32, ptr)",
+               "declare void @ws_wgmma_wait(i32, i32, ptr)",
                "declare void @ws_smem(ptr)"]
 text = "\n".join(lines)
 text = text.replace("ptx_kernel ", "")
@@ -449,4 +480,8 @@ text = re.sub(r"^(\s*)(%[\w.]+) = ([su]itofp) ((?:<(\d+) x )?i\d+>? %[\w.]+) to 
 # dynamic shared memory (an external array): 256 KiB, more than any GPU has
 text = re.sub(r"^(@\w+) = external (local_unnamed_addr )?global \[0 x i8\]",
               r"\1 = global [262144 x i8] zeroinitializer", text, flags=re.M)
+# commit_group as inline asm calls warpsim.c's, maybe not declared yet
+commit = "declare void @sim_wgmma_commit_group_sync_aligned()"
+if "@sim_wgmma_commit_group_sync_aligned(" in text and commit not in text:
+    text += "\n" + commit + "\n"
 open(sys.argv[2], "w").write(text)
