@@ -88,6 +88,18 @@ typedef struct Tokens {
 
 static _Thread_local Tokens *t_tok;
 static _Thread_local unsigned t_wg_group;   /* wgmma groups committed */
+
+/* A wgmma issued, its product not yet computed (ws_wgmma_async) */
+typedef struct WgOp {
+    int32_t n, bf16, scale_d, sa, sb, ta, tb;
+    uint64_t da, db;
+    unsigned group;
+    float c[128];
+    int in[128], out[128];   /* token slots of C (-1: c holds it) and of D */
+} WgOp;
+
+static _Thread_local WgOp *t_ops;   /* issued, not yet computed, in order */
+static _Thread_local int t_nops, t_capops;
 static unsigned g_grid[3] = {1, 1, 1};
 
 int sim_read_ptx_sreg_tid_x(void);
@@ -316,11 +328,13 @@ float sim_fma_rz_f(float x, float y, float z) {
  * What tilec's `dot` lowering uses on sm_80 and sm_90a, from the PTX ISA's
  * descriptions (section numbers of PTX ISA 8.x/9.x):
  *
- * cp.async (9.7.9.25): the source is read at issue and the destination
- * written when a cp.async.wait_group/wait_all covers the copy's group —
- * the latest moment the ISA allows, so a read of a ring slot before its
- * wait, or a wait for too few groups, reads stale shared memory here as it
- * may on the GPU. Copies not yet committed to a group are not covered by
+ * cp.async (9.7.9.25): the source is read at issue; the destination is
+ * undefined from the issue (all bytes 0xff: NaN for every float type)
+ * until a cp.async.wait_group/wait_all covers the copy's group, which
+ * writes it — so a read of a ring slot before its wait, a wait for too
+ * few groups, or a copy into a slot that a reader (an ldmatrix not yet
+ * past the barrier, a wgmma in flight) still needs, reads garbage here
+ * as it may on the GPU. Copies not yet committed to a group are not covered by
  * wait_group (only by wait_all, which commits first). The ignore-src form
  * (and src-size) fills with zeros; a misaligned address is an error.
  *
@@ -352,17 +366,16 @@ float sim_fma_rz_f(float x, float y, float z) {
  * address bits [4, 18): shared memory is an ordinary global here, placed
  * (x86.py) at a multiple of 256 KiB so that its offsets are its host
  * address's low 18 bits, and the kernel's wrapper tells ws_smem where it
- * is. The product is computed at issue (reading shared memory then, one
- * of the schedules the ISA allows); its results are there at once, or,
- * where the kernel fences its accumulators with wait_group's register
- * form, in flight until a wait covers their group (ws_wgmma_async:
- * tokens, below). wgmma.fence and fence.proxy.async are no-ops (shared
- * memory is ordinary memory here, with one proxy).
+ * is. Where the kernel fences its accumulators with wait_group's
+ * register form, the product is computed when a wait covers its group,
+ * reading shared memory then, and its accumulators are in flight until
+ * that wait (ws_wgmma_async: tokens, below); otherwise (wait_group only
+ * as the intrinsic, with no registers to hand back) at issue. Both are
+ * schedules the ISA allows. wgmma.fence and fence.proxy.async are no-ops
+ * (shared memory is ordinary memory here, with one proxy).
  *
  * What this cannot catch: a missing fence.proxy.async between generic
- * stores and wgmma's reads, a ring slot overwritten while a wgmma in
- * flight still reads it (it read at issue), and anything about timing or
- * bank conflicts.
+ * stores and wgmma's reads, and anything about timing or bank conflicts.
  */
 static _Noreturn void sim_fail(const char *what, const void *p) {
     fprintf(stderr, "warpsim: thread %d of program (%d, %d, %d): %s (%p)\n", t_tid,
@@ -391,6 +404,9 @@ static void tc_thread_exit(void) {
     free(t_tok);
     t_tok = NULL;
     t_wg_group = 0;
+    free(t_ops);   /* wgmma never waited for: their results unused */
+    t_ops = NULL;
+    t_nops = t_capops = 0;
 }
 
 /* cp.async of `bytes` from src to dst, the first src_bytes of src, zeros
@@ -413,6 +429,7 @@ void ws_cp_async(unsigned char *dst, const unsigned char *src, int32_t bytes,
     c->group = t_group;
     memset(c->data, 0, sizeof c->data);
     if (src_bytes > 0) memcpy(c->data, src, (size_t)(src_bytes < bytes ? src_bytes : bytes));
+    memset(dst, 0xff, (size_t)bytes);   /* in flight: undefined until the wait */
 }
 
 #define CP_ASYNC(level, n)                                                    \
@@ -634,13 +651,16 @@ void sim_wgmma_commit_group_sync_aligned(void);
 void sim_wgmma_wait_group_sync_aligned(int64_t n);
 /* wgmma's accumulators in flight. Where the kernel fences them with the
  * register form of wgmma.wait_group (x86.py then calls ws_wgmma_async),
- * a wgmma's results are tokens until a wait covers their group: NaNs with
- * the sign bit set whose payload names a slot of this thread's table
- * (slot, and a generation so that a stale copy is no token). A wgmma
- * taking a token as its C reads the slot (the hardware chains
- * accumulators in flight); wait_group N turns the tokens of groups
- * before the newest N into their values. Anything else reading a token
- * — an accumulator used before its wait — reads a NaN. */
+ * a wgmma only records itself and returns tokens: NaNs with the sign bit
+ * set whose payload names a slot of this thread's table (slot, and a
+ * generation so that a stale copy is no token). The product is computed,
+ * reading shared memory, when a wait_group covers its group — the latest
+ * moment the ISA allows, so a ring slot overwritten while a wgmma in
+ * flight still reads it shows — and wait_group N then turns the tokens
+ * of groups before the newest N into their values. A wgmma taking a
+ * token as its C chains on that product (the hardware chains
+ * accumulators in flight); anything else reading a token — an
+ * accumulator used before its wait — reads a NaN. */
 
 static int token_slot(float v) {
     uint32_t u;
@@ -656,7 +676,8 @@ static float token_take(int slot) {
     return t_tok->val[slot];
 }
 
-static float token_new(float v) {
+/* A new token of the open group; its value comes later (val). */
+static float token_new(int *slot_out) {
     if (!t_tok) {
         t_tok = calloc(1, sizeof *t_tok);
         if (!t_tok) abort();
@@ -667,9 +688,11 @@ static float token_new(float v) {
     int slot = t_tok->free[--t_tok->nfree];
     t_tok->live[slot] = 1;
     t_tok->gen[slot] = (t_tok->gen[slot] + 1) & 0x3ff;
-    t_tok->val[slot] = isnan(v) ? NAN : v;
+    t_tok->val[slot] = NAN;
     t_tok->group[slot] = t_wg_group;
+    *slot_out = slot;
     uint32_t u = (uint32_t)TOKEN | t_tok->gen[slot] << 12 | (uint32_t)slot;
+    float v;
     memcpy(&v, &u, 4);
     return v;
 }
@@ -678,17 +701,36 @@ void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t s
                     int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc);
 void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
                     int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc) {
-    for (int i = 0; i < n / 2; i++) {
-        int slot = token_slot(acc[i]);
-        if (slot >= 0) acc[i] = token_take(slot);
+    if (t_nops == t_capops) {
+        t_capops = t_capops ? 2 * t_capops : 16;
+        t_ops = realloc(t_ops, sizeof *t_ops * (size_t)t_capops);
+        if (!t_ops) abort();
     }
-    ws_wgmma(n, bf16, da, db, scale_d, sa, sb, ta, tb, acc);
-    for (int i = 0; i < n / 2; i++) acc[i] = token_new(acc[i]);
+    WgOp *op = &t_ops[t_nops++];
+    *op = (WgOp){n, bf16, scale_d, sa, sb, ta, tb, da, db, t_wg_group, {0}, {0}, {0}};
+    for (int i = 0; i < n / 2; i++) {
+        op->in[i] = token_slot(acc[i]);
+        op->c[i] = acc[i];
+        acc[i] = token_new(&op->out[i]);
+    }
 }
 
-/* wgmma.wait_group n over the count accumulator registers regs. */
+/* wgmma.wait_group n over the count accumulator registers regs: the
+ * products of the groups it covers, then their values for their tokens. */
 void ws_wgmma_wait(int32_t n, int32_t count, float *regs);
 void ws_wgmma_wait(int32_t n, int32_t count, float *regs) {
+    int done = 0;
+    for (; done < t_nops && t_ops[done].group + (unsigned)n < t_wg_group; done++) {
+        WgOp *op = &t_ops[done];
+        for (int i = 0; i < op->n / 2; i++)
+            if (op->in[i] >= 0) op->c[i] = token_take(op->in[i]);
+        ws_wgmma(op->n, op->bf16, op->da, op->db, op->scale_d, op->sa, op->sb, op->ta, op->tb,
+                 op->c);
+        for (int i = 0; i < op->n / 2; i++)
+            t_tok->val[op->out[i]] = isnan(op->c[i]) ? NAN : op->c[i];
+    }
+    memmove(t_ops, t_ops + done, sizeof *t_ops * (size_t)(t_nops - done));
+    t_nops -= done;
     for (int i = 0; i < count; i++) {
         int slot = token_slot(regs[i]);
         if (slot >= 0 && t_tok->group[slot] + (unsigned)n < t_wg_group)
