@@ -693,6 +693,12 @@ def _mm_systems(work, n, a, b, bias, out, ref, tol, epi):
         args += [i64(n)] * 6
         timed_flops(work, f"tile {bm}x{bn}x{bk} w{w}", k.bind(args, stream()), ref, tol, flops,
                     out=out)
+    for bm, bn, bk, w in configs.MATMUL_TILES if epi else ():
+        # linear_relu: the same kernel in grouped program order
+        k = tile_kernel(f"linear_relu_{bm}x{bn}x{bk}_w{w}", "linear_relu")
+        args = [ptr(addr(out)), ptr(addr(a)), ptr(addr(b)), ptr(addr(bias))] + [i64(n)] * 6
+        timed_flops(work, f"tile grouped {bm}x{bn}x{bk} w{w}", k.bind(args, stream()), ref,
+                    tol, flops, out=out)
 
 
 def step_matmul():

@@ -70,6 +70,11 @@ def _tile_bundles():
     for bm, bn, bk, w in MATMUL_TILES:
         out.append((f"mm_bias_relu_{bm}x{bn}x{bk}_w{w}", "examples/matmul_bias_relu.tile",
                     "matmul_bias_relu", {"BM": bm, "BN": bn, "BK": bk}, w))
+    # the same in grouped program order (examples/linear_relu.tile), as
+    # Triton's fused kernel beside it runs
+    for bm, bn, bk, w in MATMUL_TILES:
+        out.append((f"linear_relu_{bm}x{bn}x{bk}_w{w}", "examples/linear_relu.tile",
+                    "linear_relu", {"BM": bm, "BN": bn, "BK": bk}, w))
     for d in ATTENTION_D:
         for causal in ("false", "true"):
             for bm, bn, w in ATTENTION_TILES:

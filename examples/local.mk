@@ -9,7 +9,8 @@ dist_examples_DATA = examples/vadd.tile examples/bias_gelu.tile \
 	examples/softmax.tile examples/matmul_bias_relu.tile \
 	examples/layernorm.tile examples/cross_entropy.tile \
 	examples/stencil.tile examples/dropout.tile examples/transpose.tile \
-	examples/matmul.tile examples/matmul_gelu.tile examples/bmm.tile \
+	examples/matmul.tile examples/matmul_gelu.tile examples/linear_relu.tile \
+	examples/bmm.tile \
 	examples/attention.tile
 
 noinst_LTLIBRARIES += examples/ref/libref.la

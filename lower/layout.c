@@ -130,7 +130,12 @@ LLVMValueRef lw_smem(LwFn *f, int64_t bytes) {
                                               "tile.smem.placeholder",
                                               LW_AS_SHARED);
     if (bytes > f->smem_bytes) f->smem_bytes = bytes;
+    f->smem_users++;
     return f->smem;
+}
+
+void lw_scratch_barrier(LwFn *f) {
+    if (f->smem_users > 1 || f->loops > 0) lw_barrier(f);
 }
 
 void lw_barrier(LwFn *f) {
@@ -341,7 +346,7 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
     for (int d = 0; sl && d < sl->rank; d++) numel *= sl->shape[d];
     LLVMTypeRef t = lw_mem_type(c, k);
     lw_smem(f, (numel + numel / 32 + 1) * ty_bytes(k));
-    lw_barrier(f);
+    lw_scratch_barrier(f);
     uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
     for (int s = 0; s < ns; s++) {
         if (s & (int)copies) continue;

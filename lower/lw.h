@@ -73,6 +73,7 @@ typedef struct LwFn {
     Vec(LwTpart) tparts;       /* thread parts computed in the prologue */
     LLVMValueRef smem;         /* placeholder global for the scratch */
     int64_t smem_bytes;        /* largest scratch use */
+    int smem_users;            /* scratch requests so far (lw_smem) */
     int64_t smem_pinned;       /* largest scratch use while cp.async rings
                                   are live: the rings go above it, the
                                   rest of the scratch may overlap them */
@@ -147,6 +148,11 @@ int lw_shape_op(LwFn *f, const IrOp *op);
  * warp) of the elements it holds in register r: i1 (NULL for "always"). */
 LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg);
 LLVMValueRef lw_smem(LwFn *f, int64_t bytes);
+/* The barrier a scratch user crosses before writing: every thread is
+ * done reading what the previous user left. None for the kernel's first
+ * user outside any loop (nothing came before; inside a loop the next
+ * iteration's use would follow this one's reads). */
+void lw_scratch_barrier(LwFn *f);
 void lw_barrier(LwFn *f);
 
 /* ---- memory.c */

@@ -640,7 +640,7 @@ static void lw_atomic(LwFn *f, const IrOp *op) {
         int64_t numel = 1;
         for (int d = 0; l && d < l->rank; d++) numel *= l->shape[d];
         lw_smem(f, numel * ty_bytes(k));
-        lw_barrier(f);
+        lw_scratch_barrier(f);
         for (int r = 0; r < p.n; r++) {
             int first;
             LLVMValueRef own = lw_owner(f, l, r, &first);

@@ -273,7 +273,7 @@ int lw_reduce(LwFn *f, const IrOp *op) {
             wa = LLVMBuildOr(b, wa, LLVMBuildShl(b, bit, lw_i32(c, j++), ""), "");
         }
         LLVMValueRef *krt = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)ng);
-        lw_barrier(f);
+        lw_scratch_barrier(f);
         for (int j = 0; j < ng; j++) {
             krt[j] = lw_drop_rt(f, lw_packed_coord(f, S, first[j]), off, na);
             LLVMValueRef at = LLVMBuildAdd(b, LLVMBuildMul(b, wa, lw_i32(c, nkeys), ""),
@@ -531,7 +531,7 @@ static void lw_scan_warps(LwScan *q) {
                                       lw_i32(c, lmask), "");
     LLVMValueRef owner = lw_owner(f, q->S, q->rows[0].reg[0], NULL);
     if (owner) last = LLVMBuildAnd(b, last, owner, "");
-    lw_barrier(f);
+    lw_scratch_barrier(f);
     LLVMBasicBlockRef put = lw_new_bb(f, "scan.put"), join = lw_new_bb(f, "scan.join");
     LLVMBuildCondBr(b, last, put, join);
     LLVMPositionBuilderAtEnd(b, put);

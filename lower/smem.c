@@ -312,7 +312,7 @@ int lw_acc_convert(LwFn *f, const IrOp *op) {
     LySmem *s = ly_smem_swizzled(f->c->ar, dl->shape, ly_fastest_dim(dl), ty_bytes(k));
     if (!s) return 0;
     lw_smem(f, ly_smem_bytes(s));
-    lw_barrier(f);
+    lw_scratch_barrier(f);
     store_swizzled(f, *lw_val(f, sv), k, sl, s);
     lw_barrier(f);
     lw_set(f, dv, load_swizzled(f, k, dl, s));
@@ -335,7 +335,7 @@ int lw_dot_operand(LwFn *f, const IrOp *op) {
     LySmem *s = ly_smem_swizzled(f->c->ar, dl->shape, fast, esize);
     if (!s || !ldmatrix_ok(dl, esize, fast, s, &trans)) return 0;
     lw_smem(f, ly_smem_bytes(s));
-    lw_barrier(f);
+    lw_scratch_barrier(f);
     store_swizzled(f, *lw_val(f, sv), k, sl, s);
     lw_barrier(f);
     lw_set(f, dv, load_ldmatrix(f, f->smem, k, dl, trans, s));

@@ -43,9 +43,9 @@ examples="vadd bias_gelu bias_gelu_bf16 softmax layernorm layernorm_f16 cross_en
           stencil dropout transpose spec_vadd spec_bias_gelu spec_softmax
           matmul matmul_bf16 matmul_f32 matmul_bias_relu matmul_gelu bmm
           attention_d64 attention_d64_causal attention_d128 attention_d128_causal
-          matmul_wg matmul_wg_bf16 matmul_bias_relu_wg"
+          matmul_wg matmul_wg_bf16 matmul_bias_relu_wg linear_relu linear_relu_wg"
 dot_examples="matmul matmul_bf16 matmul_f32 matmul_bias_relu matmul_gelu bmm attention_d64
-              matmul_wg matmul_wg_bf16 matmul_bias_relu_wg"
+              matmul_wg matmul_wg_bf16 matmul_bias_relu_wg linear_relu linear_relu_wg"
 arch=${GPU_ARCH:-sm_90a}
 
 prepare() {
@@ -144,7 +144,7 @@ sanitize() {
     command -v compute-sanitizer > /dev/null || { echo "no compute-sanitizer on PATH" >&2; return 1; }
     local status=0 tool e
     for tool in memcheck racecheck; do
-        for e in vadd softmax layernorm cross_entropy stencil transpose; do
+        for e in vadd softmax layernorm cross_entropy stencil transpose matmul_wg; do
             compute-sanitizer --tool "$tool" --error-exitcode 3 \
                 "$build/bin/examples_gpu" "$build/examples" "$e" > "$OUT/sanitize-$tool-$e.log" 2>&1
             local rc=$?

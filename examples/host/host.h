@@ -122,6 +122,7 @@ int example_transpose(const char *dir, const char *file, HostType t, HostRng *rn
 /* examples/host/mma.c: the tensor-core examples */
 int example_matmul(const char *dir, const char *file, HostType t, HostRng *rng);
 int example_matmul_bias_relu(const char *dir, const char *file, HostType t, HostRng *rng);
+int example_linear_relu(const char *dir, const char *file, HostType t, HostRng *rng);
 int example_matmul_gelu(const char *dir, const char *file, HostType t, HostRng *rng);
 int example_bmm(const char *dir, const char *file, HostType t, HostRng *rng);
 int example_attention(const char *dir, const char *file, HostType t, HostRng *rng);

@@ -1,12 +1,12 @@
 /*
  * mma.c — runs the tensor-core examples from their bundles: matmul (f16,
- * bf16, f32 through tf32), matmul_bias_relu, matmul_gelu, bmm and
- * attention (D = 64 / 128, causal or not), each against the float64
+ * bf16, f32 through tf32), matmul_bias_relu, matmul_gelu, linear_relu,
+ * bmm and attention (D = 64 / 128, causal or not), each against the float64
  * references of examples/ref on fresh random inputs.
  *
  *   tilec -D BM=64 -D BN=64 -D BK=32 examples/matmul.tile -o matmul.tlb
  *   ./mma . matmul          (NAME: matmul, matmul_bf16, matmul_f32,
- *                            matmul_bias_relu, matmul_gelu, bmm,
+ *                            matmul_bias_relu, matmul_gelu, linear_relu, bmm,
  *                            attention_d64, attention_d64_causal,
  *                            attention_d128, attention_d128_causal)
  *
@@ -104,6 +104,10 @@ int example_matmul_gelu(const char *dir, const char *file, HostType t, HostRng *
     return run_matmul(dir, file, "matmul_gelu", t, rng, 2);
 }
 
+int example_linear_relu(const char *dir, const char *file, HostType t, HostRng *rng) {
+    return run_matmul(dir, file, "linear_relu", t, rng, 1);
+}
+
 int example_bmm(const char *dir, const char *file, HostType t, HostRng *rng) {
     TileKernel *k = host_kernel(dir, file, "bmm");
     if (!k)
@@ -180,6 +184,7 @@ static const struct {
     {"matmul_f32", example_matmul, HOST_F32},
     {"matmul_bias_relu", example_matmul_bias_relu, HOST_F16},
     {"matmul_gelu", example_matmul_gelu, HOST_F16},
+    {"linear_relu", example_linear_relu, HOST_F16},
     {"bmm", example_bmm, HOST_F16},
     {"attention_d64", example_attention, HOST_F16},
     {"attention_d64_causal", example_attention, HOST_F16},

@@ -45,6 +45,7 @@ build matmul_bf16 "$here/examples/matmul.tile" $mm -D T=bf16
 build matmul_f32 "$here/examples/matmul.tile" $mm -D T=f32
 build matmul_bias_relu "$here/examples/matmul_bias_relu.tile" $mm
 build matmul_gelu "$here/examples/matmul_gelu.tile" $mm
+build linear_relu "$here/examples/linear_relu.tile" $mm
 build bmm "$here/examples/bmm.tile" $mm
 for d in 64 128; do
     build attention_d$d "$here/examples/attention.tile" -D BM=64 -D BN=64 -D D=$d
@@ -65,6 +66,8 @@ one_config "$here/examples/matmul_bias_relu.tile" 4 2 > "$out/matmul_bias_relu_w
 build matmul_wg "$out/matmul_w8s3.tile" -D BM=128 -D BN=128 -D BK=64
 build matmul_wg_bf16 "$out/matmul_w8s4.tile" -D BM=128 -D BN=256 -D BK=64 -D T=bf16
 build matmul_bias_relu_wg "$out/matmul_bias_relu_w4s2.tile" -D BM=128 -D BN=64 -D BK=32
+one_config "$here/examples/linear_relu.tile" 8 3 > "$out/linear_relu_w8s3.tile"
+build linear_relu_wg "$out/linear_relu_w8s3.tile" -D BM=128 -D BN=256 -D BK=64
 
 # The spec's examples: everything of spec-all.tile before matmul_bias_relu's
 # attributes, without the test's comment lines.

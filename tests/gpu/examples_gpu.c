@@ -51,6 +51,8 @@ static const struct {
     {"matmul_wg", "matmul_wg.tlb", example_matmul, HOST_F16},
     {"matmul_wg_bf16", "matmul_wg_bf16.tlb", example_matmul, HOST_BF16},
     {"matmul_bias_relu_wg", "matmul_bias_relu_wg.tlb", example_matmul_bias_relu, HOST_F16},
+    {"linear_relu", "linear_relu.tlb", example_linear_relu, HOST_F16},
+    {"linear_relu_wg", "linear_relu_wg.tlb", example_linear_relu, HOST_F16},
     {"bmm", "bmm.tlb", example_bmm, HOST_F16},
     {"attention_d64", "attention_d64.tlb", example_attention, HOST_F16},
     {"attention_d64_causal", "attention_d64_causal.tlb", example_attention, HOST_F16},

@@ -37,6 +37,7 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/layernorm.num \
 	tests/numerics/cases/matmul_bias_relu-big-tiles.num \
 	tests/numerics/cases/matmul_bias_relu.num \
+	tests/numerics/cases/linear_relu.num \
 	tests/numerics/cases/softmax-config.num \
 	tests/numerics/cases/softmax-long.num \
 	tests/numerics/cases/softmax.num \
