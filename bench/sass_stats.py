@@ -3,7 +3,8 @@
     python3 bench/sass_stats.py table FILE.sass ...
 
 For each function in each file: the instruction count, and the counts of
-the opcode classes that decide a kernel's speed (tensor-core MMAs, ldmatrix,
+the opcode classes that decide a kernel's speed (tensor-core MMAs: HMMA
+of mma.sync and HGMMA of wgmma, counted together; ldmatrix,
 cp.async, shared and global loads and stores, barriers, shuffles, integer
 and address arithmetic, float math, MUFU, local-memory spills); then the
 same counts inside the hottest loop: the backward branch whose body holds
@@ -14,9 +15,9 @@ import re
 import sys
 
 CLASSES = [
-    ("HMMA", ("HMMA",)), ("LDSM", ("LDSM",)), ("LDGSTS", ("LDGSTS",)),
+    ("HMMA", ("HMMA", "HGMMA")), ("LDSM", ("LDSM",)), ("LDGSTS", ("LDGSTS",)),
     ("LDG", ("LDG",)), ("STG", ("STG",)), ("LDS", ("LDS",)), ("STS", ("STS",)),
-    ("BAR", ("BAR", "DEPBAR")), ("SHFL", ("SHFL",)),
+    ("BAR", ("BAR", "DEPBAR", "WARPGROUP")), ("SHFL", ("SHFL",)),
     ("INT", ("IMAD", "IADD3", "LEA", "SHF", "LOP3", "IABS", "ISETP", "SEL", "IMNMX", "VIADD",
              "PRMT", "MOV", "S2R", "CS2R", "ULDC", "UMOV", "UIADD3", "ULEA", "USHF", "ULOP3",
              "UIMAD", "R2UR", "IMUL", "IADD", "UISETP", "USEL", "PLOP3", "P2R", "R2P")),
@@ -63,7 +64,7 @@ def hot_loop(insns):
             continue
         t = int(m.group(1), 16)
         body = [x for x in insns if t <= x[0] <= a]
-        k = (sum(1 for x in body if x[1] == "HMMA"), len(body))
+        k = (sum(1 for x in body if x[1] in ("HMMA", "HGMMA")), len(body))
         if key is None or k > key:
             best, key = body, k
     return best
