@@ -35,7 +35,7 @@ bench_launch_overhead_SOURCES = bench/launch_overhead.c tests/unit/gpu_util.h te
 	tests/unit/vadd_bundle.h
 bench_launch_overhead_LDADD = runtime/libtile.la
 bench_launch_overhead_LDFLAGS = $(GPU_PROG_STATIC)
-EXTRA_DIST += scripts/gpu-runtime-check.sh scripts/gpu-tune-check.sh
+EXTRA_DIST += scripts/gpu-runtime-check.sh scripts/gpu-tune-check.sh scripts/gpu-step.sh
 
 # libtile against a test double of the driver (tests/unit/fake_libcuda.c,
 # built as a shared object here): too old, no device, failing calls.

@@ -27,23 +27,14 @@ done
 
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || true
 
-run() {
-  echo "=== $*"
-  "$@"
-  local rc=$?
-  case $rc in
-    0) echo "=== PASS: $1" ;;
-    77) echo "=== SKIPPED (no GPU?): $1"; status=1 ;;
-    *) echo "=== FAIL ($rc): $1"; status=1 ;;
-  esac
-}
+. scripts/gpu-step.sh
 
-run tests/unit/test_gpu_runtime "$@"
+run_step tests/unit/test_gpu_runtime "$@"
 if command -v compute-sanitizer >/dev/null 2>&1; then
-  run compute-sanitizer --tool memcheck --error-exitcode 1 tests/unit/test_gpu_runtime
+  run_step compute-sanitizer --tool memcheck --error-exitcode 1 tests/unit/test_gpu_runtime
 else
   echo "=== compute-sanitizer not on PATH: memcheck skipped"
 fi
-run bench/launch_overhead "${ROUNDS:-200}"
+run_step bench/launch_overhead "${ROUNDS:-200}"
 echo "gpu-runtime-check: $([ $status -eq 0 ] && echo passed || echo FAILED)"
 exit $status

@@ -29,24 +29,15 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || 
 export TILE_CACHE_DIR
 TILE_CACHE_DIR=$(mktemp -d /tmp/tile-tune-check-XXXXXX)
 
-run() {
-  echo "=== $*"
-  "$@"
-  local rc=$?
-  case $rc in
-    0) echo "=== PASS: $*" ;;
-    77) echo "=== SKIPPED (no GPU?): $*"; status=1 ;;
-    *) echo "=== FAIL ($rc): $*"; status=1 ;;
-  esac
-}
+. scripts/gpu-step.sh
 
-run tests/unit/test_gpu_tune first
-run tests/unit/test_gpu_tune second
+run_step tests/unit/test_gpu_tune first
+run_step tests/unit/test_gpu_tune second
 echo "=== cache file:"; cat "$TILE_CACHE_DIR"/*.tune 2>/dev/null
 rm -rf "$TILE_CACHE_DIR"
 unset TILE_CACHE_DIR
-run tests/unit/test_gpu_tune
+run_step tests/unit/test_gpu_tune
 TILE_VERBOSE=1 run examples/aot/softmax_aot
-run bench/launch_overhead "${ROUNDS:-200}"
+run_step bench/launch_overhead "${ROUNDS:-200}"
 echo "gpu-tune-check: $([ $status -eq 0 ] && echo passed || echo FAILED)"
 exit $status
