@@ -23,14 +23,14 @@
 # and wgmma ordering instructions (nothing to do here; wait_group's
 # accumulator outputs are its tied inputs), `mov.b64` of two words and wgmma
 # (ws_wgmma: descriptors, scale-d, scales and transposes from the asm
-# text and operands; with A in registers, ws_wgmma_ra: A's four registers,
-# B's descriptor and the rest; the kernel's wrapper then tells warpsim.c
-# where its shared memory is, ws_smem). Kernels calling an intrinsic warpsim.c does
-# not model, or holding other PTX inline assembly (libdevice's), are
-# dropped. Every kernel left gets a wrapper NAME__sim(ptr) that
-# reads its parameters from an array of 64-bit slots, each value in the
-# low bytes (libtile's packed parameters, RtPlan.slots), so that a
-# launcher can call any kernel without knowing its signature.
+# text and operands; with A in registers, ws_wgmma_ra: A's four
+# registers, B's descriptor and the rest; the kernel's wrapper then tells
+# warpsim.c where its shared memory is, ws_smem). Kernels calling an
+# intrinsic warpsim.c does not model, or holding other PTX inline assembly
+# (libdevice's), are dropped. Every kernel left gets a wrapper
+# NAME__sim(ptr) that reads its parameters from an array of 64-bit slots,
+# each value in the low bytes (libtile's packed parameters, RtPlan.slots),
+# so that a launcher can call any kernel without knowing its signature.
 import re
 import sys
 
