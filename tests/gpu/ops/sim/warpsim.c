@@ -28,12 +28,14 @@
  *
  * Tensor cores (the section at the end): cp.async with its groups and
  * waits, ldmatrix and mma.sync (f16, bf16, tf32, s8) as warp rendezvous,
- * and wgmma (f16, bf16 from shared memory through matrix descriptors,
- * every swizzle mode) per thread — all from the PTX ISA's text, not from
- * tilec's lowering, so that they check it. dot.tile (difftest) covers
- * what tilec emits for sm_80 and sm_90a (wgmma there);
+ * and wgmma (f16, bf16; B, and A or not, from shared memory through
+ * matrix descriptors, every swizzle mode) per thread, with A in
+ * registers a rendezvous of the warpgroup — all from the PTX ISA's text,
+ * not from tilec's lowering, so that they check it. dot.tile (difftest)
+ * covers what tilec emits for sm_80 and sm_90a (wgmma there);
  * sim/wgmma_check.c covers wgmma against plain products beyond what
- * tilec emits (every swizzle mode, both major-nesses of A, any N).
+ * tilec emits (every swizzle mode, both major-nesses of A and B, any N,
+ * A in registers).
  *
  * Entry point: ws_run(NAME__sim, slots, threads, grid), NAME__sim being
  * x86.py's wrapper that reads the kernel's parameters from libtile's
@@ -50,13 +52,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAXTHREADS = 1024, MAXWARPS = MAXTHREADS / 32 };
+enum { MAXTHREADS = 1024, MAXWARPS = MAXTHREADS / 32, MAXGROUPS = MAXTHREADS / 128 };
 
 typedef struct Program {
-    pthread_barrier_t all, warp[MAXWARPS];
+    pthread_barrier_t all, warp[MAXWARPS], group[MAXGROUPS];
+    int ngroups;                            /* whole warpgroups (group[]) */
     uint32_t slot[MAXWARPS][32];
     uint32_t frag[MAXWARPS][32][6];        /* mma.sync: A and B registers */
     const unsigned char *row[MAXWARPS][32];   /* ldmatrix: row addresses */
+    uint32_t areg[MAXGROUPS][128][4];       /* wgmma with A in registers */
 } Program;
 
 /* A cp.async in flight: its source read at issue, written to dst when a
@@ -89,10 +93,14 @@ typedef struct Tokens {
 static _Thread_local Tokens *t_tok;
 static _Thread_local unsigned t_wg_group;   /* wgmma groups committed */
 
-/* A wgmma issued, its product not yet computed (ws_wgmma_async) */
+/* A wgmma: its operands, and while in flight (ws_wgmma_async) its
+ * group, C and tokens. With A in registers (rega), arow holds the two
+ * rows of A this thread's accumulators lie in (16w + l/4 and 8 below),
+ * the bits of their 16 elements, from the rendezvous at issue. */
 typedef struct WgOp {
-    int32_t n, bf16, scale_d, sa, sb, ta, tb;
+    int32_t n, bf16, scale_d, sa, sb, ta, tb, rega;
     uint64_t da, db;
+    uint16_t arow[2][16];
     unsigned group;
     float c[128];
     int in[128], out[128];   /* token slots of C (-1: c holds it) and of D */
@@ -198,6 +206,9 @@ static void run_program(int threads, const int cta[3], void (*body)(void *), voi
         pthread_barrier_init(&prog.all, NULL, (unsigned)threads);
         for (int w = 0; w < threads / 32; w++)
             pthread_barrier_init(&prog.warp[w], NULL, 32);
+        prog.ngroups = threads / 128;
+        for (int g = 0; g < prog.ngroups; g++)
+            pthread_barrier_init(&prog.group[g], NULL, 128);
         pthread_attr_t a;
         pthread_attr_init(&a);
         pthread_attr_setstacksize(&a, 1 << 20);
@@ -212,6 +223,7 @@ static void run_program(int threads, const int cta[3], void (*body)(void *), voi
         pthread_attr_destroy(&a);
         pthread_barrier_destroy(&prog.all);
         for (int w = 0; w < threads / 32; w++) pthread_barrier_destroy(&prog.warp[w]);
+        for (int g = 0; g < prog.ngroups; g++) pthread_barrier_destroy(&prog.group[g]);
     }
 }
 
@@ -366,12 +378,28 @@ float sim_fma_rz_f(float x, float y, float z) {
  * address bits [4, 18): shared memory is an ordinary global here, placed
  * (x86.py) at a multiple of 256 KiB so that its offsets are its host
  * address's low 18 bits, and the kernel's wrapper tells ws_smem where it
- * is. Where the kernel fences its accumulators with wait_group's
+ * is.
+ *
+ * wgmma with A in registers (the same section; the form with four .f16x2
+ * registers in braces for A, no imm-trans-a): a rendezvous of the
+ * warpgroup's 128 threads at issue, as mma.sync is of the warp's 32:
+ * each publishes its four registers, each rebuilds the whole A (64 x 16)
+ * from all of them by the ISA's fragment layout (9.7.15.5.1.1.1, Figure
+ * 148: warp w of the warpgroup holds rows 16w..16w+15 — lane l, with
+ * g = l/4 and t = l%4: a0, a1 at row 16w + g, columns 2t and 2t+1; a2, a3
+ * at row 16w + g + 8, the same columns; a4..a7 as a0..a3 eight columns
+ * on; a0 the low half of the first register) and keeps the two rows its
+ * accumulators lie in; B comes through its descriptor as above. A
+ * thread outside a whole warpgroup issuing it is an error.
+ *
+ * Where the kernel fences its accumulators with wait_group's
  * register form, the product is computed when a wait covers its group,
  * reading shared memory then, and its accumulators are in flight until
- * that wait (ws_wgmma_async: tokens, below); otherwise (wait_group only
- * as the intrinsic, with no registers to hand back) at issue. Both are
- * schedules the ISA allows. wgmma.fence and fence.proxy.async are no-ops
+ * that wait (ws_wgmma_async, ws_wgmma_ra_async: tokens, below);
+ * otherwise (wait_group only as the intrinsic, with no registers to hand
+ * back) at issue. Both are schedules the ISA allows. A's registers are
+ * read at issue either way (the rendezvous needs every thread there;
+ * in SSA form they cannot change before the wait). wgmma.fence and fence.proxy.async are no-ops
  * (shared memory is ordinary memory here, with one proxy).
  *
  * What this cannot catch: a missing fence.proxy.async between generic
@@ -623,6 +651,49 @@ static uint32_t desc_addr(uint64_t d, int esize, int kmajor, int mn, int k) {
     return a;
 }
 
+/* The product of wgmma op into acc, this thread's n/2 accumulators: A
+ * from shared memory through da, or (rega) from arow; B through db. */
+static void wgmma_compute(const WgOp *op, float *acc) {
+    if (!t_smem) sim_fail("wgmma: no shared memory registered", NULL);
+    int w = t_tid % 128 / 32, lane = t_tid % 32;
+    for (int i = 0; i < op->n / 2; i++) {
+        int row = 16 * w + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
+        double sum = 0;
+        for (int k = 0; k < 16; k++) {
+            uint16_t x, y;
+            if (op->rega) x = op->arow[i / 2 % 2][k];
+            else memcpy(&x, t_smem + desc_addr(op->da, 2, !op->ta, row, k), 2);
+            memcpy(&y, t_smem + desc_addr(op->db, 2, !op->tb, col, k), 2);
+            sum += half_value(x, op->bf16) * half_value(y, op->bf16);
+        }
+        sum *= op->sa * op->sb;
+        acc[i] = (float)(op->scale_d ? sum + acc[i] : sum);
+    }
+}
+
+/* wgmma with A in registers, a rendezvous of the warpgroup's 128 threads:
+ * each publishes its four registers a, rebuilds the whole of A (64 x 16)
+ * by the ISA's fragment layout (Figure 148, .m64nNk16 A: warp w of the
+ * warpgroup, lane l, element i of a0..a7 — register i/2, its low half
+ * first — at row 16w + l/4 + 8((i/2)%2), column 2(l%4) + i%2 + 8(i/4))
+ * and keeps the two rows its accumulators lie in. */
+static void wgmma_a_rows(const uint32_t a[4], uint16_t arow[2][16]) {
+    int g = t_tid / 128, me = t_tid % 128;
+    if (g >= prog.ngroups) sim_fail("wgmma: thread outside a whole warpgroup", NULL);
+    uint16_t A[64][16];
+    memcpy(prog.areg[g][me], a, sizeof prog.areg[g][me]);
+    pthread_barrier_wait(&prog.group[g]);
+    for (int t = 0; t < 128; t++) {
+        int w = t / 32, l = t % 32;
+        for (int i = 0; i < 8; i++) {
+            int row = 16 * w + l / 4 + 8 * (i / 2 % 2), col = 2 * (l % 4) + i % 2 + 8 * (i / 4);
+            A[row][col] = (uint16_t)(prog.areg[g][t][i / 2] >> 16 * (i % 2));
+        }
+    }
+    pthread_barrier_wait(&prog.group[g]);
+    for (int h = 0; h < 2; h++) memcpy(arow[h], A[16 * (me / 32) + me % 32 / 4 + 8 * h], 32);
+}
+
 /* wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{f16,bf16}: acc holds this
  * thread's n/2 accumulators; scale_d 0: D = A B. sa, sb: the immediate
  * scales of A and B (1 or -1); ta, tb: 0 K-major, 1 MN-major. */
@@ -630,20 +701,21 @@ void ws_wgmma(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d
               int32_t sb, int32_t ta, int32_t tb, float *acc);
 void ws_wgmma(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,
               int32_t sb, int32_t ta, int32_t tb, float *acc) {
-    if (!t_smem) sim_fail("wgmma: no shared memory registered", NULL);
-    int w = t_tid % 128 / 32, lane = t_tid % 32;
-    for (int i = 0; i < n / 2; i++) {
-        int row = 16 * w + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-        double sum = 0;
-        for (int k = 0; k < 16; k++) {
-            uint16_t x, y;
-            memcpy(&x, t_smem + desc_addr(da, 2, !ta, row, k), 2);
-            memcpy(&y, t_smem + desc_addr(db, 2, !tb, col, k), 2);
-            sum += half_value(x, bf16) * half_value(y, bf16);
-        }
-        sum *= sa * sb;
-        acc[i] = (float)(scale_d ? sum + acc[i] : sum);
-    }
+    WgOp op = {.n = n, .bf16 = bf16, .scale_d = scale_d, .sa = sa, .sb = sb, .ta = ta,
+               .tb = tb, .da = da, .db = db};
+    wgmma_compute(&op, acc);
+}
+
+/* The same with A in registers: a, this thread's four (no imm-trans-a:
+ * A from registers is K-major). */
+void ws_wgmma_ra(int32_t n, int32_t bf16, const uint32_t *a, uint64_t db, int32_t scale_d,
+                 int32_t sa, int32_t sb, int32_t tb, float *acc);
+void ws_wgmma_ra(int32_t n, int32_t bf16, const uint32_t *a, uint64_t db, int32_t scale_d,
+                 int32_t sa, int32_t sb, int32_t tb, float *acc) {
+    WgOp op = {.n = n, .bf16 = bf16, .scale_d = scale_d, .sa = sa, .sb = sb, .tb = tb,
+               .rega = 1, .db = db};
+    wgmma_a_rows(a, op.arow);
+    wgmma_compute(&op, acc);
 }
 
 void sim_wgmma_fence_sync_aligned(void);
@@ -697,22 +769,43 @@ static float token_new(int *slot_out) {
     return v;
 }
 
-void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
-                    int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc);
-void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
-                    int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc) {
+/* Records op (its operands) as in flight, its accumulators acc
+ * (C: values or tokens of earlier ones) turned into tokens. */
+static void wgmma_issue(const WgOp *op, float *acc) {
     if (t_nops == t_capops) {
         t_capops = t_capops ? 2 * t_capops : 16;
         t_ops = realloc(t_ops, sizeof *t_ops * (size_t)t_capops);
         if (!t_ops) abort();
     }
-    WgOp *op = &t_ops[t_nops++];
-    *op = (WgOp){n, bf16, scale_d, sa, sb, ta, tb, da, db, t_wg_group, {0}, {0}, {0}};
-    for (int i = 0; i < n / 2; i++) {
-        op->in[i] = token_slot(acc[i]);
-        op->c[i] = acc[i];
-        acc[i] = token_new(&op->out[i]);
+    WgOp *in = &t_ops[t_nops++];
+    *in = *op;
+    in->group = t_wg_group;
+    for (int i = 0; i < op->n / 2; i++) {
+        in->in[i] = token_slot(acc[i]);
+        in->c[i] = acc[i];
+        acc[i] = token_new(&in->out[i]);
     }
+}
+
+void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
+                    int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc);
+void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
+                    int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc) {
+    WgOp op = {.n = n, .bf16 = bf16, .scale_d = scale_d, .sa = sa, .sb = sb, .ta = ta,
+               .tb = tb, .da = da, .db = db};
+    wgmma_issue(&op, acc);
+}
+
+/* With A in registers: the registers are read at issue (the rendezvous),
+ * shared memory (B) when a wait covers the group, as above. */
+void ws_wgmma_ra_async(int32_t n, int32_t bf16, const uint32_t *a, uint64_t db,
+                       int32_t scale_d, int32_t sa, int32_t sb, int32_t tb, float *acc);
+void ws_wgmma_ra_async(int32_t n, int32_t bf16, const uint32_t *a, uint64_t db,
+                       int32_t scale_d, int32_t sa, int32_t sb, int32_t tb, float *acc) {
+    WgOp op = {.n = n, .bf16 = bf16, .scale_d = scale_d, .sa = sa, .sb = sb, .tb = tb,
+               .rega = 1, .db = db};
+    wgmma_a_rows(a, op.arow);
+    wgmma_issue(&op, acc);
 }
 
 /* wgmma.wait_group n over the count accumulator registers regs: the
@@ -724,8 +817,7 @@ void ws_wgmma_wait(int32_t n, int32_t count, float *regs) {
         WgOp *op = &t_ops[done];
         for (int i = 0; i < op->n / 2; i++)
             if (op->in[i] >= 0) op->c[i] = token_take(op->in[i]);
-        ws_wgmma(op->n, op->bf16, op->da, op->db, op->scale_d, op->sa, op->sb, op->ta, op->tb,
-                 op->c);
+        wgmma_compute(op, op->c);
         for (int i = 0; i < op->n / 2; i++)
             t_tok->val[op->out[i]] = isnan(op->c[i]) ? NAN : op->c[i];
     }

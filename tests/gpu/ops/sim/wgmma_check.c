@@ -1,7 +1,8 @@
 /*
- * wgmma_check.c — the simulated wgmma (warpsim.c's ws_wgmma) against a
- * plain product, over forms tilec does not emit (so difftest cannot
- * reach them: tilec's rings are 128-byte swizzled, A K-major):
+ * wgmma_check.c — the simulated wgmma (warpsim.c's ws_wgmma and
+ * ws_wgmma_ra) against a plain product, over forms tilec does not emit
+ * (so difftest cannot reach them: tilec's rings are 128-byte swizzled,
+ * A K-major):
  *
  *   wgmma_check LIB.so
  *
@@ -19,9 +20,15 @@
  * Cases: f16 and bf16; N 8 to 256; A and B each K- or MN-major; no swizzle
  * and 32, 64, 128-byte swizzling; scale-d 0 and 1; a start address
  * advanced by one K step inside a 128-byte atom; a pattern starting off
- * its natural boundary (the descriptor's base offset). Two of them go
- * through wgmma.ll's kernels, whose inline asm x86.py must parse; the rest
- * call ws_wgmma directly. Exit status 0 pass, 1 fail.
+ * its natural boundary (the descriptor's base offset); A in registers
+ * (ws_wgmma_ra: each thread's four registers by the ISA's Figure 148,
+ * written here as a CuTe layout, the simulator rebuilding A from the
+ * warpgroup's registers by the element formulas) for f16 and bf16, N 8,
+ * 64 and 256, B K- and N-major. Four of them go through wgmma.ll's
+ * kernels, whose inline asm x86.py must parse (the shared-memory and the
+ * register form of A, each with the accumulators in flight until the
+ * wait and with results at issue); the rest call ws_wgmma and ws_wgmma_ra
+ * directly. Exit status 0 pass, 1 fail.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -34,6 +41,8 @@ typedef void (*Kernel)(const uint64_t *);
 typedef void (*RunFn)(Kernel, const uint64_t *, int, const uint32_t[3]);
 typedef void (*WgmmaFn)(int32_t, int32_t, uint64_t, uint64_t, int32_t, int32_t, int32_t,
                         int32_t, int32_t, float *);
+typedef void (*WgmmaRaFn)(int32_t, int32_t, const uint32_t *, uint64_t, int32_t, int32_t,
+                          int32_t, int32_t, float *);
 typedef int (*TidFn)(void);
 typedef void (*SmemFn)(unsigned char *);
 
@@ -41,14 +50,16 @@ enum { M = 64, K = 16, MAXN = 256, A_AT = 0, B_AT = 65536 };
 
 /* One case; the simulated threads read it. */
 typedef struct Case {
-    int n, bf16, kmajor_a, kmajor_b, swizzle_a, swizzle_b, scale_d, base_a, kstep;
+    int n, bf16, kmajor_a, kmajor_b, swizzle_a, swizzle_b, scale_d, base_a, kstep, rega;
     uint64_t da, db;
+    uint32_t areg[128][4];   /* rega: each thread's A registers */
     float a[M][K], b[K][MAXN], c[128][MAXN / 2], d[128][MAXN / 2];
 } Case;
 
 static Case cs;
 static unsigned char *smem;
 static WgmmaFn wgmma;
+static WgmmaRaFn wgmma_ra;
 static TidFn tid_of;
 static SmemFn set_smem;
 
@@ -133,6 +144,33 @@ static void direct(const uint64_t *slots) {
     memcpy(cs.d[t], acc, sizeof acc);
 }
 
+/* wgmma with A in registers: thread t's four registers. The fragment
+ * layout of Figure 148 (PTX ISA 9.7.15.5.1.1.1) written as the CuTe layout
+ * ((4,8,4),(2,2,2)):((128,1,16),(64,8,512)) from (thread, element) to
+ * m + 64k: lane%4 two K columns apart, lane/4 and the warp (16 rows)
+ * along M; the elements a0..a7 (low half of register 0 first) one K
+ * column, 8 rows, 8 K columns apart. */
+static void a_registers(void) {
+    for (int t = 0; t < 128; t++)
+        for (int e = 0; e < 8; e++) {
+            int at = 128 * (t % 4) + (t % 32 / 4) + 16 * (t / 32) + 64 * (e & 1) +
+                     8 * (e >> 1 & 1) + 512 * (e >> 2);
+            uint32_t h = bits16(cs.a[at % 64][at / 64], cs.bf16);
+            if (e % 2 == 0) cs.areg[t][e / 2] = h;
+            else cs.areg[t][e / 2] |= h << 16;
+        }
+}
+
+static void direct_ra(const uint64_t *slots) {
+    (void)slots;
+    int t = tid_of();
+    set_smem(smem);
+    float acc[MAXN / 2];
+    memcpy(acc, cs.c[t], sizeof acc);
+    wgmma_ra(cs.n, cs.bf16, cs.areg[t], cs.db, cs.scale_d, 1, 1, !cs.kmajor_b, acc);
+    memcpy(cs.d[t], acc, sizeof acc);
+}
+
 static int check(const char *what) {
     int bad = 0;
     for (int t = 0; t < 128; t++)
@@ -172,14 +210,19 @@ static void prepare(float *out) {
     cs.da = place(M, &cs.a[0][0], K, cs.kmajor_a, cs.swizzle_a, A_AT + 128 * (uint32_t)cs.base_a,
                   (uint32_t)cs.base_a, cs.kstep);
     cs.db = place(cs.n, &bt[0][0], K, cs.kmajor_b, cs.swizzle_b, B_AT, 0, 0);
+    if (cs.rega) a_registers();
 }
 
 static const char *describe(const char *how) {
-    static char what[160];
-    snprintf(what, sizeof what, "%s %s n=%d A %s-major mode %d%s%s, B %s-major mode %d, scale-d %d",
-             how, cs.bf16 ? "bf16" : "f16", cs.n, cs.kmajor_a ? "K" : "M", cs.swizzle_a,
-             cs.base_a ? " base offset" : "", cs.kstep ? " K step" : "", cs.kmajor_b ? "K" : "N",
-             cs.swizzle_b, cs.scale_d);
+    static char what[160], a[64];
+    if (cs.rega)
+        snprintf(a, sizeof a, "in registers");
+    else
+        snprintf(a, sizeof a, "%s-major mode %d%s%s", cs.kmajor_a ? "K" : "M", cs.swizzle_a,
+                 cs.base_a ? " base offset" : "", cs.kstep ? " K step" : "");
+    snprintf(what, sizeof what, "%s %s n=%d A %s, B %s-major mode %d, scale-d %d", how,
+             cs.bf16 ? "bf16" : "f16", cs.n, a, cs.kmajor_b ? "K" : "N", cs.swizzle_b,
+             cs.scale_d);
     return what;
 }
 
@@ -195,28 +238,44 @@ int main(int argc, char **argv) {
     }
     RunFn run = (RunFn)dlsym(lib, "ws_run");
     wgmma = (WgmmaFn)dlsym(lib, "ws_wgmma");
+    wgmma_ra = (WgmmaRaFn)dlsym(lib, "ws_wgmma_ra");
     tid_of = (TidFn)dlsym(lib, "sim_read_ptx_sreg_tid_x");
     set_smem = (SmemFn)dlsym(lib, "ws_smem");
     Kernel k16 = (Kernel)dlsym(lib, "wg_f16_n16__sim"), k8 = (Kernel)dlsym(lib, "wg_bf16_n8__sim");
     unsigned char *s16 = dlsym(lib, "wg_f16_n16__smem"), *s8 = dlsym(lib, "wg_bf16_n8__smem");
-    if (!run || !wgmma || !tid_of || !set_smem || !k16 || !k8 || !s16 || !s8) {
+    Kernel r16 = (Kernel)dlsym(lib, "wg_ra_f16_n16__sim"),
+           r8 = (Kernel)dlsym(lib, "wg_ra_bf16_n8__sim");
+    unsigned char *rs16 = dlsym(lib, "wg_ra_f16_n16__smem"),
+                  *rs8 = dlsym(lib, "wg_ra_bf16_n8__smem");
+    if (!run || !wgmma || !wgmma_ra || !tid_of || !set_smem || !k16 || !k8 || !s16 || !s8 ||
+        !r16 || !r8 || !rs16 || !rs8) {
         fprintf(stderr, "wgmma_check: %s lacks a symbol\n", argv[1]);
         return 1;
     }
     int fails = 0, cases = 0;
     static const uint32_t one[3] = {1, 1, 1};
     /* wgmma.ll's kernels (the asm through x86.py) read C from out and add
-     * their shared memory's offset to the descriptors themselves */
-    static const Case asm_cases[2] = {
+     * their shared memory's offset to the descriptors themselves; those
+     * with A in registers read each thread's four from areg. The first
+     * of each pair keeps its accumulators in flight until the wait. */
+    static const Case asm_cases[4] = {
         {.n = 16, .kmajor_a = 1, .swizzle_a = 1, .swizzle_b = 2, .scale_d = 1},
-        {.n = 8, .bf16 = 1, .kmajor_b = 1, .swizzle_a = 3, .scale_d = 1}};
-    for (int j = 0; j < 2; j++) {
+        {.n = 8, .bf16 = 1, .kmajor_b = 1, .swizzle_a = 3, .scale_d = 1},
+        {.n = 16, .rega = 1, .swizzle_b = 1, .scale_d = 1},
+        {.n = 8, .bf16 = 1, .rega = 1, .kmajor_b = 1, .swizzle_b = 3, .scale_d = 1}};
+    Kernel asm_kernels[4] = {k16, k8, r16, r8};
+    unsigned char *asm_smem[4] = {s16, s8, rs16, rs8};
+    for (int j = 0; j < 4; j++) {
         float out[128 * 8];
-        Kernel kern = j ? k8 : k16;
-        smem = j ? s8 : s16;
+        Kernel kern = asm_kernels[j];
+        smem = asm_smem[j];
         cs = asm_cases[j];
         prepare(out);
         uint64_t slots[4] = {(uint64_t)(uintptr_t)out, cs.da, cs.db, (uint64_t)cs.scale_d};
+        if (cs.rega) {   /* (out, areg, db, scale) */
+            slots[1] = (uint64_t)(uintptr_t)&cs.areg[0][0];
+            slots[2] = cs.db;
+        }
         run(kern, slots, 128, one);
         for (int t = 0; t < 128; t++)
             for (int i = 0; i < cs.n / 2; i++) cs.d[t][i] = out[t * (cs.n / 2) + i];
@@ -245,6 +304,17 @@ int main(int argc, char **argv) {
         }
         prepare(NULL);
         run(direct, NULL, 128, one);
+        fails += check(describe("direct"));
+        cases++;
+    }
+    /* A in registers: f16 and bf16, N 8, 64 and 256, B K- and N-major
+     * (swizzle modes in turn), scale-d 0 and 1 */
+    static const int ra_ns[] = {8, 64, 256};
+    for (int j = 0; j < 12; j++) {
+        cs = (Case){.n = ra_ns[j / 2 % 3], .bf16 = j / 6, .rega = 1, .kmajor_b = j % 2,
+                    .swizzle_b = (j + j / 4) % 4, .scale_d = j / 3 % 2};
+        prepare(NULL);
+        run(direct_ra, NULL, 128, one);
         fails += check(describe("direct"));
         cases++;
     }

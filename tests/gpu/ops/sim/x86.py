@@ -23,13 +23,14 @@
 # and wgmma ordering instructions (nothing to do here; wait_group's
 # accumulator outputs are its tied inputs), `mov.b64` of two words and wgmma
 # (ws_wgmma: descriptors, scale-d, scales and transposes from the asm
-# text and operands; the kernel's wrapper then tells warpsim.c where its
-# shared memory is, ws_smem). Kernels calling an intrinsic warpsim.c does
-# not model, or holding other PTX inline assembly (libdevice's), are
-# dropped. Every kernel left gets a wrapper NAME__sim(ptr) that
-# reads its parameters from an array of 64-bit slots, each value in the
-# low bytes (libtile's packed parameters, RtPlan.slots), so that a
-# launcher can call any kernel without knowing its signature.
+# text and operands; with A in registers, ws_wgmma_ra: A's four
+# registers, B's descriptor and the rest; the kernel's wrapper then tells
+# warpsim.c where its shared memory is, ws_smem). Kernels calling an
+# intrinsic warpsim.c does not model, or holding other PTX inline assembly
+# (libdevice's), are dropped. Every kernel left gets a wrapper
+# NAME__sim(ptr) that reads its parameters from an array of 64-bit slots,
+# each value in the low bytes (libtile's packed parameters, RtPlan.slots),
+# so that a launcher can call any kernel without knowing its signature.
 import re
 import sys
 
@@ -186,6 +187,14 @@ WGMMA = re.compile(
     r"\{\.reg\.pred([%\w]+);setp\.ne\.b32\1,(\$\d+),0;"
     r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(f16|bf16)\.\4"
     r"\{([$\d,]*)\},(\$\d+),(\$\d+),\1,(-?1),(-?1),(\$\d+|\d+),(\$\d+|\d+);\}$")
+# ... and with A in registers (wgmma_check's sim/wgmma.ll has both): the
+# four A registers in braces where the A descriptor was, no imm-trans-a
+# (A from registers is K-major).
+WGMMA_RA = re.compile(
+    r"\{\.reg\.pred([%\w]+);setp\.ne\.b32\1,(\$\d+),0;"
+    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(f16|bf16)\.\4"
+    r"\{([$\d,]*)\},\{(\$\d+),(\$\d+),(\$\d+),(\$\d+)\},(\$\d+),\1,(-?1),(-?1),"
+    r"(\$\d+|\d+);\}$")
 
 
 # mov.b64 of two 32-bit words, the first the low one (wgmma descriptors)
@@ -245,14 +254,14 @@ def cp_async_body(bytes_, tys):
                   "  ret void"]
 
 
-def wgmma_body(m, cons, tys, ret):
-    """The wgmma asm's operands passed to ws_wgmma; None if they are not
-    the form WGMMA expects."""
+def wgmma_body(m, cons, tys, ret, rega):
+    """The wgmma asm's operands passed to ws_wgmma (WGMMA) or ws_wgmma_ra
+    (WGMMA_RA: rega); None if they are not the form expected."""
     n = int(m.group(3))
     outs = [c for c in cons if c.startswith("=")]
     ins = [c for c in cons if not c.startswith("=") and not c.startswith("~")]
-    if (len(outs) != n // 2 or any(c != "=f" for c in outs) or len(ins) != len(tys) or
-            m.group(5).split(",") != ["$%d" % i for i in range(n // 2)]):
+    if (n % 8 or not 8 <= n <= 256 or len(outs) != n // 2 or any(c != "=f" for c in outs) or
+            len(ins) != len(tys) or m.group(5).split(",") != ["$%d" % i for i in range(n // 2)]):
         return None
 
     def operand(tok, ty):   # a literal, or the argument $tok names, as `ty`
@@ -263,6 +272,8 @@ def wgmma_body(m, cons, tys, ret):
             return None, []
         if tys[i] == ty:
             return "%%a%d" % i, []
+        if not re.fullmatch(r"i\d+", tys[i]):
+            return None, []
         op = "zext" if int(tys[i][1:]) < int(ty[1:]) else "trunc"
         return "%%c%d" % i, ["  %%c%d = %s %s %%a%d to %s" % (i, op, tys[i], i, ty)]
 
@@ -271,17 +282,29 @@ def wgmma_body(m, cons, tys, ret):
         tied = [i for i, c in enumerate(ins) if c == str(j)]
         body += ["  %%p%d = getelementptr float, ptr %%acc, i64 %d" % (j, j),
                  "  store float %s, ptr %%p%d" % ("%%a%d" % tied[0] if tied else "0.0", j)]
-    args = []
-    for tok, ty in ((m.group(6), "i64"), (m.group(7), "i64"), (m.group(2), "i32"),
-                    (m.group(8), "i32"), (m.group(9), "i32"), (m.group(10), "i32"),
-                    (m.group(11), "i32")):
+    if rega:   # A's four registers through memory; then B, scale-d, scales, trans-b
+        body.append("  %areg = alloca [4 x i32]")
+        for j in range(4):
+            v, conv = operand(m.group(6 + j), "i32")
+            if v is None or ins[int(m.group(6 + j)[1:]) - n // 2] != "r":
+                return None
+            body += conv + ["  %%ap%d = getelementptr i32, ptr %%areg, i64 %d" % (j, j),
+                            "  store i32 %s, ptr %%ap%d" % (v, j)]
+        toks = ((m.group(10), "i64"), (m.group(2), "i32"), (m.group(11), "i32"),
+                (m.group(12), "i32"), (m.group(13), "i32"))
+    else:      # A and B descriptors, scale-d, scales, transposes
+        toks = ((m.group(6), "i64"), (m.group(7), "i64"), (m.group(2), "i32"),
+                (m.group(8), "i32"), (m.group(9), "i32"), (m.group(10), "i32"),
+                (m.group(11), "i32"))
+    args = ["ptr %areg"] if rega else []
+    for tok, ty in toks:
         v, conv = operand(tok, ty)
         if v is None:
             return None
         body += conv
         args.append("%s %s" % (ty, v))
-    body.append("  call void @ws_wgmma(i32 %d, i32 %d, %s, ptr %%acc)" % (
-        n, m.group(4) == "bf16", ", ".join(args[:2] + args[2:3] + args[3:])))
+    body.append("  call void @%s(i32 %d, i32 %d, %s, ptr %%acc)" % (
+        "ws_wgmma_ra" if rega else "ws_wgmma", n, m.group(4) == "bf16", ", ".join(args)))
     loads = []
     for j in range(n // 2):
         loads.append("  %%v%d = load float, ptr %%p%d" % (j, j))
@@ -304,7 +327,8 @@ def lower_asm(text):
         asm, cons = m.group(2), m.group(3)
         ld, st = LOAD.match(asm), STORE.match(asm)
         flat = re.sub(r"\\0[9AD]|\s", "", asm)
-        cp, wg = CP_ASYNC.match(asm), WGMMA.match(flat)
+        cp, wg, wg_ra = CP_ASYNC.match(asm), WGMMA.match(flat), WGMMA_RA.match(flat)
+        wg = wg or wg_ra
         if (cp or wg) and m.group(4) is not None:
             tys = arg_types(m.group(4))
             key = (asm, cons, tuple(tys))
@@ -313,7 +337,7 @@ def lower_asm(text):
                 if cp and tys == ["ptr", "ptr", "i1"] and ret == "void":
                     head, body = cp_async_body(cp.group(1), tys)
                 elif wg:
-                    body = wgmma_body(wg, cons.split(","), tys, ret)
+                    body = wgmma_body(wg, cons.split(","), tys, ret, wg_ra is not None)
                     if body is None:
                         return None
                     head = ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))
@@ -325,8 +349,8 @@ def lower_asm(text):
                 if wg:   # and the variant whose accumulators stay in flight
                     wgmma.update({names[key][1:], names[key][1:] + ".async"})
                     defs.append("define internal %s %s.async(%s) {" % (ret, names[key], head))
-                    defs.extend([l.replace("@ws_wgmma(", "@ws_wgmma_async(") for l in body] +
-                                ["}"])
+                    defs.extend([re.sub(r"@(ws_wgmma(?:_ra)?)\(", r"@\1_async(", l)
+                                 for l in body] + ["}"])
             return names[key]
         if NOOP_ASM.match(asm.strip()) and m.group(4) is not None:
             tys = arg_types(m.group(4)) if m.group(4) else []
@@ -450,6 +474,8 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
                "declare void @ws_cp_async(ptr, ptr, i32, i32)",
                "declare void @ws_wgmma(i32, i32, i64, i64, i32, i32, i32, i32, i32, ptr)",
                "declare void @ws_wgmma_async(i32, i32, i64, i64, i32, i32, i32, i32, i32, ptr)",
+               "declare void @ws_wgmma_ra(i32, i32, ptr, i64, i32, i32, i32, i32, ptr)",
+               "declare void @ws_wgmma_ra_async(i32, i32, ptr, i64, i32, i32, i32, i32, ptr)",
                "declare void @ws_wgmma_wait(i32, i32, ptr)",
                "declare void @ws_smem(ptr)"]
 text = "\n".join(lines)
