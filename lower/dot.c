@@ -284,8 +284,22 @@ static int wgmma_a_regs(LwFn *f, const IrOp *op, int32_t m0, int32_t k0, LLVMVal
         lw_error(f, op->loc, "internal error: no A registers for wgmma at (%d, %d)", m0, k0);
         return 0;
     }
-    for (int j = 0; j < 4; j++)
-        ra[j] = LLVMBuildBitCast(f->c->b, pack32(f, ek, a->r + ga + j * kw, kw), f->c->i32, "");
+    /* Each register through an empty asm (a `mov`, kept where it is):
+     * given a loop-invariant A (attention's Q, read by ldmatrix before
+     * the loop) straight, ptxas 13.0 reused its registers inside the
+     * loop after the wgmma that read them, so the next iteration's
+     * product read other values (run 23: attention D=64 wrong in the
+     * aligned variant); a copy made in the iteration keeps the original
+     * live across the loop. */
+    static const char text[] = "prmt.b32 $0, $1, 0, 0x3210;", cons[] = "=r,r";
+    LLVMTypeRef i32 = f->c->i32;
+    LLVMTypeRef ft = LLVMFunctionType(i32, &i32, 1, 0);
+    LLVMValueRef mov = LLVMGetInlineAsm(ft, (char *)text, sizeof text - 1, (char *)cons,
+                                        sizeof cons - 1, 1, 0, LLVMInlineAsmDialectATT, 0);
+    for (int j = 0; j < 4; j++) {
+        LLVMValueRef x = LLVMBuildBitCast(f->c->b, pack32(f, ek, a->r + ga + j * kw, kw), i32, "");
+        ra[j] = LLVMBuildCall2(f->c->b, ft, mov, &x, 1, "");
+    }
     return 1;
 }
 
