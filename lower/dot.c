@@ -245,18 +245,62 @@ static uint64_t desc_off(const LySmem *s, int32_t r, int32_t col) {
     return (uint64_t)ly_smem_offset(s, packed) * (uint64_t)s->esize >> 4;
 }
 
-/* One wgmma.mma_async m64n<ni>k16 with f32 accumulators d[0 .. ni/2). */
+/* One wgmma.mma_async m64n<ni>k16 with f32 accumulators d[0 .. ni/2):
+ * A through descriptor da (ra NULL; ta its transpose flag) or from the
+ * four 32-bit registers ra (the mma.sync A fragment's a0..a3 of each
+ * warp's 16 rows), B through descriptor db. */
 static void wgmma_issue(LwFn *f, ScalarKind ek, int ni, LLVMValueRef da,
-                        LLVMValueRef db, int ta, int tb, LLVMValueRef *d) {
-    int n = ni / 2;
+                        LLVMValueRef *ra, LLVMValueRef db, int ta, int tb,
+                        LLVMValueRef *d) {
+    int n = ni / 2, na = ra ? 4 : 1;
     const char *t = ek == SK_BF16 ? "bf16" : "f16";
     char *text = ar_alloc(f->c->ar, (size_t)n * 8 + 256), *w = text;
     w += sprintf(w, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n + 2, ni, t, t);
+                 "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n + na + 1, ni, t, t);
     for (int i = 0; i < n; i++) w += sprintf(w, "%s$%d", i ? ", " : "", i);
-    sprintf(w, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", n, n + 1, ta, tb);
-    LLVMValueRef extra[3] = {da, db, lw_i32(f->c, 1)};
-    tied_asm(f, text, d, n, extra, "l,l,r", 3);
+    if (ra)
+        sprintf(w, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", n, n + 1, n + 2, n + 3,
+                n + 4, tb);
+    else
+        sprintf(w, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", n, n + 1, ta, tb);
+    LLVMValueRef extra[6];
+    for (int i = 0; i < na; i++) extra[i] = ra ? ra[i] : da;
+    extra[na] = db;
+    extra[na + 1] = lw_i32(f->c, 1);
+    tied_asm(f, text, d, n, extra, ra ? "r,r,r,r,l,r" : "l,l,r", na + 2);
+}
+
+/* A's four 32-bit registers for the m64 block at (m0, k0) of the product
+ * (A in registers: its dot-operand layout, whose groups are mma.sync's
+ * a0..a3, are wgmma's A fragment with warp w of the warpgroup on rows
+ * 16w..16w+15), or 0 (reported) when they are missing. */
+static int wgmma_a_regs(LwFn *f, const IrOp *op, int32_t m0, int32_t k0, LLVMValueRef ra[4]) {
+    const Layout *al = op->args[0]->layout;
+    ScalarKind ek = (ScalarKind)op->args[0]->ty.k;
+    int kw = 32 / ty_bits(ek);
+    LwVal *a = lw_val(f, op->args[0]);
+    int ga = find_group(al, 4 * kw, m0, k0);
+    if (ga < 0 || !a->r || !a->r[ga]) {
+        lw_error(f, op->loc, "internal error: no A registers for wgmma at (%d, %d)", m0, k0);
+        return 0;
+    }
+    /* Each register through an empty asm (a `mov`, kept where it is):
+     * given a loop-invariant A (attention's Q, read by ldmatrix before
+     * the loop) straight, ptxas 13.0 reused its registers inside the
+     * loop after the wgmma that read them, so the next iteration's
+     * product read other values (run 23: attention D=64 wrong in the
+     * aligned variant); a copy made in the iteration keeps the original
+     * live across the loop. */
+    static const char text[] = "prmt.b32 $0, $1, 0, 0x3210;", cons[] = "=r,r";
+    LLVMTypeRef i32 = f->c->i32;
+    LLVMTypeRef ft = LLVMFunctionType(i32, &i32, 1, 0);
+    LLVMValueRef mov = LLVMGetInlineAsm(ft, (char *)text, sizeof text - 1, (char *)cons,
+                                        sizeof cons - 1, 1, 0, LLVMInlineAsmDialectATT, 0);
+    for (int j = 0; j < 4; j++) {
+        LLVMValueRef x = LLVMBuildBitCast(f->c->b, pack32(f, ek, a->r + ga + j * kw, kw), i32, "");
+        ra[j] = LLVMBuildCall2(f->c->b, ft, mov, &x, 1, "");
+    }
+    return 1;
 }
 
 /* Registers q .. q+ni/2-1 of accumulator layout cl hold, in wgmma's
@@ -287,16 +331,28 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     ScalarKind ek = (ScalarKind)op->args[0]->ty.k;
     int32_t M = cl->shape[0], N = cl->shape[1], K = op->args[0]->ty.dim[1];
     int32_t rows = 16 * cl->mma_warps[0], ni = N < 256 ? N : 256;
-    int ka = s[0]->fast == 1, kb = s[1]->fast == 0;
+    int ka = s[0] && s[0]->fast == 1, kb = s[1]->fast == 0;
     LwVal acc = *lw_val(f, op->args[2]);
     LwVal out = lw_new_val(f, acc.n);
     memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
-    LLVMValueRef da = desc_low(f, base[0], s[0], ka), db = desc_low(f, base[1], s[1], kb);
-    uint32_t ha = desc_high(s[0]), hb = desc_high(s[1]);
-    if (cl->mma_warps[0] > 4) {   /* warpgroup g's rows start at 64g */
+    LLVMValueRef da = s[0] ? desc_low(f, base[0], s[0], ka) : NULL;
+    LLVMValueRef db = desc_low(f, base[1], s[1], kb);
+    uint32_t ha = s[0] ? desc_high(s[0]) : 0, hb = desc_high(s[1]);
+    if (s[0] && cl->mma_warps[0] > 4) {   /* warpgroup g's rows start at 64g */
         LLVMValueRef g = LLVMBuildLShr(c->b, f->warp, lw_i32(c, 2), "");
         LLVMValueRef step = lw_i32(c, (int64_t)desc_off(s[0], 64, 0));
         da = LLVMBuildAdd(c->b, da, LLVMBuildMul(c->b, g, step, ""), "");
+    }
+    /* A in registers: its 32-bit operands built before the fence, which
+     * orders every register write before the wgmma that reads it */
+    int nm = M / rows;
+    LLVMValueRef *regs = NULL;
+    if (!s[0]) {
+        regs = ar_alloc(c->ar, sizeof(LLVMValueRef) * 4 * (size_t)(K / 16 * nm));
+        for (int32_t k0 = 0; k0 < K; k0 += 16)
+            for (int32_t m0 = 0; m0 < M; m0 += rows)
+                if (!wgmma_a_regs(f, op, m0, k0, regs + 4 * (k0 / 16 * nm + m0 / rows)))
+                    return 1;
     }
     lw_call_intr(c, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
     for (int32_t k0 = 0; k0 < K; k0 += 16)
@@ -308,9 +364,13 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
                              "at (%d, %d) are not in wgmma's order", m0, n0);
                     return 1;
                 }
-                LLVMValueRef a = desc_pack(f, LLVMBuildAdd(c->b, da, lw_i32(c, (int64_t)desc_off(s[0], m0, k0)), ""), ha);
+                LLVMValueRef a = NULL, *rap = NULL;
+                if (s[0])
+                    a = desc_pack(f, LLVMBuildAdd(c->b, da, lw_i32(c, (int64_t)desc_off(s[0], m0, k0)), ""), ha);
+                else
+                    rap = regs + 4 * (k0 / 16 * nm + m0 / rows);
                 LLVMValueRef b = desc_pack(f, LLVMBuildAdd(c->b, db, lw_i32(c, (int64_t)desc_off(s[1], k0, n0)), ""), hb);
-                wgmma_issue(f, ek, ni, a, b, !ka, !kb, out.r + q);
+                wgmma_issue(f, ek, ni, a, rap, b, !ka, !kb, out.r + q);
             }
     lw_call_intr(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
     lw_set(f, op->res[0], lw_wgmma_wait(f, out, pending));

@@ -83,12 +83,12 @@ struct LwPipe {
     const IrOp *loop;
     int stages, nring;
     int ahead;          /* copies run this many iterations ahead */
-    /* The body's product when it runs as wgmma (wgmma_plan): its operands
-     * are read from the rings through descriptors, and with `pending`
-     * one warpgroup MMA group stays in flight across the barrier (the
-     * accumulator's register `acc` carried value, index `carry`). */
-    const IrOp *wgmma;
-    int pending, carry;
+    /* The body's products when they run as wgmma (wgmma_plan): their
+     * ring operands are read through descriptors, and with `pending` (one
+     * product) one warpgroup MMA group stays in flight across the barrier
+     * (the accumulator: carried value `carry`). */
+    const IrOp *wg_dot[4];
+    int nwg, pending, carry;
     LwRing *ring;
     char *need;         /* by IrValue id: part of an address computation */
     LLVMValueRef lo, hi, step;
@@ -368,35 +368,38 @@ static const IrOp *ring_operand(LwFn *f, const IrBlock *body, const IrOp *dot,
 }
 
 /* Warpgroup MMA (sm_90a): when layout assignment allowed it for the
- * body's one product (Layout.wgmma) and both its operands come from
- * rings only it reads, the product reads the rings through descriptors
- * (dot.c) and the rings take wgmma's canonical layout (ly_smem_wgmma).
- * wgmma runs asynchronously: when the product's accumulator is carried
- * straight from one iteration's product to the next (acc = dot(a, b,
- * acc=acc), nothing else reading it), one iteration's group stays in
- * flight while the next iteration waits for its copies and crosses the
- * barrier (`pending`); the copies then run stages-2 iterations ahead,
- * so that the slot they overwrite was read by a product already waited
- * for. Returns 1 and fills p when so. */
+ * body's products (Layout.wgmma; at most 4), each takes B from a ring
+ * only it reads and A from one too or from registers (attention's Q and
+ * probabilities), and the rings are exactly theirs, the products read
+ * the rings through descriptors (dot.c) and the rings take wgmma's
+ * canonical layout (ly_smem_wgmma). wgmma runs asynchronously: when the
+ * body's one product carries its accumulator straight from one
+ * iteration's product to the next (acc = dot(a, b, acc=acc), nothing
+ * else reading it), one iteration's group stays in flight while the next
+ * iteration waits for its copies and crosses the barrier (`pending`); the
+ * copies then run stages-2 iterations ahead, so that the slot they
+ * overwrite was read by a product already waited for. Otherwise each
+ * product waits for its group at once. Returns 1 and fills p when so. */
 static int wgmma_plan(LwFn *f, struct LwPipe *p, int nmarked) {
     const IrBlock *body = p->loop->regions[0];
-    const IrOp *dot = NULL;
-    for (const IrOp *op = body->first; op; op = op->next)
-        if (op->op == IR_DOT) {
-            if (dot) return 0;
-            dot = op;
-        }
-    const Layout *cl = dot ? dot->res[0]->layout : NULL;
-    if (!cl || cl->kind != LY_MMA || !cl->wgmma || nmarked != 2 ||
-        !ring_operand(f, body, dot, 0) || !ring_operand(f, body, dot, 1))
-        return 0;
-    p->wgmma = dot;
+    int rings = 0, n = 0;
+    for (const IrOp *op = body->first; op; op = op->next) {
+        if (op->op != IR_DOT) continue;
+        const Layout *cl = op->res[0]->layout;
+        if (!cl || cl->kind != LY_MMA || !cl->wgmma || n == 4 ||
+            !ring_operand(f, body, op, 1))
+            return 0;
+        rings += 1 + (ring_operand(f, body, op, 0) != NULL);
+        p->wg_dot[n++] = op;
+    }
+    if (!n || rings != nmarked) return 0;
+    p->nwg = n;
     p->carry = -1;
-    const IrOp *y = body->last;
-    for (int i = 0; y && y->op == IR_YIELD && i < y->nargs; i++)
+    const IrOp *dot = p->wg_dot[0], *y = body->last;
+    for (int i = 0; n == 1 && y && y->op == IR_YIELD && i < y->nargs; i++)
         if (y->args[i] == dot->res[0] && dot->args[2] == body->args[i + 1] &&
             f->uses[dot->res[0]->id] == 1 && f->uses[body->args[i + 1]->id] == 1 &&
-            ly_eq(body->args[i + 1]->layout, cl))
+            ly_eq(body->args[i + 1]->layout, dot->res[0]->layout))
             p->carry = i;
     p->pending = p->carry >= 0 && p->stages >= 3;
     return 1;
@@ -460,7 +463,7 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
         issue(f, p, iv, lw_i32(c, j), 0);
         lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
-    if (!p->wgmma) carry_plan(f, p);
+    if (!p->nwg) carry_plan(f, p);
     p->prev = f->pipe;
     f->pipe = p;
     return p;
@@ -516,7 +519,7 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
         /* cp.async writes through the generic proxy, wgmma reads through
          * the async one: each thread's landed copies are made visible to
          * it before the barrier publishes them */
-        if (p->wgmma)
+        if (p->nwg)
             lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         lw_barrier(f);
     }
@@ -552,7 +555,7 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
     if (p->carry_dot && !p->carry_next[0] && !p->carry_next[1] && !f->failed)
         lw_error(f, p->carry_dot->loc, "internal error: the product did not "
                  "read the next slot's fragments");
-    if (p->wgmma && p->pending) {
+    if (p->nwg && p->pending) {
         /* the last product's group: done before anyone reads the sum */
         const IrValue *acc = p->loop->regions[0]->args[p->carry + 1];
         lw_set(f, acc, lw_wgmma_wait(f, *lw_val(f, acc), 0));
@@ -585,7 +588,7 @@ int lw_pipe_op(LwFn *f, const IrOp *op) {
         return 0;
     const LwRing *r = find_ring(f, op->args[0]->def, &slot);
     if (!r) return 0;
-    if (f->pipe && f->pipe->wgmma && only_products(f, op)) {
+    if (f->pipe && f->pipe->nwg && only_products(f, op)) {
         lw_set(f, op->res[0], (LwVal){0, NULL});   /* read by descriptors */
         return 1;
     }
@@ -634,13 +637,17 @@ void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
 int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *s[2],
                   int *pending) {
     struct LwPipe *p = f->pipe;
-    if (!p || p->wgmma != dot) return 0;
+    int planned = 0;
+    for (int i = 0; p && i < p->nwg; i++) planned |= p->wg_dot[i] == dot;
+    if (!planned) return 0;
     for (int i = 0; i < 2; i++) {
         LLVMValueRef slot;
-        const LwRing *r = find_ring(f, dot->args[i]->def->args[0]->def, &slot);
-        if (!r) return 0;
-        base[i] = slot_base(f, r, slot);
-        s[i] = r->s;
+        const IrOp *cv = dot->args[i]->def;
+        const LwRing *r = cv && cv->op == IR_CONVERT_LAYOUT
+                              ? find_ring(f, cv->args[0]->def, &slot) : NULL;
+        base[i] = r ? slot_base(f, r, slot) : NULL;
+        s[i] = r ? r->s : NULL;
+        if (!r && i == 1) return 0;
     }
     *pending = p->pending;
     return 1;

@@ -198,18 +198,18 @@ static int loop_loaded(LaCtx *c, const IrOp *op, int i) {
     return best * esize >= 4;
 }
 
-/* A product warpgroup MMA can take (sm_90a): f16/bf16 operands both
- * loaded in the product's loop (wgmma reads them from the rings, so
- * chained products, whose A is in registers, keep mma.sync), every warp
- * on M in whole warpgroups (warps 4g..4g+3 own rows 64g..64g+63 of each
- * 16·warps rows, as the mma.sync map with mma_warps = [warps, 1] has
- * them), N at least one n8 column block. */
-static int wgmma_fits(LaCtx *c, const IrOp *op, int mk, int chained) {
+/* A product warpgroup MMA can take (sm_90a): f16/bf16 operands, B loaded
+ * in the product's loop (wgmma reads it from its ring; A from its ring
+ * too when it is loaded there, else from registers: attention's Q and
+ * probabilities), every warp on M in whole warpgroups (warps 4g..4g+3
+ * own rows 64g..64g+63 of each 16·warps rows, as the mma.sync map with
+ * mma_warps = [warps, 1] has them; the chained-dot rule gives chained
+ * products that map too), N at least one n8 column block. */
+static int wgmma_fits(LaCtx *c, const IrOp *op, int mk) {
     const Type tr = op->res[0]->ty;
     int w = c->k->warps;
-    return c->wgmma && mk == 16 && !chained && w % 4 == 0 &&
-           tr.dim[0] % 64 == 0 && tr.dim[0] >= 16 * w && tr.dim[1] >= 8 &&
-           loop_loaded(c, op, 0) && loop_loaded(c, op, 1);
+    return c->wgmma && mk == 16 && w % 4 == 0 && tr.dim[0] % 64 == 0 &&
+           tr.dim[0] >= 16 * w && tr.dim[1] >= 8 && loop_loaded(c, op, 1);
 }
 
 /* The anchor layout of a dot's accumulator and result: an mma.sync
@@ -223,7 +223,7 @@ static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n,
     if (!mk) return default_layout(c, tr);
     int32_t warps[2];
     int chained = chained_dot(c, dots, n, op);
-    if (wgmma_fits(c, op, mk, chained)) {
+    if (wgmma_fits(c, op, mk)) {
         warps[0] = c->k->warps;
         warps[1] = 1;
         Layout *l = ly_mma(c->ar, tr.dim, mk, warps);

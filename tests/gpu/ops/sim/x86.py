@@ -199,6 +199,9 @@ WGMMA_RA = re.compile(
 
 # mov.b64 of two 32-bit words, the first the low one (wgmma descriptors)
 MOV64 = re.compile(r"mov\.b64 \$0, \{\$1, \$2\};$")
+# the identity byte permute tilec copies a register-A operand of wgmma
+# through (a copy ptxas cannot fold: dot.c, wgmma_a_regs)
+PRMT_ID = re.compile(r"prmt\.b32 \$0, \$1, 0, 0x3210;$")
 
 
 WAIT_GROUP = re.compile(r"wgmma\.wait_group\.sync\.aligned (\d+);$")
@@ -365,6 +368,13 @@ def lower_asm(text):
                 defs.append("define internal %s %s(%s) {" % (
                     m.group(1), names[key], ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))))
                 defs.extend(body + ["}"])
+            return names[key]
+        if PRMT_ID.match(asm) and cons == "=r,r" and m.group(1) == "i32":
+            key = (asm, cons)
+            if key not in names:
+                names[key] = "@sim_asm_%d" % len(names)
+                defs.extend(["define internal i32 %s(i32 %%a0) {" % names[key],
+                             "  ret i32 %a0", "}"])
             return names[key]
         mov = MOV64.match(asm)
         if mov and cons == "=l,r,r" and m.group(1) == "i64":
