@@ -277,3 +277,39 @@ def test_pack_format_takes_u64_values_past_int64():
     fmt = gpu._pack_format(params)
     assert fmt == "=i4xQi4xQi4xqi4xd"
     assert len(struct.pack(fmt, 1, 2**64 - 1, 2, 2**64 - 1, 2, -2**63, 3, 0.5)) == 64
+
+
+def test_default_arch():
+    """The --arch tile.compile picks for the current device: the device's
+    own architecture, sm_90a on sm_90 parts; tilec's default elsewhere."""
+    assert gpu.default_arch((9, 0)) == "sm_90a"
+    assert gpu.default_arch((8, 0)) == "sm_80"
+    assert gpu.default_arch((8, 6)) == "sm_86"
+    assert gpu.default_arch((8, 9)) == "sm_89"
+    assert gpu.default_arch((7, 5)) is None
+    assert gpu.default_arch((10, 0)) is None
+
+
+def test_compile_uses_device_arch(monkeypatch, tmp_path):
+    """tile.compile without arch= asks for the device's; with it, for that."""
+    seen = []
+
+    class Stop(Exception):
+        pass
+
+    def fake_compile_bundle(path, defines, include_dirs, arch, debug, top, stdlib):
+        seen.append(arch)
+        raise Stop
+
+    class FakeLib:
+        build_top = stdlib_dir = None
+
+    monkeypatch.setattr(gpu, "libtile", lambda: FakeLib())
+    monkeypatch.setattr(gpu, "_device_arch", lambda: "sm_90a")
+    monkeypatch.setattr(gpu._cache, "compile_bundle", fake_compile_bundle)
+    src = tmp_path / "k.tile"
+    src.write_text("kernel k() { }\n")
+    for arch in (None, "sm_80"):
+        with pytest.raises(Stop):
+            tile.compile(str(src), arch=arch, interpret=False)
+    assert seen == ["sm_90a", "sm_80"]

@@ -52,7 +52,9 @@ def compile(path, defines=None, include_dirs=(), arch=None, interpret=None, debu
 
     defines: {"NAME": value} as tilec -D (ints, bools, or types: "f16",
     numpy.float16, torch.float16). include_dirs: as tilec -I. arch: the GPU
-    target ("sm_90"), used in GPU mode. interpret: run in the interpreter
+    target ("sm_90"), used in GPU mode; by default the current device's
+    (tile.gpu.default_arch: sm_90a on an H100 or H200, which enables
+    warpgroup MMA). interpret: run in the interpreter
     (default: $TILE_INTERPRET). debug: keep device_assert (tilec -g).
     Raises CompileError with the compiler's diagnostics."""
     path = os.fspath(path)

@@ -148,8 +148,35 @@ def load_bundle(path, source=None):
     return GPUModule(source or path, path, b.value, lt)
 
 
+# tilec's --arch for a GPU of compute capability (major, minor): its own
+# architecture, and on sm_90 the "a" one (sm_90a: warpgroup MMA), since a
+# bundle tile.compile builds runs on the GPU it was built for, as Triton
+# builds for sm_90a on an H100. Other capabilities: tilec's default.
+_ARCH_BY_CC = {(8, 0): "sm_80", (8, 6): "sm_86", (8, 9): "sm_89", (9, 0): "sm_90a"}
+
+
+def default_arch(cc):
+    """The --arch tile.compile uses for a device of capability cc (a
+    (major, minor) pair) when none is given; None: tilec's default."""
+    return _ARCH_BY_CC.get(tuple(cc))
+
+
+def _device_arch():
+    """default_arch of torch's current CUDA device, or None (no torch, no
+    device)."""
+    try:
+        import torch
+        if torch.cuda.is_available():
+            return default_arch(torch.cuda.get_device_capability())
+    except Exception:  # noqa: BLE001 (no usable torch: tilec's default)
+        pass
+    return None
+
+
 def compile_file(path, defines, include_dirs, arch, debug):
     lt = libtile()
+    if arch is None:
+        arch = _device_arch()
     bundle = _cache.compile_bundle(path, defines, include_dirs, arch, debug,
                                    lt.build_top, lt.stdlib_dir)
     return load_bundle(bundle, path)
