@@ -168,22 +168,13 @@ static void tied_asm(LwFn *f, const char *text, LLVMValueRef *acc, int n,
     for (int i = 0; i < n; i++) w += sprintf(w, "%s%d", nextra || i ? "," : "", i);
     sprintf(w, ",~{memory}");
     int nin = nextra + n;
-    LLVMTypeRef *pt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)nin);
     LLVMValueRef *args = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)nin);
-    for (int i = 0; i < nextra; i++) {
-        pt[i] = LLVMTypeOf(extra[i]);
-        args[i] = extra[i];
-    }
+    memcpy(args, extra, sizeof(LLVMValueRef) * (size_t)nextra);
+    memcpy(args + nextra, acc, sizeof(LLVMValueRef) * (size_t)n);
     LLVMTypeRef *rt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)n);
-    for (int i = 0; i < n; i++) {
-        pt[nextra + i] = rt[i] = c->f32;
-        args[nextra + i] = acc[i];
-    }
+    for (int i = 0; i < n; i++) rt[i] = c->f32;
     LLVMTypeRef ret = n == 1 ? c->f32 : LLVMStructTypeInContext(c->ctx, rt, (unsigned)n, 0);
-    LLVMTypeRef ft = LLVMFunctionType(ret, pt, (unsigned)nin, 0);
-    LLVMValueRef a = LLVMGetInlineAsm(ft, (char *)text, strlen(text), cons,
-                                      strlen(cons), 1, 0, LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef r = LLVMBuildCall2(c->b, ft, a, args, (unsigned)nin, "");
+    LLVMValueRef r = lw_asm(c, ret, text, cons, args, nin, LW_ASM_WRITES);
     for (int i = 0; i < n; i++)
         acc[i] = n == 1 ? r : LLVMBuildExtractValue(c->b, r, (unsigned)i, "");
 }
@@ -229,14 +220,8 @@ static uint32_t desc_high(const LySmem *s) {
  * address came from a multiply (warpgroup 1's rows of A): a descriptor
  * with no swizzle and no stride, every row but the first read wrong. */
 static LLVMValueRef desc_pack(LwFn *f, LLVMValueRef lo, uint32_t hi) {
-    LwCtx *c = f->c;
-    static const char text[] = "mov.b64 $0, {$1, $2};", cons[] = "=l,r,r";
-    LLVMTypeRef pt[2] = {c->i32, c->i32};
-    LLVMTypeRef ft = LLVMFunctionType(c->i64, pt, 2, 0);
-    LLVMValueRef a = LLVMGetInlineAsm(ft, (char *)text, sizeof text - 1, (char *)cons,
-                                      sizeof cons - 1, 0, 0, LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef args[2] = {lo, lw_i32(c, (int64_t)hi)};
-    return LLVMBuildCall2(c->b, ft, a, args, 2, "");
+    LLVMValueRef args[2] = {lo, lw_i32(f->c, (int64_t)hi)};
+    return lw_asm(f->c, f->c->i64, "mov.b64 $0, {$1, $2};", "=l,r,r", args, 2, LW_ASM_NONE);
 }
 
 /* Byte offset of element (r, col) of buffer s, >> 4. */
@@ -284,21 +269,19 @@ static int wgmma_a_regs(LwFn *f, const IrOp *op, int32_t m0, int32_t k0, LLVMVal
         lw_error(f, op->loc, "internal error: no A registers for wgmma at (%d, %d)", m0, k0);
         return 0;
     }
-    /* Each register through an empty asm (a `mov`, kept where it is):
+    /* Each register through an identity prmt, kept where it is (a
+     * sideeffect asm: not hoisted out of the loop; ptxas folds a `mov`):
      * given a loop-invariant A (attention's Q, read by ldmatrix before
      * the loop) straight, ptxas 13.0 reused its registers inside the
      * loop after the wgmma that read them, so the next iteration's
      * product read other values (run 23: attention D=64 wrong in the
      * aligned variant); a copy made in the iteration keeps the original
      * live across the loop. */
-    static const char text[] = "prmt.b32 $0, $1, 0, 0x3210;", cons[] = "=r,r";
-    LLVMTypeRef i32 = f->c->i32;
-    LLVMTypeRef ft = LLVMFunctionType(i32, &i32, 1, 0);
-    LLVMValueRef mov = LLVMGetInlineAsm(ft, (char *)text, sizeof text - 1, (char *)cons,
-                                        sizeof cons - 1, 1, 0, LLVMInlineAsmDialectATT, 0);
     for (int j = 0; j < 4; j++) {
-        LLVMValueRef x = LLVMBuildBitCast(f->c->b, pack32(f, ek, a->r + ga + j * kw, kw), i32, "");
-        ra[j] = LLVMBuildCall2(f->c->b, ft, mov, &x, 1, "");
+        LLVMValueRef x = LLVMBuildBitCast(f->c->b, pack32(f, ek, a->r + ga + j * kw, kw),
+                                          f->c->i32, "");
+        ra[j] = lw_asm(f->c, f->c->i32, "prmt.b32 $0, $1, 0, 0x3210;", "=r,r", &x, 1,
+                       LW_ASM_WRITES);
     }
     return 1;
 }
@@ -318,7 +301,8 @@ static int wgmma_regs(const Layout *cl, int q, int ni, int32_t m0, int32_t n0) {
 /* The product as warpgroup MMA: warpgroup g (warps 4g..4g+3) computes
  * rows 64g .. 64g+63 of every 16·warps rows of the tile (M repeats mr),
  * in N chunks of up to 256 columns, K in steps of 16, each instruction
- * reading A and B from the rings through descriptors (lw_pipe_wgmma).
+ * reading B from its ring through a descriptor (lw_pipe_wgmma) and A
+ * from its ring the same way or from registers (wgmma_a_regs).
  * Then one commit, and a wait that leaves this group in flight when the
  * loop allows (`pending`) or none. */
 static int lw_dot_wgmma(LwFn *f, const IrOp *op) {

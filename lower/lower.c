@@ -91,6 +91,31 @@ LLVMValueRef lw_call_intr(LwCtx *c, const char *name, LLVMTypeRef *over,
     return lw_call(c, lw_intrinsic(c, name, over, nover), args, n);
 }
 
+/* LLVM's memory(read) (MemoryEffects::readOnly(): ModRef::Ref for each
+ * of LLVM 22's six memory locations, two bits each). */
+#define LW_MEMORY_READ 0x555u
+
+/* A call of inline asm `text` (constraints `cons`) returning rt. */
+LLVMValueRef lw_asm(LwCtx *c, LLVMTypeRef rt, const char *text, const char *cons,
+                    LLVMValueRef *args, int n, LwAsmMem mem) {
+    LLVMTypeRef *at = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)(n ? n : 1));
+    for (int i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef ft = LLVMFunctionType(rt, at, (unsigned)n, 0);
+    LLVMValueRef fn = LLVMGetInlineAsm(ft, text, strlen(text), cons,
+                                       strlen(cons), mem == LW_ASM_WRITES, 0,
+                                       LLVMInlineAsmDialectATT, 0);
+    LLVMValueRef call = LLVMBuildCall2(c->b, ft, fn, args, (unsigned)n, "");
+    if (mem == LW_ASM_WRITES) return call;
+    unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
+    unsigned ret = LLVMGetEnumAttributeKindForName("willreturn", 10);
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(c->ctx, kind,
+                                                     mem == LW_ASM_READS ? LW_MEMORY_READ : 0));
+    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(c->ctx, ret, 0));
+    return call;
+}
+
 /* A libdevice function, declared on first use (defined once libdevice is
  * linked). */
 LLVMValueRef lw_libdevice(LwCtx *c, const char *name, LLVMTypeRef ret,

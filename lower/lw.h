@@ -107,6 +107,19 @@ LLVMValueRef lw_intrinsic(LwCtx *c, const char *name, LLVMTypeRef *over,
 LLVMValueRef lw_call(LwCtx *c, LLVMValueRef fn, LLVMValueRef *args, int n);
 LLVMValueRef lw_call_intr(LwCtx *c, const char *name, LLVMTypeRef *over,
                           int nover, LLVMValueRef *args, int n);
+/* What an inline-asm call may do to memory. */
+typedef enum LwAsmMem {
+    LW_ASM_NONE,               /* touches none: LLVM may merge and drop it */
+    LW_ASM_READS,              /* reads: kept before later stores */
+    LW_ASM_WRITES,             /* writes (sideeffect, ~{memory}): kept in
+                                  order with every other memory access */
+} LwAsmMem;
+/* A call of inline asm `text` (constraints `cons`, args' types, any
+ * number) returning rt, with what it may do to memory: LW_ASM_WRITES
+ * also keeps it where it is (sideeffect; `cons` names ~{memory} when it
+ * touches memory). */
+LLVMValueRef lw_asm(LwCtx *c, LLVMTypeRef rt, const char *text, const char *cons,
+                    LLVMValueRef *args, int n, LwAsmMem mem);
 LLVMValueRef lw_i32(LwCtx *c, int64_t v);
 LLVMValueRef lw_libdevice(LwCtx *c, const char *name, LLVMTypeRef ret,
                           LLVMTypeRef *params, int n);

@@ -152,40 +152,6 @@ typedef struct LwAccess {
     LLVMValueRef policy;       /* loads: L2 cache policy (i64), or NULL */
 } LwAccess;
 
-/* LLVM's memory(read) (MemoryEffects::readOnly(): ModRef::Ref for each
- * of LLVM 22's six memory locations, two bits each). */
-#define LW_MEMORY_READ 0x555u
-
-/* What an inline-asm call may do to memory. */
-typedef enum LwAsmMem {
-    LW_ASM_NONE,               /* touches none: LLVM may merge and drop it */
-    LW_ASM_READS,              /* reads: kept before later stores */
-    LW_ASM_WRITES,             /* writes (sideeffect, ~{memory}): kept in
-                                  order with every other memory access */
-} LwAsmMem;
-
-/* A call of inline asm `text` (constraints `cons`) returning rt. */
-static LLVMValueRef lw_asm(LwCtx *c, LLVMTypeRef rt, const char *text,
-                           const char *cons, LLVMValueRef *args, int n,
-                           LwAsmMem mem) {
-    LLVMTypeRef at[8];
-    for (int i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
-    LLVMTypeRef ft = LLVMFunctionType(rt, at, (unsigned)n, 0);
-    LLVMValueRef fn = LLVMGetInlineAsm(ft, text, strlen(text), cons,
-                                       strlen(cons), mem == LW_ASM_WRITES, 0,
-                                       LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef call = LLVMBuildCall2(c->b, ft, fn, args, (unsigned)n, "");
-    if (mem == LW_ASM_WRITES) return call;
-    unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
-    unsigned ret = LLVMGetEnumAttributeKindForName("willreturn", 10);
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(c->ctx, kind,
-                                                     mem == LW_ASM_READS ? LW_MEMORY_READ : 0));
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(c->ctx, ret, 0));
-    return call;
-}
-
 /* The L2 policy of evict="first"/"last" (a register ld reads). */
 static LLVMValueRef lw_l2_policy(LwFn *f, int evict) {
     const char *text = evict == EVICT_FIRST

@@ -224,14 +224,8 @@ static void copy_async(LwFn *f, LLVMValueRef dst, LLVMValueRef src, int bytes,
     char text[80];
     snprintf(text, sizeof text, "cp.async.%s.shared.global [$0], [$1], %d, $2;",
              level, bytes);
-    static const char cons[] = "l,l,b,~{memory}";
-    LLVMTypeRef params[3] = {c->sptr, c->gptr, c->i1};
-    LLVMTypeRef ft = LLVMFunctionType(c->vd, params, 3, 0);
-    LLVMValueRef asm_ = LLVMGetInlineAsm(ft, text, strlen(text), (char *)cons,
-                                         sizeof cons - 1, 1, 0,
-                                         LLVMInlineAsmDialectATT, 0);
     LLVMValueRef args[3] = {dst, src, LLVMBuildNot(c->b, ok, "")};
-    LLVMBuildCall2(c->b, ft, asm_, args, 3, "");
+    lw_asm(c, c->vd, text, "l,l,b,~{memory}", args, 3, LW_ASM_WRITES);
 }
 
 /* Copies every ring's tile for iteration iv (i64) into `slot` (i32).
@@ -303,6 +297,19 @@ static const LwRing *ring_of(struct LwPipe *p, const IrOp *load) {
     return NULL;
 }
 
+/* Operand i of `dot`: its conversion, in `body`, of a load of this loop
+ * marked for a ring that nothing else reads; or NULL. */
+static const IrOp *ring_operand(LwFn *f, const IrBlock *body, const IrOp *dot,
+                                int i) {
+    const IrOp *cv = dot->args[i]->def;
+    if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body) return NULL;
+    const IrOp *ld = cv->args[0]->def;
+    if (!ld || ld->op != IR_LOAD || ld->parent != body || ld->iattr[3] < 2 ||
+        f->uses[ld->res[0]->id] != 1 || !only_products(f, cv))
+        return NULL;
+    return cv;
+}
+
 /* Loop-carried fragments, CUTLASS-style: when the body's one product on
  * tensor cores is the only reader of every ring (through one conversion
  * per ring, read by ldmatrix), the wait and the barrier move from the
@@ -328,12 +335,10 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
     int covered = 0;
     LwFrag *z[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++) {
-        const IrOp *cv = dot->args[i]->def;
-        if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body) continue;
+        const IrOp *cv = ring_operand(f, body, dot, i);
+        if (!cv) continue;   /* in registers, or a ring read elsewhere too */
         const IrOp *ld = cv->args[0]->def;
-        const LwRing *r = ld ? ring_of(p, ld) : NULL;
-        if (!r) continue;
-        if (!only_products(f, cv) || f->uses[ld->res[0]->id] != 1) return;
+        const LwRing *r = ring_of(p, ld);
         z[i] = lw_frag_operand(f, slot_base(f, r, lw_i32(f->c, 0)),
                                (ScalarKind)ld->res[0]->ty.k, cv->res[0]->layout, r->s, 1);
         if (!z[i]) return;
@@ -352,19 +357,6 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
             p->carry_init[i] = lw_frag_raw(z[i]);
         }
     p->carry_dot = dot;
-}
-
-/* Operand i of `dot`: its conversion, in `body`, of a load of this loop
- * marked for a ring that nothing else reads; or NULL. */
-static const IrOp *ring_operand(LwFn *f, const IrBlock *body, const IrOp *dot,
-                                int i) {
-    const IrOp *cv = dot->args[i]->def;
-    if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body) return NULL;
-    const IrOp *ld = cv->args[0]->def;
-    if (!ld || ld->op != IR_LOAD || ld->parent != body || ld->iattr[3] < 2 ||
-        f->uses[ld->res[0]->id] != 1 || !only_products(f, cv))
-        return NULL;
-    return cv;
 }
 
 /* Warpgroup MMA (sm_90a): when layout assignment allowed it for the
