@@ -177,6 +177,24 @@ static int chained_dot(LaCtx *c, IrOp *const *dots, int n, const IrOp *d) {
     return 0;
 }
 
+/* The longest run of elements along dim that memory op `op` (a load,
+ * store or atomic) can access at once by the axis info alone: consecutive
+ * addresses (contiguity), aligned to the run (divisibility), one mask
+ * value (constancy); at least 1. ly_mem_vec bounds it further by the
+ * layout and 16 bytes. */
+static int64_t ax_run(const AxTable *ax, const IrOp *op, int dim) {
+    const IrValue *p = op->args[0];
+    const AxInfo *a = ax_of(ax, p);
+    int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
+    int64_t v = min64(a->contig[dim], a->div[dim] / esize > 1 ? a->div[dim] / esize : 1);
+    int mask = -1;
+    if (op->op == IR_LOAD && (op->iattr[0] & LOAD_MASK)) mask = 1;
+    if ((op->op == IR_STORE || op->op == IR_ATOMIC) && op->nargs > 2) mask = 2;
+    if (mask > 0 && is_tile(op->args[mask]))
+        v = min64(v, ax_of(ax, op->args[mask])->constancy[dim]);
+    return v > 1 ? v : 1;
+}
+
 /* Operand i of dot `op` is loaded in the body of the `for` loop the
  * product is in, at least 4 bytes at a time by the axis info (the
  * layout is not known yet; ly_mem_vec decides later): what the pipeliner
@@ -187,15 +205,12 @@ static int loop_loaded(LaCtx *c, const IrOp *op, int i) {
     if (!ld || ld->op != IR_LOAD || ld->parent != op->parent || !loop ||
         loop->op != IR_FOR || c->k->stages < 2 || !is_tile(ld->args[0]))
         return 0;
-    const AxInfo *a = ax_of(c->ax, ld->args[0]);
-    int64_t esize = ty_bytes(ld->args[0]->ty.pointee), best = 1;
+    int64_t best = 1;
     for (int d = 0; d < ld->args[0]->ty.rank; d++) {
-        int64_t v = min64(a->contig[d], a->div[d] / esize);
-        if ((ld->iattr[0] & LOAD_MASK) && is_tile(ld->args[1]))
-            v = min64(v, ax_of(c->ax, ld->args[1])->constancy[d]);
+        int64_t v = ax_run(c->ax, ld, d);
         if (v > best) best = v;
     }
-    return best * esize >= 4;
+    return best * ty_bytes(ld->args[0]->ty.pointee) >= 4;
 }
 
 /* A product warpgroup MMA can take (sm_90a): f16/bf16 operands, B loaded
@@ -589,17 +604,9 @@ int ly_mem_vec(const LyResult *r, const IrOp *op) {
     const IrValue *p = op->args[0];
     if (!is_tile(p) || !p->layout) return 1;
     int dim = ly_fastest_dim(p->layout);
-    const AxInfo *a = ax_of(r->axis, p);
     int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
-    int64_t vec = ly_vec_width(p->layout, dim);
-    vec = min64(vec, a->contig[dim]);
-    vec = min64(vec, a->div[dim] / esize > 1 ? a->div[dim] / esize : 1);
+    int64_t vec = min64(ly_vec_width(p->layout, dim), ax_run(r->axis, op, dim));
     vec = min64(vec, 16 / esize > 1 ? 16 / esize : 1);
-    int mask = -1;
-    if (op->op == IR_LOAD && (op->iattr[0] & LOAD_MASK)) mask = 1;
-    if ((op->op == IR_STORE || op->op == IR_ATOMIC) && op->nargs > 2) mask = 2;
-    if (mask > 0 && is_tile(op->args[mask]))
-        vec = min64(vec, ax_of(r->axis, op->args[mask])->constancy[dim]);
     return vec > 1 ? (int)vec : 1;
 }
 
