@@ -59,15 +59,17 @@ build_sim() {
         return 1
     "$llc" --version | grep -q x86-64 || return 1
     mkdir -p "$sim" || return 1
-    $cc -std=c11 -O1 -fPIC -ffp-contract=off -c "$src/tests/gpu/ops/sim/warpsim.c" \
+    $cc -std=c11 -O1 -fPIC -ffp-contract=off -I"$src" -c "$src/tests/gpu/ops/sim/warpsim.c" \
         -o "$sim/warpsim.o" || return 1
+    # (its bf16 rounding is the C references')
+    $cc -std=c11 -O1 -fPIC -I"$src" -c "$src/examples/ref/half.c" -o "$sim/half.o" || return 1
     targets | while read -r b a; do
         d=$sim${a:+/$a}
         mkdir -p "$d" &&
             "$tilec" --arch="${a:-sm_90}" --emit=llvm -o "$d/$b.ll" "$src/tests/gpu/ops/$b.tile" &&
             python3 "$src/tests/gpu/ops/sim/x86.py" "$d/$b.ll" "$d/$b.host.ll" &&
             "$llc" -O0 -relocation-model=pic -filetype=obj "$d/$b.host.ll" -o "$d/$b.o" &&
-            $cc -shared -o "$d/$b.so" "$d/$b.o" "$sim/warpsim.o" -lpthread -lm || exit 2
+            $cc -shared -o "$d/$b.so" "$d/$b.o" "$sim/warpsim.o" "$sim/half.o" -lpthread -lm || exit 2
     done
 }
 built=0
@@ -90,7 +92,7 @@ case "$per_arch" in *" dot "*)
                 "$sim/wgmma.host.ll" &&
                 "$llc" -O0 -relocation-model=pic -filetype=obj "$sim/wgmma.host.ll" \
                     -o "$sim/wgmma.o" &&
-                $cc -shared -o "$sim/wgmma.so" "$sim/wgmma.o" "$sim/warpsim.o" -lpthread -lm &&
+                $cc -shared -o "$sim/wgmma.so" "$sim/wgmma.o" "$sim/warpsim.o" "$sim/half.o" -lpthread -lm &&
                 $cc -std=c11 -O1 -o "$sim/wgmma_check" "$src/tests/gpu/ops/sim/wgmma_check.c" \
                     -ldl &&
                 "$sim/wgmma_check" "$sim/wgmma.so" && wgmma_status=0

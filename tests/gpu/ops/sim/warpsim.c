@@ -52,6 +52,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "examples/ref/ref.h"
+
 enum { MAXTHREADS = 1024, MAXWARPS = MAXTHREADS / 32, MAXGROUPS = MAXTHREADS / 128 };
 
 typedef struct Program {
@@ -296,9 +298,10 @@ double sim_lohi_i2d(int32_t lo, int32_t hi) {
     memcpy(&d, &u, 8);
     return d;
 }
-/* Rounding to bfloat16 (nearest even; NaN stays NaN), which LLVM calls
- * for `fptrunc ... to bfloat` on the host and older libgcc lacks. The
- * result travels like a _Float16: its bits in the low half of xmm0. */
+/* Rounding to bfloat16 (nearest even; NaN stays NaN: the C references'
+ * ref_f32_to_bf16), which LLVM calls for `fptrunc ... to bfloat` on the
+ * host and older libgcc lacks. The result travels like a _Float16: its
+ * bits in the low half of xmm0. */
 static _Float16 bf16_bits(uint16_t h) {
     _Float16 r;
     memcpy(&r, &h, 2);
@@ -306,12 +309,7 @@ static _Float16 bf16_bits(uint16_t h) {
 }
 _Float16 __truncsfbf2(float f);
 _Float16 __truncdfbf2(double d);
-_Float16 __truncsfbf2(float f) {
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    if (isnan(f)) return bf16_bits((uint16_t)(u >> 16 | 0x40));
-    return bf16_bits((uint16_t)((u + 0x7fff + (u >> 16 & 1)) >> 16));
-}
+_Float16 __truncsfbf2(float f) { return bf16_bits(ref_f32_to_bf16(f)); }
 _Float16 __truncdfbf2(double d) {
     /* to float with round-to-odd, then to bfloat16: no double rounding */
     float f = (float)d;
