@@ -169,7 +169,7 @@ static void tied_asm(LwFn *f, const char *text, LLVMValueRef *acc, int n,
     sprintf(w, ",~{memory}");
     int nin = nextra + n;
     LLVMValueRef *args = ar_alloc(c->ar, sizeof(LLVMValueRef) * (size_t)nin);
-    memcpy(args, extra, sizeof(LLVMValueRef) * (size_t)nextra);
+    if (nextra) memcpy(args, extra, sizeof(LLVMValueRef) * (size_t)nextra);
     memcpy(args + nextra, acc, sizeof(LLVMValueRef) * (size_t)n);
     LLVMTypeRef *rt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)n);
     for (int i = 0; i < n; i++) rt[i] = c->f32;
