@@ -1,6 +1,6 @@
 /*
- * arena.c — bump allocation in chained blocks, and the small buffers and
- * file helpers built on it.
+ * arena.c — bump allocation in chained blocks, and the small buffers built
+ * on it (the file helpers are in file.c).
  *
  * Blocks grow geometrically (64 KiB, doubling up to 1 MiB); a request larger
  * than a block gets a block of its own. Every allocation is zeroed and
@@ -158,67 +158,4 @@ void buf_free(Buf *b) {
     free(b->s);
     b->s = NULL;
     b->n = b->cap = 0;
-}
-
-/* -------------------------------------------------------------- files */
-
-char *read_file(Arena *a, const char *path, size_t *len) {
-    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-    if (!f) return NULL;
-    Buf b = {0};
-    char tmp[65536];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) buf_put(&b, tmp, n);
-    int err = ferror(f);
-    if (f != stdin) fclose(f);
-    if (err) {
-        buf_free(&b);
-        errno = EIO;
-        return NULL;
-    }
-    char *p = ar_strndup(a, b.s ? b.s : "", b.n);
-    if (len) *len = b.n;
-    buf_free(&b);
-    return p;
-}
-
-int write_file_atomic(const char *path, const void *data, size_t n) {
-    if (strcmp(path, "-") == 0) {
-        if (fwrite(data, 1, n, stdout) != n || fflush(stdout) != 0) return -1;
-        return 0;
-    }
-    size_t pl = strlen(path);
-    char *tmp = malloc(pl + 16);
-    if (!tmp) return -1;
-    snprintf(tmp, pl + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        free(tmp);
-        return -1;
-    }
-    const char *p = data;
-    size_t left = n;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            errno = e;
-            return -1;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    free(tmp);
-    return 0;
 }

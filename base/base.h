@@ -122,13 +122,19 @@ void dg_free(Diag *d);               /* frees the collected text buffer */
 
 /* ------------------------------------------------------------- misc */
 
-/* Reads a whole file into arena memory, NUL-terminated. NULL on failure
- * with errno set. */
+/* The largest file read_file accepts (sources and imports). */
+#define FILE_READ_MAX ((size_t)64 << 20)
+
+/* Reads a whole file ("-": stdin) into arena memory, NUL-terminated. NULL
+ * on failure with errno set: EISDIR for a directory, EFBIG past
+ * FILE_READ_MAX bytes (so /dev/zero or an endless FIFO is an error). */
 char *read_file(Arena *a, const char *path, size_t *len);
 
-/* Writes `n` bytes to `path` atomically (temp file in the same directory,
- * then rename), so an interrupted or failed run never leaves a truncated
- * output. "-" means stdout. Returns 0 or -1 with errno set. */
+/* Writes `n` bytes to `path` as cc does with -o (file.c): a symbolic link's
+ * target is written; a device, FIFO or socket is written in place, never
+ * replaced; a regular file is replaced atomically (temp file in the same
+ * directory, then rename), keeping its permission bits, and a new one gets
+ * 0666 & ~umask. "-" means stdout. Returns 0 or -1 with errno set. */
 int write_file_atomic(const char *path, const void *data, size_t n);
 
 static inline int is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
