@@ -1,13 +1,22 @@
 /*
  * axis.c — axis info: what is known about the integers (and addresses) a
- * value holds, per dimension, so that loads and stores can be vectorized.
+ * value holds, per dimension, so that loads and stores can be vectorized
+ * and element-wise work done once per run of equal values.
  *
  * For each value and dimension we keep three powers of two (see AxInfo in
  * layout.h): contiguity C (aligned runs of C consecutive integers),
  * divisibility D (of the first element of each such run; bytes for
- * pointers) and constancy K (aligned runs of K equal values). The idea is
- * Triton's AxisInfo analysis; the transfer functions are written from the
- * arithmetic, with one helper doing most of the work:
+ * pointers) and constancy K (aligned runs of K equal values); and per
+ * value an interval [lo, hi] holding every element. The facts are about
+ * the values the machine computes: integer arithmetic wraps modulo 2^w,
+ * so "consecutive" means x + 1 in the element type. The interval is what
+ * proves that no wrap happens where that matters (a widening cast, an
+ * offset sign-extended into an address, signed `/` and `%`).
+ *
+ * The idea is Triton's AxisInfo analysis; the transfer functions are
+ * written from the arithmetic and each is checked by brute force over
+ * concrete tiles (tests/unit/test_axis_rules.c), with one helper doing
+ * most of the work:
  *
  *   div_at(x, g): a lower bound on the divisibility of the elements of x
  *   at positions that are multiples of g along a dimension. Where g is a
@@ -18,26 +27,24 @@
  * contiguity max(min(Cx, Ky), min(Kx, Cy)) and, at the start of each of
  * its runs, divisibility min(div_at(x, C), div_at(y, C)).
  *
- * The analysis is a forward walk. Loops iterate to a fixed point: the
- * region arguments start from the initial values and are joined (per
- * field minimum, which for powers of two is the gcd) with what the body
- * yields until nothing changes; every step only lowers values, so this
- * terminates (a bound on rounds falls back to "nothing known"). A value
- * also remembers when it is a known integer constant (scalar constants,
- * their splats), which multiplication, shifts and division use.
+ * ax_rule is one op's transfer function, pure: the result's facts from the
+ * operands' facts, the op's attributes and types. ax_analyze is a forward
+ * walk that applies it. Loops iterate to a fixed point: the region
+ * arguments start from the initial values and are joined (ax_join) with
+ * what the body yields until nothing changes; every step only lowers
+ * values, so this terminates (a bound on rounds falls back to "nothing
+ * known"; intervals, which can grow, are dropped after a few rounds).
  */
 #include "layout.h"
 
 #include <string.h>
 
 #define AX_MAXDIV (INT64_C(1) << 30)
+#define AX_WIDEN_ROUNDS 4   /* loop rounds before intervals are dropped */
 
 typedef struct AxCtx {
     AxTable *t;
     const IrKernel *k;
-    LyVariant v;
-    uint8_t *known;      /* known[id]: cval[id] is the value's constant */
-    int64_t *cval;
     int changed;
 } AxCtx;
 
@@ -53,10 +60,58 @@ static int64_t pow2_div(int64_t v) {
 
 static int rank_of(const IrValue *v) { return v->ty.rank ? v->ty.rank : 1; }
 
+/* ------------------------------------------------------------ intervals */
+
+/* The interval of every value of an integer or bool kind. For other
+ * kinds, and for u64 (whose values above INT64_MAX an int64 interval
+ * cannot hold), (INT64_MIN, INT64_MAX) stands for "nothing known". */
+static void kind_range(ScalarKind k, int64_t *lo, int64_t *hi) {
+    *lo = INT64_MIN;
+    *hi = INT64_MAX;
+    if (k == SK_BOOL) {
+        *lo = 0;
+        *hi = 1;
+    } else if (ty_isint(k) && ty_bits(k) < 64) {
+        int bits = ty_bits(k);
+        *lo = ty_issigned(k) ? -(INT64_C(1) << (bits - 1)) : 0;
+        *hi = ty_issigned(k) ? (INT64_C(1) << (bits - 1)) - 1 : (INT64_C(1) << bits) - 1;
+    }
+}
+
+/* Sets a's interval to [lo, hi] if every value of kind k in it is
+ * representable (no wrap happened), else to nothing known. */
+static void set_range(AxInfo *a, ScalarKind k, int64_t lo, int64_t hi) {
+    int64_t klo, khi;
+    kind_range(k, &klo, &khi);
+    if (!ty_isint(k) && k != SK_BOOL) lo = klo, hi = khi;
+    if (lo < klo || hi > khi || lo > hi || (k == SK_U64 && lo < 0)) lo = klo, hi = khi;
+    a->lo = lo;
+    a->hi = hi;
+}
+
+int ax_is_const(const AxInfo *a, int64_t *value) {
+    if (a->lo != a->hi) return 0;
+    if (value) *value = a->lo;
+    return 1;
+}
+
+/* x's interval excludes its kind's largest or smallest value, so a run
+ * of consecutive values (x + 1 in the element type) never wraps. */
+static int never_wraps(const AxInfo *a, ScalarKind k) {
+    int64_t klo, khi;
+    kind_range(k, &klo, &khi);
+    if (k == SK_U64) return a->lo >= 0;  /* a u64 interval is below 2^63 */
+    return a->lo > klo || a->hi < khi;
+}
+
+/* --------------------------------------------------------------- facts */
+
 /* Nothing known: every run has length 1 and divisibility 1. */
 static AxInfo ax_unknown(void) {
     AxInfo a;
     for (int d = 0; d < IR_MAXRANK; d++) a.contig[d] = a.div[d] = a.constancy[d] = 1;
+    a.lo = INT64_MIN;
+    a.hi = INT64_MAX;
     return a;
 }
 
@@ -68,24 +123,6 @@ static AxInfo ax_uniform(const IrValue *v, int64_t div) {
         a.constancy[d] = v->ty.rank ? v->ty.dim[d] : 1;
     }
     return a;
-}
-
-static AxInfo *info(AxCtx *c, const IrValue *v) { return &c->t->info[v->id]; }
-
-static void set(AxCtx *c, const IrValue *v, AxInfo a) {
-    AxInfo *old = info(c, v);
-    if (memcmp(old, &a, sizeof a) != 0) c->changed = 1;
-    *old = a;
-}
-
-static void set_const(AxCtx *c, const IrValue *v, int64_t x) {
-    c->known[v->id] = 1;
-    c->cval[v->id] = x;
-    set(c, v, ax_uniform(v, pow2_div(x)));
-}
-
-static int is_const(const AxCtx *c, const IrValue *v, int64_t x) {
-    return c->known[v->id] && c->cval[v->id] == x;
 }
 
 static int64_t div_at(const AxInfo *a, int d, int64_t g) {
@@ -101,6 +138,21 @@ static int64_t scale_of(const IrValue *v) {
     return v->ty.k == SK_PTR ? max64(ty_bytes(v->ty.pointee), 1) : 1;
 }
 
+/* Runs of length C that may wrap are cut to runs that cannot: those of
+ * length c = min(C, D) start at a multiple of c, and when c divides the
+ * wrap point (2^(w-1) signed, 2^w unsigned) no such run crosses it. Used
+ * where a value of kind k is sign- or zero-extended. */
+static void cut_wrapping_runs(AxInfo *r, const AxInfo *a, ScalarKind k, int rank) {
+    if (never_wraps(a, k)) return;
+    int64_t wrap = ty_bits(k) >= 32 ? AX_MAXDIV
+                 : INT64_C(1) << (ty_bits(k) - (ty_issigned(k) ? 1 : 0));
+    for (int d = 0; d < rank; d++) {
+        int64_t c = min64(min64(r->contig[d], div_at(a, d, r->contig[d])), wrap);
+        r->div[d] = div_at(r, d, c);
+        r->contig[d] = c;
+    }
+}
+
 /* x + y or x - y (for sub only x may bring the contiguity). */
 static AxInfo ax_addsub(const AxInfo *x, const AxInfo *y, int rank, int sub) {
     AxInfo r = ax_unknown();
@@ -114,23 +166,27 @@ static AxInfo ax_addsub(const AxInfo *x, const AxInfo *y, int rank, int sub) {
     return r;
 }
 
-/* Pointer plus offsets: contiguity in elements, divisibility in bytes. */
-static AxInfo ax_ptradd(const AxInfo *p, const AxInfo *o, int rank, int64_t esize) {
+/* Pointer plus offsets: contiguity in elements, divisibility in bytes.
+ * An offset narrower than the address is extended first: its runs must
+ * not wrap. */
+static AxInfo ax_ptradd(const AxInfo *p, const AxInfo *o, const IrValue *off,
+                        int rank, int64_t esize) {
+    AxInfo ow = *o;
+    if (ty_bits(off->ty.k) < 64) cut_wrapping_runs(&ow, o, off->ty.k, rank);
     AxInfo r = ax_unknown();
     for (int d = 0; d < rank; d++) {
-        int64_t c = max64(min64(p->contig[d], o->constancy[d]),
-                          min64(p->constancy[d], o->contig[d]));
+        int64_t c = max64(min64(p->contig[d], ow.constancy[d]),
+                          min64(p->constancy[d], ow.contig[d]));
         r.contig[d] = c;
-        r.div[d] = min64(div_at(p, d, c), min64(div_at(o, d, c) * esize, AX_MAXDIV));
-        r.constancy[d] = min64(p->constancy[d], o->constancy[d]);
+        r.div[d] = min64(div_at(p, d, c), min64(div_at(&ow, d, c) * esize, AX_MAXDIV));
+        r.constancy[d] = min64(p->constancy[d], ow.constancy[d]);
     }
     return r;
 }
 
-static AxInfo ax_mul(AxCtx *c, const IrValue *x, const IrValue *y, int rank) {
-    if (is_const(c, y, 1)) return *info(c, x);
-    if (is_const(c, x, 1)) return *info(c, y);
-    const AxInfo *a = info(c, x), *b = info(c, y);
+static AxInfo ax_mul(const AxInfo *a, const AxInfo *b, int rank) {
+    if (ax_is_const(b, NULL) && b->lo == 1) return *a;
+    if (ax_is_const(a, NULL) && a->lo == 1) return *b;
     AxInfo r = ax_unknown();
     for (int d = 0; d < rank; d++) {
         r.div[d] = min64(elem_div(a, d) * elem_div(b, d), AX_MAXDIV);
@@ -139,8 +195,9 @@ static AxInfo ax_mul(AxCtx *c, const IrValue *x, const IrValue *y, int rank) {
     return r;
 }
 
-/* x / 2^s (shr, or div by a known power of two): runs of 2^s consecutive
- * integers starting at multiples of 2^s collapse to one value. */
+/* floor(x / 2^s) (shr, or div by a known power of two of a value that is
+ * not negative): runs of 2^s consecutive integers starting at multiples
+ * of 2^s collapse to one value. */
 static AxInfo ax_div_pow2(const AxInfo *a, int rank, int64_t q) {
     AxInfo r = ax_unknown();
     for (int d = 0; d < rank; d++) {
@@ -152,12 +209,14 @@ static AxInfo ax_div_pow2(const AxInfo *a, int rank, int64_t q) {
     return r;
 }
 
-/* x % q for a known power of two q: runs aligned to q restart at 0. */
-static AxInfo ax_rem_pow2(const AxInfo *a, int rank, int64_t q) {
+/* x % q for a known power of two q and x not negative: runs aligned to
+ * q restart at 0. (Truncated division of a multiple of g by q leaves a
+ * multiple of min(g, q) whatever the signs.) */
+static AxInfo ax_rem_pow2(const AxInfo *a, int rank, int64_t q, int nonneg) {
     AxInfo r = ax_unknown();
     for (int d = 0; d < rank; d++) {
         r.constancy[d] = a->constancy[d];
-        if (a->contig[d] >= q && a->div[d] >= q) {
+        if (nonneg && a->contig[d] >= q && a->div[d] >= q) {
             r.contig[d] = q;
             r.div[d] = AX_MAXDIV;
         } else if (a->contig[d] == 1) {
@@ -167,48 +226,57 @@ static AxInfo ax_rem_pow2(const AxInfo *a, int rank, int64_t q) {
     return r;
 }
 
-/* Comparisons: equal runs stay equal; x < y with x contiguous from a
- * multiple of D and y constant and divisible by D changes at most at
- * multiples of D, so the result is constant over min(C, D) runs. */
-static AxInfo ax_cmp(const AxInfo *x, const AxInfo *y, int rank, int ordered) {
+/* Comparisons: equal runs stay equal. With x contiguous (x0, x0 + 1, ...)
+ * from a multiple of g and y constant c, a multiple of g, over aligned runs
+ * of g = min(Cx, Ky, Dx, Dy): x0 < c exactly when x0 + g - 1 < c, so
+ * `x < y` and `x >= y` are constant over such runs; `x <= y`, `x > y`,
+ * `==` and `!=` are not (at x0 == c). Mirrored, `y > x` and `y <= x`. A
+ * run of g from a multiple of g never wraps, so signedness is irrelevant.
+ */
+static int64_t cmp_run(const AxInfo *x, const AxInfo *y, int d) {
+    if (x->contig[d] < 2 || y->constancy[d] < 2) return 1;
+    return min64(min64(x->contig[d], y->constancy[d]), min64(x->div[d], y->div[d]));
+}
+
+static AxInfo ax_cmp(const AxInfo *x, const AxInfo *y, const IrValue *xv,
+                     int rank, CmpPred p) {
     AxInfo r = ax_unknown();
+    int ints = ty_isint(xv->ty.k);  /* pointers: D is in bytes, C not */
     for (int d = 0; d < rank; d++) {
         int64_t k = min64(x->constancy[d], y->constancy[d]);
-        if (ordered && x->contig[d] > 1 && y->constancy[d] > 1)
-            k = max64(k, min64(min64(x->contig[d], y->constancy[d]),
-                               min64(x->div[d], y->div[d])));
-        if (ordered && y->contig[d] > 1 && x->constancy[d] > 1)
-            k = max64(k, min64(min64(y->contig[d], x->constancy[d]),
-                               min64(x->div[d], y->div[d])));
+        if (ints && (p == CMP_LT || p == CMP_GE)) k = max64(k, cmp_run(x, y, d));
+        if (ints && (p == CMP_GT || p == CMP_LE)) k = max64(k, cmp_run(y, x, d));
         r.constancy[d] = k;
     }
     return r;
 }
 
 /* Only constancy survives: where every input is constant. */
-static AxInfo ax_const_only(AxCtx *c, const IrOp *op, int rank) {
+static AxInfo ax_const_only(const IrOp *op, const AxInfo *const *in, int rank) {
     AxInfo r = ax_unknown();
     for (int d = 0; d < rank; d++) {
         int64_t k = op->res[0]->ty.rank ? op->res[0]->ty.dim[d] : 1;
         for (int i = 0; i < op->nargs; i++)
             if (op->args[i]->ty.rank == op->res[0]->ty.rank)
-                k = min64(k, info(c, op->args[i])->constancy[d]);
+                k = min64(k, in[i]->constancy[d]);
         r.constancy[d] = k;
     }
     return r;
 }
 
-static AxInfo ax_join(const AxInfo *a, const AxInfo *b) {
+/* Both a and b may hold: runs of the shorter contiguity, each starting
+ * where one of a's or b's shorter runs start. */
+AxInfo ax_join(const AxInfo *a, const AxInfo *b) {
     AxInfo r;
     for (int d = 0; d < IR_MAXRANK; d++) {
         r.contig[d] = min64(a->contig[d], b->contig[d]);
-        r.div[d] = min64(a->div[d], b->div[d]);
+        r.div[d] = min64(div_at(a, d, r.contig[d]), div_at(b, d, r.contig[d]));
         r.constancy[d] = min64(a->constancy[d], b->constancy[d]);
     }
+    r.lo = min64(a->lo, b->lo);
+    r.hi = max64(a->hi, b->hi);
     return r;
 }
-
-static void analyze_block(AxCtx *c, const IrBlock *b);
 
 static AxInfo ax_broadcast(const AxInfo *a, const IrValue *in, const IrValue *out) {
     AxInfo r = *a;
@@ -240,6 +308,221 @@ static AxInfo ax_expand(const AxInfo *a, const IrValue *in, int axis) {
     return r;
 }
 
+/* Integer conversions keep runs of equal values and the power-of-two
+ * divisibility (modulo 2^w, a multiple of 2^k for k >= w is 0, divisible
+ * by anything); a narrowing one keeps contiguity (modulo the narrower
+ * width), a widening one only over runs that do not wrap. */
+static AxInfo ax_int_cast(const AxInfo *a, const IrValue *x, const IrValue *res, int rank) {
+    AxInfo r = *a;
+    if (ty_bits(res->ty.k) > ty_bits(x->ty.k))
+        cut_wrapping_runs(&r, a, x->ty.k, rank);
+    return r;
+}
+
+/* ------------------------------------------------------ interval rules */
+
+/* The interval of a two-operand integer op from its operands', or
+ * nothing known; set_range then drops it if it leaves the type. */
+static void range_of_binary(const IrOp *op, const AxInfo *a, const AxInfo *b,
+                            int64_t *lo, int64_t *hi) {
+    int64_t v[4];
+    int ovf = 0;
+    switch (op->op) {
+    case IR_ADD:
+        ovf = __builtin_add_overflow(a->lo, b->lo, lo) | __builtin_add_overflow(a->hi, b->hi, hi);
+        break;
+    case IR_SUB:
+        ovf = __builtin_sub_overflow(a->lo, b->hi, lo) | __builtin_sub_overflow(a->hi, b->lo, hi);
+        break;
+    case IR_MUL:
+        ovf = __builtin_mul_overflow(a->lo, b->lo, &v[0]) | __builtin_mul_overflow(a->lo, b->hi, &v[1]) |
+              __builtin_mul_overflow(a->hi, b->lo, &v[2]) | __builtin_mul_overflow(a->hi, b->hi, &v[3]);
+        *lo = min64(min64(v[0], v[1]), min64(v[2], v[3]));
+        *hi = max64(max64(v[0], v[1]), max64(v[2], v[3]));
+        break;
+    case IR_MIN: *lo = min64(a->lo, b->lo); *hi = min64(a->hi, b->hi); break;
+    case IR_MAX: *lo = max64(a->lo, b->lo); *hi = max64(a->hi, b->hi); break;
+    case IR_DIV: /* a / q and a % q, q a positive constant, a not negative */
+    case IR_REM:
+    case IR_SHR:
+    case IR_AND:
+        ovf = 1;
+        if (a->lo < 0 || b->lo != b->hi || b->lo <= 0) break;
+        ovf = 0;
+        if (op->op == IR_DIV) *lo = a->lo / b->lo, *hi = a->hi / b->lo;
+        else if (op->op == IR_REM) *lo = 0, *hi = min64(a->hi, b->lo - 1);
+        else if (op->op == IR_AND) *lo = 0, *hi = min64(a->hi, b->lo);
+        else if (b->lo < 63) *lo = a->lo >> b->lo, *hi = a->hi >> b->lo;
+        else *lo = *hi = 0;
+        break;
+    default:
+        ovf = 1;
+        break;
+    }
+    if (ovf) *lo = INT64_MIN, *hi = INT64_MAX;
+}
+
+/* An op's interval: exact bounds where the op cannot wrap. */
+static void range_rule(const IrOp *op, const AxInfo *const *in, AxInfo *r) {
+    const IrValue *res = op->res[0];
+    ScalarKind k = (ScalarKind)res->ty.k;
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    const AxInfo *a = op->nargs > 0 ? in[0] : NULL, *b = op->nargs > 1 ? in[1] : NULL;
+    int intargs = op->nargs > 0 && (ty_isint(op->args[0]->ty.k) || op->args[0]->ty.k == SK_BOOL);
+    switch (op->op) {
+    case IR_CONST:
+        if (ty_isint(k) || k == SK_BOOL) lo = hi = op->iattr[0];
+        break;
+    case IR_ARANGE: lo = op->iattr[0]; hi = op->iattr[1] - 1; break;
+    case IR_PROGRAM_ID: lo = 0; hi = INT32_MAX; break;
+    case IR_NUM_PROGRAMS: lo = 1; hi = INT32_MAX; break;
+    case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_PERMUTE:
+    case IR_RESHAPE: case IR_MULTIPLE_OF: case IR_MAX_CONTIG: case IR_CONVERT_LAYOUT:
+    case IR_CAST:
+        if (intargs) lo = a->lo, hi = a->hi;
+        break;
+    case IR_CMP: lo = 0; hi = 1; break;
+    case IR_SELECT: lo = min64(b->lo, in[2]->lo); hi = max64(b->hi, in[2]->hi); break;
+    case IR_REDUCE:
+        if (intargs && (op->iattr[0] == RED_MAX || op->iattr[0] == RED_MIN)) lo = a->lo, hi = a->hi;
+        if (op->iattr[0] == RED_ARGMAX || op->iattr[0] == RED_ARGMIN)
+            lo = 0, hi = op->args[0]->ty.dim[op->iattr[1]] - 1;
+        break;
+    case IR_ADD: case IR_SUB: case IR_MUL: case IR_MIN: case IR_MAX:
+    case IR_DIV: case IR_REM: case IR_SHR: case IR_AND:
+        if (intargs && a->lo != INT64_MIN && b->lo != INT64_MIN)
+            range_of_binary(op, a, b, &lo, &hi);
+        break;
+    default:
+        break;
+    }
+    set_range(r, k, lo, hi);
+}
+
+/* ---------------------------------------------------- transfer function */
+
+/* The facts of x / q or x % q (also x >> s, q = 2^s), q a known power of
+ * two; signed `/` and `%` truncate, so they need x not negative. */
+static AxInfo ax_divrem(const IrOp *op, const AxInfo *a, const AxInfo *b,
+                        const AxInfo *const *in, int rank) {
+    int64_t q = 0;
+    ScalarKind k = (ScalarKind)op->res[0]->ty.k;
+    if (!ty_isint(k) || !ax_is_const(b, &q)) return ax_const_only(op, in, rank);
+    if (op->op == IR_SHR) q = q >= 0 && q < 30 ? INT64_C(1) << q : 0;
+    if (q <= 0 || (q & (q - 1)) != 0 || q > AX_MAXDIV) return ax_const_only(op, in, rank);
+    int nonneg = !ty_issigned(k) || a->lo >= 0;
+    if (op->op == IR_REM) return ax_rem_pow2(a, rank, q, nonneg);
+    if (op->op == IR_SHR || nonneg) return ax_div_pow2(a, rank, q);
+    return ax_const_only(op, in, rank);
+}
+
+/* The contiguity, divisibility and constancy of op's result (the first)
+ * from its operands'. */
+static AxInfo ax_shape_rule(const IrOp *op, const AxInfo *const *in) {
+    const IrValue *res = op->res[0];
+    int rank = rank_of(res);
+    const IrValue *x = op->nargs > 0 ? op->args[0] : NULL;
+    const AxInfo *a = x ? in[0] : NULL, *b = op->nargs > 1 ? in[1] : NULL;
+    int isint = ty_isint(res->ty.k) || res->ty.k == SK_PTR;
+    AxInfo r = ax_unknown();
+    switch (op->op) {
+    case IR_CONST:
+        if (ty_isint(res->ty.k) || res->ty.k == SK_BOOL) return ax_uniform(res, pow2_div(op->iattr[0]));
+        return ax_uniform(res, 1);
+    case IR_ARANGE:
+        r.contig[0] = op->iattr[1] - op->iattr[0];
+        r.div[0] = pow2_div(op->iattr[0]);
+        return r;
+    case IR_SPLAT: return ax_uniform(res, a->div[0]);
+    case IR_BROADCAST: return ax_broadcast(a, x, res);
+    case IR_EXPAND_DIMS: return ax_expand(a, x, (int)op->iattr[0]);
+    case IR_PERMUTE:
+        for (int d = 0; d < rank; d++) {
+            r.contig[d] = a->contig[op->iattr[d]];
+            r.div[d] = a->div[op->iattr[d]];
+            r.constancy[d] = a->constancy[op->iattr[d]];
+        }
+        return r;
+    case IR_CAST:
+        if (ty_isint(res->ty.k) && (ty_isint(x->ty.k) || x->ty.k == SK_BOOL))
+            return ax_int_cast(a, x, res, rank);
+        return ax_const_only(op, in, rank);
+    case IR_MULTIPLE_OF:  /* the user's promise */
+        r = *a;
+        for (int d = 0; d < rank; d++) r.div[d] = min64(op->iattr[0], AX_MAXDIV);
+        return r;
+    case IR_MAX_CONTIG:   /* the user's promise */
+        r = *a;
+        r.contig[rank - 1] = op->iattr[0];
+        return r;
+    case IR_CONVERT_LAYOUT: return *a;
+    case IR_ADD:
+    case IR_SUB:
+        return isint ? ax_addsub(a, b, rank, op->op == IR_SUB) : ax_const_only(op, in, rank);
+    case IR_PTRADD: return ax_ptradd(a, b, op->args[1], rank, scale_of(res));
+    case IR_MUL: return isint ? ax_mul(a, b, rank) : ax_const_only(op, in, rank);
+    case IR_SHL: {
+        int64_t s;
+        r = ax_const_only(op, in, rank);
+        if (ax_is_const(b, &s) && s >= 0 && s < 30)
+            for (int d = 0; d < rank; d++) r.div[d] = min64(elem_div(a, d) << s, AX_MAXDIV);
+        return r;
+    }
+    case IR_SHR: case IR_DIV: case IR_REM: return ax_divrem(op, a, b, in, rank);
+    case IR_CMP: return ax_cmp(a, b, x, rank, (CmpPred)op->iattr[0]);
+    case IR_SELECT: {
+        const AxInfo *e = in[2];
+        r = ax_const_only(op, in, rank);
+        for (int d = 0; d < rank && isint; d++) {
+            int64_t k = min64(min64(b->contig[d], e->contig[d]), a->constancy[d]);
+            r.contig[d] = k;
+            r.div[d] = min64(div_at(b, d, k), div_at(e, d, k));
+        }
+        return r;
+    }
+    case IR_LOAD:
+        /* Equal addresses (under one mask) load equal values. */
+        return ax_const_only(op, in, rank);
+    case IR_REDUCE:
+        if (res->ty.rank)
+            for (int d = 0, j = 0; d < x->ty.rank; d++)
+                if (d != op->iattr[1]) r.constancy[j++] = a->constancy[d];
+        return r;
+    case IR_PROGRAM_ID: case IR_NUM_PROGRAMS: case IR_RESHAPE: case IR_SCAN:
+    case IR_DOT: case IR_ATOMIC: case IR_ATOMIC_CAS:
+        return r;
+    default:
+        /* Element-wise math and bit operations: constancy only. */
+        return ax_const_only(op, in, rank);
+    }
+}
+
+AxInfo ax_rule(const IrOp *op, const AxInfo *const *in) {
+    AxInfo r = ax_shape_rule(op, in);
+    range_rule(op, in, &r);
+    /* A known constant is constant and divisible as it says. */
+    int64_t v;
+    const IrValue *res = op->res[0];
+    if (ax_is_const(&r, &v))
+        for (int d = 0; d < rank_of(res); d++) {
+            r.div[d] = max64(r.div[d], pow2_div(v));
+            r.constancy[d] = res->ty.rank ? res->ty.dim[d] : 1;
+            r.contig[d] = 1;
+        }
+    return r;
+}
+
+/* ------------------------------------------------------------- the walk */
+
+static AxInfo *info(AxCtx *c, const IrValue *v) { return &c->t->info[v->id]; }
+
+static void set(AxCtx *c, const IrValue *v, AxInfo a) {
+    AxInfo *old = info(c, v);
+    if (memcmp(old, &a, sizeof a) != 0) c->changed = 1;
+    *old = a;
+}
+
+static void analyze_block(AxCtx *c, const IrBlock *b);
 static void analyze_loop(AxCtx *c, const IrOp *op);
 
 static void analyze_op(AxCtx *c, const IrOp *op) {
@@ -258,115 +541,35 @@ static void analyze_op(AxCtx *c, const IrOp *op) {
         }
         return;
     }
-    const IrValue *res = op->res[0];
-    int rank = rank_of(res);
-    const IrValue *x = op->nargs > 0 ? op->args[0] : NULL;
-    const IrValue *y = op->nargs > 1 ? op->args[1] : NULL;
-    const AxInfo *a = x ? info(c, x) : NULL, *b = y ? info(c, y) : NULL;
-    int isint = ty_isint(res->ty.k) || res->ty.k == SK_PTR;
-    AxInfo r = ax_unknown();
-    switch (op->op) {
-    case IR_CONST:
-        if (ty_isint(res->ty.k) || res->ty.k == SK_BOOL) {
-            set_const(c, res, op->iattr[0]);
-            return;
-        }
-        r = ax_uniform(res, 1);
-        break;
-    case IR_ARANGE:
-        r.contig[0] = op->iattr[1] - op->iattr[0];
-        r.div[0] = pow2_div(op->iattr[0]);
-        break;
-    case IR_SPLAT:
-        r = ax_uniform(res, a->div[0]);
-        if (c->known[x->id]) {
-            c->known[res->id] = 1;
-            c->cval[res->id] = c->cval[x->id];
-        }
-        break;
-    case IR_BROADCAST: r = ax_broadcast(a, x, res); break;
-    case IR_EXPAND_DIMS: r = ax_expand(a, x, (int)op->iattr[0]); break;
-    case IR_PERMUTE:
-        for (int d = 0; d < rank; d++) {
-            r.contig[d] = a->contig[op->iattr[d]];
-            r.div[d] = a->div[op->iattr[d]];
-            r.constancy[d] = a->constancy[op->iattr[d]];
-        }
-        break;
-    case IR_CAST:
-        if (isint && (ty_isint(x->ty.k) || x->ty.k == SK_BOOL) &&
-            ty_bits(res->ty.k) >= ty_bits(x->ty.k))
-            r = *a;
-        else
-            r = ax_const_only(c, op, rank);
-        break;
-    case IR_MULTIPLE_OF:
-        r = *a;
-        for (int d = 0; d < rank; d++) r.div[d] = min64(op->iattr[0], AX_MAXDIV);
-        break;
-    case IR_MAX_CONTIG:
-        r = *a;
-        r.contig[rank - 1] = op->iattr[0];
-        break;
-    case IR_CONVERT_LAYOUT: r = *a; break;
-    case IR_ADD:
-    case IR_SUB:
-        r = isint ? ax_addsub(a, b, rank, op->op == IR_SUB)
-                  : ax_const_only(c, op, rank);
-        break;
-    case IR_PTRADD: r = ax_ptradd(a, b, rank, scale_of(res)); break;
-    case IR_MUL: r = isint ? ax_mul(c, x, y, rank) : ax_const_only(c, op, rank); break;
-    case IR_SHL:
-        if (c->known[y->id] && c->cval[y->id] >= 0 && c->cval[y->id] < 30) {
-            r = ax_const_only(c, op, rank);
-            for (int d = 0; d < rank; d++)
-                r.div[d] = min64(elem_div(a, d) << c->cval[y->id], AX_MAXDIV);
-        } else {
-            r = ax_const_only(c, op, rank);
-        }
-        break;
-    case IR_SHR:
-    case IR_DIV:
-    case IR_REM: {
-        int64_t q = y && c->known[y->id] ? c->cval[y->id] : 0;
-        if (op->op == IR_SHR) q = q >= 0 && q < 30 ? INT64_C(1) << q : 0;
-        if (isint && q > 0 && (q & (q - 1)) == 0)
-            r = op->op == IR_REM ? ax_rem_pow2(a, rank, q) : ax_div_pow2(a, rank, q);
-        else
-            r = ax_const_only(c, op, rank);
-        break;
+    const AxInfo *in[8];
+    int n = op->nargs < 8 ? op->nargs : 8;
+    for (int i = 0; i < n; i++) in[i] = info(c, op->args[i]);
+    if (op->nargs > 8) {  /* no op with a rule has so many operands */
+        set(c, op->res[0], ax_unknown());
+        return;
     }
-    case IR_CMP:
-        r = ax_cmp(a, b, rank, op->iattr[0] >= CMP_LT);
-        break;
-    case IR_SELECT: {
-        const AxInfo *e = info(c, op->args[2]);
-        r = ax_const_only(c, op, rank);
-        for (int d = 0; d < rank && isint; d++) {
-            int64_t k = min64(min64(b->contig[d], e->contig[d]), a->constancy[d]);
-            r.contig[d] = k;
-            r.div[d] = min64(div_at(b, d, k), div_at(e, d, k));
-        }
-        break;
-    }
-    case IR_LOAD:
-        /* Equal addresses (under one mask) load equal values. */
-        r = ax_const_only(c, op, rank);
-        break;
-    case IR_REDUCE:
-        if (res->ty.rank)
-            for (int d = 0, j = 0; d < x->ty.rank; d++)
-                if (d != op->iattr[1]) r.constancy[j++] = a->constancy[d];
-        break;
-    case IR_PROGRAM_ID: case IR_NUM_PROGRAMS: case IR_RESHAPE: case IR_SCAN:
-    case IR_DOT: case IR_ATOMIC: case IR_ATOMIC_CAS:
-        break;
-    default:
-        /* Element-wise math and bit operations: constancy only. */
-        r = ax_const_only(c, op, rank);
-        break;
-    }
-    set(c, res, r);
+    set(c, op->res[0], ax_rule(op, in));
+    for (int i = 1; i < op->nres; i++) set(c, op->res[i], ax_unknown());
+}
+
+/* The induction variable lo, lo + step, ... below hi: divisibility of lo
+ * and step; within [lo, hi) when the step is a positive constant and
+ * iv + step cannot wrap past hi's largest value (else the loop could go
+ * on with a wrapped iv). */
+static AxInfo loop_iv(AxCtx *c, const IrOp *op) {
+    const AxInfo *lo = info(c, op->args[0]), *hi = info(c, op->args[1]);
+    const AxInfo *step = info(c, op->args[2]);
+    ScalarKind k = (ScalarKind)op->args[0]->ty.k;
+    AxInfo iv = ax_unknown();
+    iv.div[0] = min64(lo->div[0], step->div[0]);
+    int64_t s, klo, khi, top;
+    kind_range(k, &klo, &khi);
+    if (ax_is_const(step, &s) && s > 0 && lo->lo != INT64_MIN && hi->hi != INT64_MAX &&
+        !__builtin_add_overflow(hi->hi, s, &top) && top - 1 <= khi && hi->hi > lo->lo)
+        set_range(&iv, k, lo->lo, hi->hi - 1);
+    else
+        set_range(&iv, k, INT64_MIN, INT64_MAX);
+    return iv;
 }
 
 /* Loops: region arguments start as the initial values (and, for `for`,
@@ -376,11 +579,7 @@ static void analyze_loop(AxCtx *c, const IrOp *op) {
     int isfor = op->op == IR_FOR;
     const IrBlock *body = op->regions[0];
     int first = isfor ? 3 : 0, skip = isfor ? 1 : 0;
-    if (isfor) {
-        AxInfo iv = ax_unknown();
-        iv.div[0] = min64(info(c, op->args[0])->div[0], info(c, op->args[2])->div[0]);
-        set(c, body->args[0], iv);
-    }
+    if (isfor) set(c, body->args[0], loop_iv(c, op));
     for (int i = first; i < op->nargs; i++)
         set(c, body->args[i - first + skip], *info(c, op->args[i]));
     for (int round = 0;; round++) {
@@ -399,6 +598,8 @@ static void analyze_loop(AxCtx *c, const IrOp *op) {
         for (int i = 0; term && i < term->nargs; i++) {
             const IrValue *arg = body->args[i + skip];
             AxInfo j = ax_join(info(c, arg), info(c, term->args[i]));
+            if (round >= AX_WIDEN_ROUNDS && (j.lo != info(c, arg)->lo || j.hi != info(c, arg)->hi))
+                set_range(&j, (ScalarKind)arg->ty.k, INT64_MIN, INT64_MAX);
             set(c, arg, j);
         }
         int changed = c->changed;
@@ -416,25 +617,36 @@ static void analyze_block(AxCtx *c, const IrBlock *b) {
     for (const IrOp *op = b->first; op; op = op->next) analyze_op(c, op);
 }
 
+AxInfo ax_param(const IrParam *p, LyVariant v) {
+    AxInfo a = ax_unknown();
+    if (v == LY_VARIANT_ALIGNED && p->ty.k == SK_PTR) a.div[0] = 16;
+    if (v == LY_VARIANT_ALIGNED && ty_isint(p->ty.k) && !p->nospecialize) a.div[0] = 16;
+    set_range(&a, (ScalarKind)p->ty.k, INT64_MIN, INT64_MAX);
+    return a;
+}
+
 AxTable *ax_analyze(Arena *ar, const IrKernel *k, LyVariant v) {
     AxTable *t = ar_alloc(ar, sizeof *t);
     t->nvalues = k->nvalues;
     t->info = ar_alloc(ar, sizeof(AxInfo) * (size_t)(k->nvalues + 1));
     for (int i = 0; i < k->nvalues; i++) t->info[i] = ax_unknown();
-    AxCtx c = {t, k, v, ar_alloc(ar, (size_t)k->nvalues + 1),
-               ar_alloc(ar, sizeof(int64_t) * (size_t)(k->nvalues + 1)), 0};
-    for (int i = 0; i < k->nparams; i++) {
-        const IrParam *p = &k->params[i];
-        int64_t div = 1;
-        if (v == LY_VARIANT_ALIGNED && p->ty.k == SK_PTR) div = 16;
-        if (v == LY_VARIANT_ALIGNED && ty_isint(p->ty.k) && !p->nospecialize)
-            div = 16;
-        t->info[k->body->args[i]->id].div[0] = div;
-    }
+    AxCtx c = {t, k, 0};
+    for (int i = 0; i < k->nparams; i++)
+        t->info[k->body->args[i]->id] = ax_param(&k->params[i], v);
     analyze_block(&c, k->body);
     return t;
 }
 
 const AxInfo *ax_of(const AxTable *t, const IrValue *v) {
     return v->id < t->nvalues ? &t->info[v->id] : NULL;
+}
+
+/* The longest run of elements along dim that memory op `op` (a load,
+ * store or atomic) can access at once: consecutive addresses
+ * (contiguity), the run's first address aligned to the run's bytes
+ * (divisibility), one mask value (constancy); at least 1. */
+int64_t ax_mem_run(const AxInfo *ptr, int64_t esize, const AxInfo *mask, int dim) {
+    int64_t v = min64(ptr->contig[dim], ptr->div[dim] / esize > 1 ? ptr->div[dim] / esize : 1);
+    if (mask) v = min64(v, mask->constancy[dim]);
+    return v > 1 ? v : 1;
 }

@@ -326,17 +326,23 @@ typedef enum { LY_VARIANT_GENERIC, LY_VARIANT_ALIGNED } LyVariant;
 /* Per dimension d of a value (for a scalar, index 0 describes it):
  *  contig[d]: the largest power of two C such that, along d, every
  *             aligned run of C elements holds consecutive integers
- *             (x, x+1, ...). For pointers, consecutive elements.
- *  div[d]:    the largest power of two dividing the first element of
- *             every such run (for pointers: the address in bytes), capped
- *             at 2^30.
+ *             (x, x+1, ... computed in the element type, so modulo 2^w).
+ *             For pointers, consecutive elements.
+ *  div[d]:    a power of two dividing the first element of every such
+ *             run (for pointers: the address in bytes), capped at 2^30.
  *  constancy[d]: the largest power of two K such that every aligned run
  *             of K elements along d holds one value.
- * Every property is at least 1. */
+ * Every property is at least 1. And per value, for integer and bool
+ * kinds: every element lies in [lo, hi] (as its type reads it: signed or
+ * unsigned); (INT64_MIN, INT64_MAX) when nothing is known. lo == hi: a
+ * known constant. Each field is a claim the lowering trusts, and each
+ * transfer rule is checked by brute force (tests/unit/test_axis_rules.c).
+ */
 typedef struct AxInfo {
     int64_t contig[IR_MAXRANK];
     int64_t div[IR_MAXRANK];
     int64_t constancy[IR_MAXRANK];
+    int64_t lo, hi;
 } AxInfo;
 
 typedef struct AxTable {
@@ -349,6 +355,22 @@ typedef struct AxTable {
  * functions per op, conservative joins at loop heads and if results. */
 AxTable *ax_analyze(Arena *ar, const IrKernel *k, LyVariant v);
 const AxInfo *ax_of(const AxTable *t, const IrValue *v);
+
+/* The pieces of the analysis, pure, for ax_analyze and the soundness test:
+ * ax_rule is op's transfer function (the facts of its first result from
+ * in[i], the facts of op->args[i]; it reads op's opcode, attributes and
+ * the types of its operands and result); ax_join what holds of a value
+ * that satisfies a or b; ax_param what a variant assumes of a parameter. */
+AxInfo ax_rule(const IrOp *op, const AxInfo *const *in);
+AxInfo ax_join(const AxInfo *a, const AxInfo *b);
+AxInfo ax_param(const IrParam *p, LyVariant v);
+/* a is a known constant (stored in *value when value is not NULL). */
+int ax_is_const(const AxInfo *a, int64_t *value);
+/* The longest aligned run of elements along dim that a memory access
+ * through pointers `ptr` (elements of esize bytes) under `mask` (NULL:
+ * none, or a scalar mask) can make at once: consecutive addresses, the
+ * first aligned to the run's bytes, one mask value; at least 1. */
+int64_t ax_mem_run(const AxInfo *ptr, int64_t esize, const AxInfo *mask, int dim);
 
 /* ----------------------------------------------------- layout assignment */
 

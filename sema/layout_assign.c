@@ -184,15 +184,12 @@ static int chained_dot(LaCtx *c, IrOp *const *dots, int n, const IrOp *d) {
  * layout and 16 bytes. */
 static int64_t ax_run(const AxTable *ax, const IrOp *op, int dim) {
     const IrValue *p = op->args[0];
-    const AxInfo *a = ax_of(ax, p);
     int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
-    int64_t v = min64(a->contig[dim], a->div[dim] / esize > 1 ? a->div[dim] / esize : 1);
     int mask = -1;
     if (op->op == IR_LOAD && (op->iattr[0] & LOAD_MASK)) mask = 1;
     if ((op->op == IR_STORE || op->op == IR_ATOMIC) && op->nargs > 2) mask = 2;
-    if (mask > 0 && is_tile(op->args[mask]))
-        v = min64(v, ax_of(ax, op->args[mask])->constancy[dim]);
-    return v > 1 ? v : 1;
+    const AxInfo *m = mask > 0 && is_tile(op->args[mask]) ? ax_of(ax, op->args[mask]) : NULL;
+    return ax_mem_run(ax_of(ax, p), esize, m, dim);
 }
 
 /* Operand i of dot `op` is loaded in the body of the `for` loop the
