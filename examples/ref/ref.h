@@ -80,6 +80,10 @@ void ref_cross_entropy(double *loss, double *grad, const double *logits,
  * zero outside the grid. out may not alias u. */
 void ref_heat(double *out, const double *u, long rows, long cols, long stride,
               double alpha, int steps);
+/* One heat step on the interior, the border cells kept (examples/stencil.tile
+ * jacobi). */
+void ref_jacobi(double *out, const double *u, long rows, long cols, long stride,
+                double alpha);
 
 /* out = x^T: x is rows x cols (row stride x_stride), out cols x rows
  * (row stride out_stride). */

@@ -1,5 +1,6 @@
 /* stencil.c — reference for examples/stencil.tile: `steps` explicit heat
- * steps on the whole grid, one after the other, zero outside. */
+ * steps on the whole grid, one after the other, zero outside (heat1,
+ * heat2); one step with the border cells held (jacobi). */
 #include "ref.h"
 
 #include <stdlib.h>
@@ -32,4 +33,16 @@ void ref_heat(double *out, const double *u, long rows, long cols, long stride,
                    (size_t)cols * sizeof(double));
     }
     free(cur);
+}
+
+void ref_jacobi(double *out, const double *u, long rows, long cols, long stride,
+                double alpha) {
+    for (long i = 0; i < rows; i++)
+        for (long j = 0; j < cols; j++) {
+            double c = u[i * stride + j];
+            int interior = i > 0 && i < rows - 1 && j > 0 && j < cols - 1;
+            out[i * stride + j] = !interior ? c
+                : c + alpha * (u[(i - 1) * stride + j] + u[(i + 1) * stride + j] +
+                               u[i * stride + j - 1] + u[i * stride + j + 1] - 4 * c);
+        }
 }

@@ -16,6 +16,7 @@ TEST_EXTENSIONS += .num
 NUM_LOG_COMPILER = $(top_builddir)/tests/numerics/numerics
 # Listed one by one (Automake writes a log rule per test).
 numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
+	tests/numerics/cases/stencil-jacobi.num \
 	tests/numerics/cases/matmul-f16.num \
 	tests/numerics/cases/matmul-bf16.num \
 	tests/numerics/cases/matmul-f32.num \
