@@ -22,6 +22,7 @@
 #include "base/base.h"
 #include "bundle/bundle.h"
 #include "bundle/from_ir.h"
+#include "driver/compile.h"
 #include "driver/emit_c.h"
 #include "parser/parser.h"
 #include "lower/lower.h"
@@ -36,7 +37,7 @@
 
 typedef enum {
     EMIT_CHECK, EMIT_TOKENS, EMIT_AST, EMIT_IR, EMIT_LLVM, EMIT_PTX, EMIT_CUBIN,
-    EMIT_BUNDLE, EMIT_C
+    EMIT_BUNDLE, EMIT_C, EMIT_DEPS
 } Emit;
 
 typedef struct Opts {
@@ -92,9 +93,10 @@ static int set_emit(Opts *o, const char *v) {
     else if (strcmp(v, "cubin") == 0) o->emit = EMIT_CUBIN;
     else if (strcmp(v, "bundle") == 0) o->emit = EMIT_BUNDLE;
     else if (strcmp(v, "c") == 0) o->emit = EMIT_C;
+    else if (strcmp(v, "deps") == 0) o->emit = EMIT_DEPS;
     else
         return usage_error("unknown --emit kind '%s' (expected tokens, ast, "
-                           "ir, llvm, ptx, cubin, bundle or c)", v);
+                           "ir, llvm, ptx, cubin, bundle, c or deps)", v);
     return 0;
 }
 
@@ -216,7 +218,8 @@ static const OptSpec OPTIONS[] = {
      "variant), cubin (needs ptxas) or bundle (a .tlb for libtile; the "
      "default when -o names a .tlb file) or c (-o NAME writes NAME.c and "
      "NAME.h: the bundle embedded and a typed launch function per kernel, "
-     "over libtile); without it, only check the file"},
+     "over libtile) or deps (the source files read, one per line: the input, "
+     "then every import); without it, only check the file"},
     {"-D", "NAME=VALUE", set_define, "give compile-time parameter NAME a "
      "value (repeatable)"},
     {"-I", "DIR", set_include, "search DIR for imports (repeatable, in "
@@ -356,54 +359,38 @@ static void print_stats(Arena *ar, Diag *dg, const char *arch,
     }
 }
 
-/* --emit=bundle: the generic variants' IR (metadata) and every entry of
- * the PTX, with the cubin for --arch when ptxas made one. */
-static void write_bundle(const Opts *o, Arena *ar, Diag *dg,
-                         IrModule *mods[LW_NVARIANTS], const LwOutput *res,
-                         const char *cubin, size_t cubin_len, FILE *out) {
-    TlbCodeVariant *vs = lw_code_variants(ar, mods, res);
-    TlbCubin cb = {o->arch, cubin_len, (const uint8_t *)cubin};
-    TlbCode code = {PACKAGE_NAME "c " PACKAGE_VERSION, o->arch, res->ptx, res->nentries,
-                    vs, cubin ? 1 : 0, &cb};
-    TlbBundle b;
-    char err[512];
-    void *data = NULL;
-    size_t size = 0;
-    if (tlb_from_ir(ar, mods[LW_GENERIC], &code, &b, err, sizeof err) ||
-        tlb_write(&b, &data, &size, err, sizeof err)) {
-        dg_plain(dg, DG_ERROR, "cannot write the bundle: %s", err);
-        return;
-    }
-    fwrite(data, 1, size, out);
-    free(data);
+/* The sema options from the command line; the stdlib is $TILE_STDLIB,
+ * else the installed one. */
+static SmOptions sema_options(const Opts *o) {
+    const char *stdlib = getenv("TILE_STDLIB");
+#ifdef TILE_STDLIB_DIR
+    if (!stdlib || !*stdlib) stdlib = TILE_STDLIB_DIR;
+#endif
+    SmOptions so = {o->defines.v, o->defines.n, o->include_dirs.v,
+                    o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
+                    o->debug};
+    return so;
 }
 
-/* --emit=llvm|ptx|cubin|bundle and --stats: the GPU code generator. */
-static void generate(const Opts *o, Arena *ar, Diag *dg,
-                     IrModule *mods[LW_NVARIANTS], FILE *out) {
-    LwOptions lo = {.arch = o->arch, .opt_level = o->opt_level,
-                    .debug = o->debug, .want_llvm = o->emit == EMIT_LLVM,
-                    .fp_contract_off = o->fp_contract_off};
-    LwOutput res;
-    if (lw_compile(ar, dg, mods, &lo, &res) != 0) return;
-    if (o->emit == EMIT_LLVM) fputs(res.llvm, out);
-    if (o->emit == EMIT_PTX) fputs(res.ptx, out);
+/* --emit=llvm|ptx|cubin|bundle|c and --stats: the GPU path, through the
+ * one pipeline function (driver/compile.c). */
+static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
+                     const char *text, size_t len, FILE *out) {
     int bundle = o->emit == EMIT_BUNDLE || o->emit == EMIT_C;
-    int want_cubin = o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas());
-    if (bundle && !want_cubin)
-        write_bundle(o, ar, dg, mods, &res, NULL, 0, out);
-    if (!want_cubin && !o->stats) return;
-    char *cubin = NULL;
-    size_t len = 0;
-    LwStats *st = NULL;
-    int nst = 0;
-    if (lw_ptxas(ar, dg, res.ptx, o->arch,
-                 want_cubin ? &cubin : NULL, &len,
-                 o->stats ? &st : NULL, &nst) != 0)
-        return;
-    if (o->emit == EMIT_CUBIN && cubin) fwrite(cubin, 1, len, out);
-    if (bundle) write_bundle(o, ar, dg, mods, &res, cubin, len, out);
-    if (o->stats) print_stats(ar, dg, o->arch, &res, st, nst);
+    TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
+                    .fp_contract_off = o->fp_contract_off, .sema = sema_options(o),
+                    .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
+                            (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())
+                                 ? TC_CUBIN : 0u) |
+                            (bundle ? TC_BUNDLE : 0u) | (o->stats ? TC_STATS : 0u)};
+    TcOutput res;
+    int rc = tc_compile(ar, dg, file, text, len, &to, &res);
+    if (rc == 0 && o->emit == EMIT_LLVM) fputs(res.lw.llvm, out);
+    if (rc == 0 && o->emit == EMIT_PTX) fputs(res.lw.ptx, out);
+    if (rc == 0 && o->emit == EMIT_CUBIN && res.cubin) fwrite(res.cubin, 1, res.cubin_len, out);
+    if (rc == 0 && bundle) fwrite(res.bundle, 1, res.bundle_len, out);
+    if (rc == 0 && o->stats) print_stats(ar, dg, o->arch, &res.lw, res.stats, res.nstats);
+    free(res.bundle);
 }
 
 /* Runs the requested stages on `text`, printing into `out`. */
@@ -413,38 +400,24 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         ps_print_tokens(out, ar, dg, file, text, len);
         return;
     }
-    AstFile *ast = ps_parse(ar, dg, file, text, len);
-    if (dg_errors(dg)) return;
-    if (ast->nitems == 0) {
-        dg_error(dg, (Loc){file, 0, 0, 0, 0}, "no items in file");
+    if (o->emit == EMIT_LLVM || o->emit == EMIT_PTX || o->emit == EMIT_CUBIN ||
+        o->emit == EMIT_BUNDLE || o->emit == EMIT_C || o->stats) {
+        generate(o, ar, dg, file, text, len, out);
         return;
     }
     if (o->emit == EMIT_AST) {
-        ps_print_ast(out, ast);
+        AstFile *ast = ps_parse(ar, dg, file, text, len);
+        if (dg_errors(dg)) return;
+        if (ast->nitems == 0)
+            dg_error(dg, (Loc){file, 0, 0, 0, 0}, "no items in file");
+        else
+            ps_print_ast(out, ast);
         return;
     }
-    const char *stdlib = getenv("TILE_STDLIB");
-#ifdef TILE_STDLIB_DIR
-    if (!stdlib || !*stdlib) stdlib = TILE_STDLIB_DIR;
-#endif
-    SmOptions so = {o->defines.v, o->defines.n, o->include_dirs.v,
-                    o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
-                    o->debug};
-    IrModule *m = sm_compile(ar, dg, ast, &so);
-    if (m && (o->emit == EMIT_LLVM || o->emit == EMIT_PTX ||
-              o->emit == EMIT_CUBIN || o->emit == EMIT_BUNDLE || o->emit == EMIT_C ||
-              o->stats)) {
-        /* each variant needs its own copy of the IR (layout assignment
-         * changes it) */
-        /* (the second run's warnings repeat the first's: muted; its
-         * errors cannot differ) */
-        dg_mute_warnings(dg, 1);
-        IrModule *m2 = sm_compile(ar, dg, ast, &so);
-        dg_mute_warnings(dg, 0);
-        IrModule *mods[LW_NVARIANTS] = {m, m2};
-        if (mods[1]) generate(o, ar, dg, mods, out);
-        return;
-    }
+    SmOptions so = sema_options(o);
+    IrModule *m = tc_check(ar, dg, file, text, len, &so);
+    if (m && o->emit == EMIT_DEPS)
+        for (int i = 0; i < m->nfiles; i++) fprintf(out, "%s\n", m->files[i]);
     if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant, lw_arch_wgmma(o->arch));
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }

@@ -30,7 +30,7 @@ noinst_PROGRAMS = examples/softmax_demo
 examples_softmax_demo_SOURCES = examples/softmax_main.c
 examples_softmax_demo_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS) \
 	-DTILE_EXAMPLES_DIR='"$(examplesdir)"'
-examples_softmax_demo_LDADD = examples/ref/libref.la interp/libinterp.la \
+examples_softmax_demo_LDADD = examples/ref/libref.la interp/libinterp.la driver/libcompile.la \
 	runtime/libtile.la bundle/libtlbir.la bundle/libtlb.la \
 	lower/liblower.la sema/libsema.la parser/libparser.la base/libbase.la -lm
 examples_softmax_demo_LDFLAGS = $(GPU_PROG_STATIC)

@@ -38,6 +38,7 @@
 #include "base/base.h"
 #include "bundle/bundle.h"
 #include "bundle/from_ir.h"
+#include "driver/compile.h"
 #include "examples/ref/ref.h"
 #include "interp/tile_interp.h"
 #include "lower/lower.h"
@@ -138,22 +139,6 @@ static int gpu_open(Engine *e, char *arch, size_t archlen) {
     return 1;
 }
 
-/* Every entry of the generated PTX becomes a variant of its kernel's
- * configuration in the bundle (as tilec's --emit=bundle does). */
-static int write_bundle(Arena *ar, IrModule *mods[LW_NVARIANTS], const LwOutput *res,
-                        const char *arch, void **data, size_t *size) {
-    TlbCodeVariant *vs = lw_code_variants(ar, mods, res);
-    TlbCode code = {"softmax_demo", arch, res->ptx, res->nentries, vs, 0, NULL};
-    TlbBundle b;
-    char err[512];
-    if (tlb_from_ir(ar, mods[LW_GENERIC], &code, &b, err, sizeof err) ||
-        tlb_write(&b, data, size, err, sizeof err)) {
-        fprintf(stderr, "softmax_demo: cannot build the bundle: %s\n", err);
-        return -1;
-    }
-    return 0;
-}
-
 /* Compiles `path` into a bundle in memory and loads it; diagnostics go to
  * stderr. Returns 0 with e->bundle and e->kernel set, or -1. */
 static int gpu_compile(Engine *e, const char *path, const char *stdlib, const char *arch) {
@@ -161,32 +146,22 @@ static int gpu_compile(Engine *e, const char *path, const char *stdlib, const ch
     Diag *dg = dg_new(ar, stderr, -1);
     size_t len;
     char *text = read_file(ar, path, &len);
-    IrModule *mods[LW_NVARIANTS] = {NULL, NULL};
-    LwOutput res;
-    void *data = NULL;
-    size_t size = 0;
+    TcOutput res = {0};
     int status = -1;
     if (!text) {
         fprintf(stderr, "softmax_demo: cannot open '%s'\n", path);
     } else {
-        AstFile *ast = ps_parse(ar, dg, dg_add_file(dg, path, text, len), text, len);
-        SmOptions so = {.stdlib_dir = stdlib};
-        if (!dg_errors(dg))
-            mods[0] = sm_compile(ar, dg, ast, &so);
-        dg_mute_warnings(dg, 1);             /* the second run repeats them */
-        if (mods[0])
-            mods[1] = sm_compile(ar, dg, ast, &so);
-        LwOptions lo = {.arch = arch, .opt_level = 3};
-        if (mods[1] && lw_compile(ar, dg, mods, &lo, &res) == 0 &&
-            write_bundle(ar, mods, &res, arch, &data, &size) == 0)
-            status = 0;
+        /* the one source-to-bundle pipeline, as tilec runs it */
+        TcOptions o = {.arch = arch, .opt_level = 3, .sema = {.stdlib_dir = stdlib},
+                       .producer = "softmax_demo", .want = TC_BUNDLE};
+        status = tc_compile(ar, dg, dg_add_file(dg, path, text, len), text, len, &o, &res);
     }
-    if (status == 0 && (tile_bundle_load_memory(data, size, &e->bundle) != TILE_OK ||
+    if (status == 0 && (tile_bundle_load_memory(res.bundle, res.bundle_len, &e->bundle) != TILE_OK ||
                         tile_kernel_get(e->bundle, "softmax", &e->kernel) != TILE_OK)) {
         fprintf(stderr, "softmax_demo: %s\n", tile_last_error());
         status = -1;
     }
-    free(data);
+    free(res.bundle);
     dg_free(dg);
     ar_free(ar);
     return status;

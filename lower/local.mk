@@ -14,5 +14,5 @@ check_PROGRAMS += tests/unit/test_lower
 TESTS += tests/unit/test_lower
 tests_unit_test_lower_SOURCES = tests/unit/test_lower.c tests/unit/check.h
 tests_unit_test_lower_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
-tests_unit_test_lower_LDADD = lower/liblower.la bundle/libtlbir.la \
+tests_unit_test_lower_LDADD = driver/libcompile.la lower/liblower.la bundle/libtlbir.la \
 	bundle/libtlb.la sema/libsema.la parser/libparser.la base/libbase.la -lm

@@ -238,6 +238,9 @@ typedef struct IrModule {
     Arena *ar;
     int nkernels;
     IrKernel **kernels;  /* every kernel x configuration, in source order */
+    int nfiles;
+    const char **files;  /* every source file sema read, as opened: the
+                            main file first, then each import once */
 } IrModule;
 
 /* -------------------------------------------------------------- building */
@@ -265,6 +268,11 @@ void ir_add_regions(IrBuilder *b, IrOp *op, int n);
 
 /* Prints the module in the textual form of DESIGN.md, deterministically
  * (values renumbered in print order). */
+/* A deep copy of m (ir_clone.c): the same ids, ops and order, new
+ * storage; for passes that annotate their own copy (one per variant). */
+IrModule *ir_clone_module(Arena *ar, const IrModule *m);
+IrKernel *ir_clone_kernel(Arena *ar, const IrKernel *k);
+
 void ir_print_module(FILE *out, const IrModule *m);
 void ir_print_kernel(FILE *out, const IrKernel *k);
 void gx_print(FILE *out, const GExpr *e, const IrKernel *k);

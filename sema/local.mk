@@ -2,8 +2,8 @@
 # libsema holds both; libir holds only the IR (types, builder, printer,
 # grid expressions) for code that consumes IR without compiling source.
 noinst_LTLIBRARIES += sema/libir.la sema/libsema.la
-sema_libir_la_SOURCES = sema/ir.h sema/ir.c $(sema_layout_sources)
-sema_libsema_la_SOURCES = sema/ir.h sema/ir.c $(sema_layout_sources) \
+sema_libir_la_SOURCES = sema/ir.h sema/ir.c sema/ir_clone.c $(sema_layout_sources)
+sema_libsema_la_SOURCES = sema/ir.h sema/ir.c sema/ir_clone.c $(sema_layout_sources) \
 	sema/sema.h sema/sm.h \
 	sema/sema.c sema/scope.c sema/config.c sema/grid.c sema/types.c \
 	sema/expr.c sema/builtins.c sema/stmt.c

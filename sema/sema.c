@@ -74,5 +74,8 @@ IrModule *sm_compile(Arena *ar, Diag *dg, const AstFile *main,
     out->ar = ar;
     out->nkernels = c->kernels.n;
     out->kernels = c->kernels.v;
+    out->nfiles = c->modules.n;
+    out->files = ar_alloc(ar, sizeof(char *) * (size_t)(c->modules.n + 1));
+    for (int i = 0; i < c->modules.n; i++) out->files[i] = c->modules.v[i]->path;
     return out;
 }

@@ -154,6 +154,24 @@ def test_compile_for_gpu_imports_are_part_of_the_key(source, tmp_path, monkeypat
     assert tile.compile(path).bundle_path != first
 
 
+def test_compile_for_gpu_tile_path_imports_are_part_of_the_key(source, tmp_path, monkeypatch):
+    """A module found through $TILE_PATH is in the key too: the key comes
+    from tilec's own list of the files it read (--emit=deps), so editing
+    it never serves the stale bundle."""
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    monkeypatch.setenv("TILE_PATH", str(lib))
+    (lib / "far.tile").write_text("fn thrice(x) { return x * 3.0; }\n")
+    path = source('import "far";\n'
+                  "kernel k(out: *f32) grid(1) { store(out + arange(0, 16), "
+                  "thrice(arange(0, 16) as f32)); }\n")
+    first = _compile_or_skip(path).bundle_path
+    assert tile.compile(path).bundle_path == first
+    (lib / "far.tile").write_text("fn thrice(x) { return x + x + x; }\n")
+    assert tile.compile(path).bundle_path != first
+
+
 def test_compile_for_gpu_diagnostics(source, tmp_path, monkeypatch):
     monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path / "cache"))
     path = source("kernel k() { let x = ; }\n", "bad.tile")
@@ -166,7 +184,8 @@ def test_compile_for_gpu_diagnostics(source, tmp_path, monkeypatch):
         pytest.skip(str(e))
     else:
         pytest.fail("no CompileError")
-    assert [f for f in os.listdir(tmp_path / "cache")] == []   # no partial files
+    cache = tmp_path / "cache"                   # (the key's --emit=deps fails first)
+    assert not cache.exists() or os.listdir(cache) == []   # no partial files
 
 
 def _compile_or_skip(path):

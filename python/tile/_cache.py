@@ -1,11 +1,13 @@
 """Bundles compiled by tilec, cached on disk by content.
 
-The key is a SHA-256 over everything the bundle depends on: the source
-text and the texts of the files it imports (found as tilec finds them:
-next to the importing file, in the include directories, in the stdlib),
-the defines, include directories, arch and -g, and the identity of tilec
-(its --version line, size and modification time, so a rebuilt compiler
-never serves stale bundles). The bundle is stored as <key>.tlb under
+The key is a SHA-256 over everything the bundle depends on: the texts of
+the files the compile reads, as tilec itself lists them (`tilec
+--emit=deps`: the source, then every import wherever tilec found it —
+next to the importer, -I, $TILE_PATH, the stdlib — so the key can never
+miss a file tilec would read), the defines, include directories, arch and
+-g, $TILE_PATH and the stdlib directory, and the identity of tilec (its
+--version line, size and modification time, so a rebuilt compiler never
+serves stale bundles). The bundle is stored as <key>.tlb under
 $TILE_CACHE_DIR, else $XDG_CACHE_HOME/tile, else ~/.cache/tile; it is
 written to a temporary file in that directory and renamed into place, so
 concurrent compilations never see a partial file.
@@ -13,15 +15,11 @@ concurrent compilations never see a partial file.
 
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 
 from .errors import CompileError, GPUUnavailableError
-
-_IMPORT = re.compile(r'^\s*import\s+"([^"]+)"\s*;', re.M)
-
 
 def cache_dir():
     d = os.environ.get("TILE_CACHE_DIR")
@@ -48,22 +46,15 @@ def _tilec_identity(tilec):
     return f"{(out.stdout + out.stderr).strip()}|{st.st_size}|{st.st_mtime_ns}"
 
 
-def _hash_sources(h, path, include_dirs, stdlib_dir, seen):
-    """Feeds `path` and, recursively, the files it imports into h."""
-    path = os.path.abspath(path)
-    if path in seen:
-        return
-    seen.add(path)
-    with open(path, "rb") as f:
-        text = f.read()
-    h.update(path.encode() + b"\0" + text + b"\0")
-    for name in _IMPORT.findall(text.decode("utf-8", "replace")):
-        rel = name if name.endswith(".tile") else name + ".tile"
-        for d in [os.path.dirname(path), *include_dirs, stdlib_dir]:
-            cand = os.path.join(d, rel) if d else None
-            if cand and os.path.isfile(cand):
-                _hash_sources(h, cand, include_dirs, stdlib_dir, seen)
-                break
+def _dependencies(tilec, path, args, env):
+    """The files the compile reads, by tilec's own lookup (--emit=deps).
+    Raises CompileError with tilec's diagnostics when the source is
+    wrong (the compile itself would say the same)."""
+    r = subprocess.run([tilec, "--no-color", "--emit=deps"] + args[1:], capture_output=True,
+                       text=True, env=env)
+    if r.returncode != 0:
+        raise CompileError(path, r.stderr)
+    return [line for line in r.stdout.splitlines() if line]
 
 
 def _tilec_args(path, defines, include_dirs, arch, debug):
@@ -84,15 +75,20 @@ def compile_bundle(path, defines, include_dirs, arch, debug, build_top, stdlib_d
     tilec = find_tilec(build_top)
     include_dirs = [os.path.abspath(d) for d in include_dirs]
     args = _tilec_args(os.path.abspath(path), defines, include_dirs, arch, debug)
+    stdlib = os.environ.get("TILE_STDLIB") or stdlib_dir
+    env = dict(os.environ)
+    if stdlib:
+        env["TILE_STDLIB"] = stdlib
     h = hashlib.sha256()
     h.update(_tilec_identity(tilec).encode() + b"\0")
     h.update("\0".join(args).encode() + b"\0")
-    stdlib = os.environ.get("TILE_STDLIB") or stdlib_dir
-    h.update((stdlib or "").encode() + b"\0")
-    try:
-        _hash_sources(h, path, include_dirs, stdlib, set())
-    except OSError as e:
-        raise CompileError(path, f"error: cannot open '{path}': {e.strerror}") from None
+    h.update((stdlib or "").encode() + b"\0" + os.environ.get("TILE_PATH", "").encode() + b"\0")
+    for dep in _dependencies(tilec, path, args, env):
+        try:
+            with open(dep, "rb") as f:
+                h.update(os.path.abspath(dep).encode() + b"\0" + f.read() + b"\0")
+        except OSError as e:
+            raise CompileError(path, f"error: cannot open '{dep}': {e.strerror}") from None
     d = cache_dir()
     os.makedirs(d, exist_ok=True)
     target = os.path.join(d, h.hexdigest() + ".tlb")
@@ -101,9 +97,6 @@ def compile_bundle(path, defines, include_dirs, arch, debug, build_top, stdlib_d
     fd, tmp = tempfile.mkstemp(dir=d, suffix=".tlb.tmp")
     os.close(fd)
     try:
-        env = dict(os.environ)
-        if stdlib:
-            env["TILE_STDLIB"] = stdlib
         r = subprocess.run([tilec, "--no-color", "-o", tmp] + args, capture_output=True,
                            text=True, env=env)
         if r.returncode == 2 and "not available" in r.stderr:

@@ -7,6 +7,7 @@
 
 #include "bundle/bundle.h"
 #include "bundle/from_ir.h"
+#include "driver/compile.h"
 #include "lower/lower.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
@@ -53,15 +54,13 @@ static void test_ptx_versions(void) {
     CHECK(lw_arch_ptx_version(NULL) == 0);
 }
 
-/* Parses and checks `src` twice, one module per variant, as tilec does.
- * Non-zero when both compiled. */
-static int compile_variants(Arena *ar, Diag *dg, const char *name, const char *src,
-                            IrModule *mods[LW_NVARIANTS]) {
+/* Compiles `src` through the one pipeline (driver/compile.c) as tilec
+ * does; 0 on success. */
+static int compile_src(Arena *ar, Diag *dg, const char *name, const char *src,
+                       const char *arch, int opt_level, TcOutput *out) {
     size_t n = strlen(src);
-    AstFile *ast = ps_parse(ar, dg, dg_add_file(dg, name, src, n), src, n);
-    SmOptions so = {0};
-    for (int v = 0; v < LW_NVARIANTS; v++) mods[v] = sm_compile(ar, dg, ast, &so);
-    return mods[LW_GENERIC] && mods[LW_ALIGNED16];
+    TcOptions o = {.arch = arch, .opt_level = opt_level};
+    return tc_compile(ar, dg, dg_add_file(dg, name, src, n), src, n, &o, out);
 }
 
 /* Two configurations, two variants: four entries, named and sized. */
@@ -75,11 +74,10 @@ static void test_compile(void) {
         "}\n";
     Arena *ar = ar_new();
     Diag *dg = dg_new(ar, stderr, 0);
-    IrModule *mods[LW_NVARIANTS];
-    CHECK(compile_variants(ar, dg, "s.tile", src, mods));
-    LwOptions opt = {.arch = "sm_80", .opt_level = 3};
-    LwOutput out;
-    CHECK(lw_compile(ar, dg, mods, &opt, &out) == 0);
+    TcOutput tc;
+    CHECK(compile_src(ar, dg, "s.tile", src, "sm_80", 3, &tc) == 0);
+    LwOutput out = tc.lw;
+    CHECK(tc.nfiles == 1 && !strcmp(tc.files[0], "s.tile"));
     CHECK(out.nentries == 4);
     CHECK_STR(out.entries[0].name, "s__c0__g");
     CHECK_STR(out.entries[3].name, "s__c1__a16");
@@ -121,11 +119,10 @@ static void test_budget(void) {
     size_t msgs_len = 0;
     FILE *err = open_memstream(&msgs, &msgs_len);
     Diag *dg = dg_new(ar, err, 0);
-    IrModule *mods[LW_NVARIANTS];
-    CHECK(compile_variants(ar, dg, "mm.tile", src, mods) && mods[0]->nkernels == 2);
-    LwOptions opt = {.arch = "sm_90", .opt_level = 1};
-    LwOutput out;
-    CHECK(lw_compile(ar, dg, mods, &opt, &out) == 0);
+    TcOutput tc;
+    CHECK(compile_src(ar, dg, "mm.tile", src, "sm_90", 1, &tc) == 0);
+    IrModule **mods = tc.mods;
+    LwOutput out = tc.lw;
     fflush(err);
     CHECK(strstr(msgs, "note: configuration BM=256, warps=8, stages=3 of kernel 'mm' "
                        "skipped: needs 256 KiB of shared memory, sm_90 allows 227 KiB") != NULL);

@@ -1,0 +1,74 @@
+/*
+ * compile.c — tc_compile: Tile source to PTX, cubin and bundle, in one
+ * place.
+ *
+ * The order: parse; sema once (sm_compile), whose module lists the files
+ * it read; a deep copy of the IR per specialization variant beyond the
+ * first (ir_clone_module: layout assignment annotates its copy, and
+ * copying is linear where a second sema run re-inlined and re-unrolled
+ * everything); lw_compile, which plans and emits every configuration of
+ * every variant; ptxas when a cubin or statistics are wanted; the bundle
+ * from the generic variant's IR and every entry. Errors stop at the stage
+ * that found them; everything lives in the caller's arena except the
+ * bundle bytes (malloc'd, as tlb_write makes them).
+ */
+#include "config.h"
+
+#include "driver/compile.h"
+
+#include "bundle/bundle.h"
+#include "bundle/from_ir.h"
+#include "parser/parser.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+IrModule *tc_check(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
+                   const SmOptions *so) {
+    AstFile *ast = ps_parse(ar, dg, file, text, len);
+    if (dg_errors(dg)) return NULL;
+    if (ast->nitems == 0) {
+        dg_error(dg, (Loc){file, 0, 0, 0, 0}, "no items in file");
+        return NULL;
+    }
+    return sm_compile(ar, dg, ast, so);
+}
+
+/* The bundle: the generic variant's IR (metadata) and every entry of the
+ * PTX, with the cubin when there is one. */
+static int make_bundle(Arena *ar, Diag *dg, const TcOptions *o, TcOutput *out) {
+    struct TlbCodeVariant *vs = lw_code_variants(ar, out->mods, &out->lw);
+    TlbCubin cb = {o->arch, out->cubin_len, (const uint8_t *)out->cubin};
+    TlbCode code = {o->producer ? o->producer : PACKAGE_NAME "c " PACKAGE_VERSION,
+                    o->arch, out->lw.ptx, out->lw.nentries, vs, out->cubin ? 1 : 0, &cb};
+    TlbBundle b;
+    char err[512];
+    if (tlb_from_ir(ar, out->mods[LW_GENERIC], &code, &b, err, sizeof err) ||
+        tlb_write(&b, &out->bundle, &out->bundle_len, err, sizeof err)) {
+        dg_plain(dg, DG_ERROR, "cannot write the bundle: %s", err);
+        return -1;
+    }
+    return 0;
+}
+
+int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
+               const TcOptions *o, TcOutput *out) {
+    memset(out, 0, sizeof *out);
+    IrModule *m = tc_check(ar, dg, file, text, len, &o->sema);
+    if (!m) return -1;
+    out->nfiles = m->nfiles;
+    out->files = m->files;
+    out->mods[0] = m;
+    for (int v = 1; v < LW_NVARIANTS; v++) out->mods[v] = ir_clone_module(ar, m);
+    LwOptions lo = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
+                    .want_llvm = (o->want & TC_LLVM) != 0,
+                    .fp_contract_off = o->fp_contract_off};
+    if (lw_compile(ar, dg, out->mods, &lo, &out->lw) != 0) return -1;
+    int cubin = (o->want & TC_CUBIN) != 0;
+    if ((cubin || (o->want & TC_STATS)) &&
+        lw_ptxas(ar, dg, out->lw.ptx, o->arch, cubin ? &out->cubin : NULL, &out->cubin_len,
+                 (o->want & TC_STATS) ? &out->stats : NULL, &out->nstats) != 0)
+        return -1;
+    if ((o->want & TC_BUNDLE) && make_bundle(ar, dg, o, out) != 0) return -1;
+    return 0;
+}
