@@ -21,11 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Device primary contexts retained for threads without a context. */
+/* Device primary contexts retained for threads without a context. The
+ * atomics are left to static zero-initialization: an explicit {0} for an
+ * _Atomic pointer is an int-to-pointer conversion clang refuses. */
 static struct {
     pthread_mutex_t lock;
     _Atomic(CUcontext) primary[RT_MAX_DEVICES];
-} g = {PTHREAD_MUTEX_INITIALIZER, {0}};
+} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static TileStatus cuda_fail(const RtDriver *d, CUresult r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
