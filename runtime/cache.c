@@ -232,12 +232,21 @@ int rt_cache_store(const TileKernel *k, const char *device, int driver,
     fputs(HEADER, mem);
     fputs(lines, mem);
     fprintf(mem, "%s%d\t%s\t%.3f\n", prefix, config, k->config_names[config], us);
-    fflush(mem);
+    if (fflush(mem) || !text) {   /* out of memory */
+        fclose(mem);
+        free(text);
+        free(lines);
+        return -1;
+    }
     unsigned count = 0;
     for (const char *p = text + sizeof HEADER - 1; *p; p++) count += *p == '\n';
     fprintf(mem, "end %u %08x\n", count, tlb_crc32c(0, text, size));
-    fclose(mem);
+    int written = fclose(mem) == 0;
     free(lines);
+    if (!written) {
+        free(text);
+        return -1;
+    }
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     int fd = -1, ok = mkdirs(dir) == 0 && (fd = mkstemp(tmp)) >= 0;
     if (ok) {
