@@ -6,6 +6,7 @@ compiler's located text."""
 
 import array
 import math
+import os
 import re
 
 import numpy as np
@@ -242,6 +243,53 @@ def test_buffer_protocol_objects(example):
     assert list(out) == [v + 1.0 for v in xs]
     with pytest.raises(tile.ArgumentError, match=r"'out'\) is read-only"):
         mod.vadd(y, x, y, 50)
+
+
+def test_step_limit(monkeypatch, source):
+    """$TILE_INTERP_MAX_STEPS ends an endless kernel with a located error."""
+    mod = tile.compile(source(
+        "kernel spin(out: *i32, n: i32) grid(1) {\n"
+        "    var i = 0;\n"
+        "    while i >= 0 { i = (i + n) % 1000; }\n"
+        "    store(out, i);\n"
+        "}\n"), interpret=True)
+    out = np.zeros(1, np.int32)
+    monkeypatch.setenv("TILE_INTERP_MAX_STEPS", "10000")
+    with pytest.raises(tile.LaunchError, match=r"error: the run exceeded its limit of 10000 "
+                       r"steps .*program \(0, 0, 0\)"):
+        mod.spin(out, 1)
+
+
+@pytest.mark.parametrize("how", ["signal", "interrupt_main"])
+def test_ctrl_c_interrupts_a_run(monkeypatch, source, how):
+    """Ctrl-C (a real SIGINT to the process, or _thread.interrupt_main)
+    ends a run of a kernel that would take minutes, promptly. (The step
+    limit only keeps a broken build from spinning for minutes.)"""
+    import _thread
+    import signal
+    import threading
+    import time
+    monkeypatch.setenv("TILE_INTERP_MAX_STEPS", str(400_000_000))
+    fire = (lambda: os.kill(os.getpid(), signal.SIGINT)) if how == "signal" \
+        else _thread.interrupt_main
+    mod = tile.compile(source(
+        "kernel slow(out: *i32, n: i32) grid(1) {\n"
+        "    var i = 0;\n"
+        "    while i < n { i += 1; }\n"
+        "    store(out, i);\n"
+        "}\n"), interpret=True)
+    out = np.zeros(1, np.int32)
+    mod.slow(out, 1000)
+    assert out[0] == 1000
+    timer = threading.Timer(0.3, fire)
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        mod.slow(out, 2**31 - 1)
+    timer.join()
+    assert time.monotonic() - start < 30
+    mod.slow(out, 10)   # the module still works
+    assert out[0] == 10
 
 
 def test_bool_and_integer_scalars(source):
