@@ -245,6 +245,32 @@ def test_buffer_protocol_objects(example):
         mod.vadd(y, x, y, 50)
 
 
+def test_byte_order_and_non_numeric_dtypes(example):
+    """Big-endian arrays are refused (not misread as native f32); object,
+    string and complex arrays are TypeErrors naming kernel, argument and
+    the type wanted, not an unrelated ValueError."""
+    mod = tile.compile(example("vadd"), interpret=True)
+    x, out = rand(20), np.zeros(20, np.float32)
+    big = x.astype(">f4")
+    with pytest.raises(TypeError, match=r"kernel 'vadd': argument 1 \('x'\) is in non-native "
+                       r"byte order \(a numpy array of >f4\), but the kernel takes \*f32"):
+        mod.vadd(out, big, x, 20)
+    with pytest.raises(tile.ArgumentError, match=r"'out'\) is in non-native byte order"):
+        mod.vadd(out.astype(">f4"), x, x, 20)
+    mod.vadd(out, big.astype(big.dtype.newbyteorder("=")), x, 20)   # the suggested fix
+    np.testing.assert_array_equal(out, x + x)
+    for arr, shown in ((np.zeros(20, dtype=object), "object"),
+                       (np.zeros(20, dtype="U3"), "<U3"),
+                       (np.zeros(20, dtype=np.complex64), "complex64"),
+                       (np.zeros(20, dtype="M8[s]"), r"datetime64\[s\]")):
+        with pytest.raises(TypeError, match=r"kernel 'vadd': argument 2 \('y'\) has an element "
+                           rf"type no kernel takes \(a numpy array of {shown}\); the kernel "
+                           r"takes \*f32"):
+            mod.vadd(out, x, arr, 20)
+    big_buffer = memoryview(big.tobytes()).cast("B").cast("f")   # native 'f': fine
+    assert big_buffer.format == "f"
+
+
 def test_step_limit(monkeypatch, source):
     """$TILE_INTERP_MAX_STEPS ends an endless kernel with a located error."""
     mod = tile.compile(source(
