@@ -524,7 +524,7 @@ TileStatus rt_choose(TileKernel *k, int selection, const uint32_t *grid, RtPlan 
     TileStatus s;
     const RtDriver *d = rt_driver(&s);
     CUcontext ctx;
-    if (!d || (s = rt_module(d, k->bundle, &ctx, m))) return s;
+    if (!d || (s = rt_module(d, k, &ctx, m))) return s;
     uint64_t h = key_hash(&key);
     const RtTuneTable *table = atomic_load_explicit(&(*m)->tune[k->index], memory_order_acquire);
     int c = table ? table_find(table, &key, h) : -1;
