@@ -66,9 +66,14 @@ def _run_interruptibly(call, opt):
         return call()
     flag = ctypes.c_int(0)
     opt.cancel = ctypes.pointer(flag)
-    result = []
-    worker = threading.Thread(target=lambda: result.append(call()), daemon=True,
-                              name="tile-interp")
+    result, error = [], []
+
+    def target():
+        try:
+            result.append(call())
+        except BaseException as e:   # re-raised in the caller's thread
+            error.append(e)
+    worker = threading.Thread(target=target, daemon=True, name="tile-interp")
     worker.start()
     interrupted = False
     while worker.is_alive():
@@ -82,6 +87,8 @@ def _run_interruptibly(call, opt):
             interrupted = True
     if interrupted:
         raise KeyboardInterrupt
+    if error:
+        raise error[0]
     return result[0]
 
 
