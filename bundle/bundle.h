@@ -34,6 +34,8 @@
 #define TLB_HEADER_SIZE 32u
 #define TLB_EXPR_MAXDEPTH 32            /* evaluation stack, in values */
 #define TLB_MAXDIM 3                    /* grid dimensions */
+#define TLB_MAX_FILE ((uint64_t)1 << 30) /* largest bundle file libtile
+                                           reads (header + payload) */
 
 /* Scalar types of parameters (and compile-time `type` parameters). */
 typedef enum {
@@ -166,6 +168,13 @@ typedef struct TlbBundle {
 int tlb_read(const void *data, size_t size, TlbBundle **out, char *err,
              size_t errlen);
 void tlb_free(TlbBundle *b);
+/* Checks the header alone, in the first `size` bytes of a file (fewer
+ * than TLB_HEADER_SIZE: truncated, unless they already show it is no
+ * bundle): magic, version, checksum, flags. 0 with *payload the payload
+ * size it declares, or -1 with err as tlb_read writes it. A reader of a
+ * stream calls it before reading (or allocating) the rest. */
+int tlb_read_header(const void *data, size_t size, uint64_t *payload, char *err,
+                    size_t errlen);
 
 /* Serializes b into a malloc'd buffer (*data, *size). Returns 0, or -1
  * with a reason in err when b breaks the format's rules (the same ones the

@@ -356,8 +356,9 @@ static int header_error(char *err, size_t errlen, const char *fmt, ...) {
     return -1;
 }
 
-/* Checks the 32-byte header and the payload's size and checksum. */
-static int check_header(const uint8_t *d, size_t size, char *err, size_t errlen) {
+int tlb_read_header(const void *data, size_t size, uint64_t *payload, char *err,
+                    size_t errlen) {
+    const uint8_t *d = data;
     size_t m = size < 8 ? size : 8;
     if (size == 0 || memcmp(d, TLB_MAGIC, m) != 0)
         return header_error(err, errlen, "not a Tile bundle (no bundle magic number)");
@@ -375,7 +376,14 @@ static int check_header(const uint8_t *d, size_t size, char *err, size_t errlen)
     if (flags)
         return header_error(err, errlen, "unsupported Tile bundle: unknown flags 0x%x",
                             flags);
-    uint64_t payload = le(d + 16, 8), have = size - TLB_HEADER_SIZE;
+    *payload = le(d + 16, 8);
+    return 0;
+}
+
+/* Checks the 32-byte header and the payload's size and checksum. */
+static int check_header(const uint8_t *d, size_t size, char *err, size_t errlen) {
+    uint64_t payload, have = size - TLB_HEADER_SIZE;
+    if (tlb_read_header(d, size, &payload, err, errlen)) return -1;
     if (payload > have)
         return header_error(err, errlen, "truncated Tile bundle: %llu bytes of "
                             "payload expected, %llu present",

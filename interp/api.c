@@ -94,7 +94,14 @@ static TileProgram *compile(Arena *ar, Diag *dg, uint32_t file, const char *text
     }
     dg_free(dg);   /* the messages were copied; the file table stays */
     TileProgram *p = calloc(1, sizeof *p);
-    if (!p) abort();
+    if (!p) {
+        ar_free(ar);
+        if (diagnostics) {
+            free(*diagnostics);
+            *diagnostics = strdup("error: out of memory\n");
+        }
+        return NULL;
+    }
     *p = (TileProgram){ar, dg, mod};
     return p;
 }
@@ -254,7 +261,7 @@ static int check_args(Run *r, const IrKernel *k) {
         return fail(r, "kernel '%s' takes %d argument%s, got %d", k->name, k->nparams,
                     k->nparams == 1 ? "" : "s", r->nargs);
     r->scalars = calloc((size_t)k->nparams + 1, sizeof(int64_t));
-    if (!r->scalars) abort();
+    if (!r->scalars) return fail(r, "out of memory running kernel '%s'", k->name);
     for (int i = 0; i < k->nparams; i++) {
         ScalarKind pk = k->params[i].ty.k;
         TileArgKind want = pk == SK_PTR ? TILE_ARG_BUFFER
@@ -299,7 +306,7 @@ static int config_matches(const IrKernel *k, const char *name, const char *value
 /* Does k agree with every NAME=VALUE of the config string? */
 static int config_selects(Run *r, const IrKernel *k, const char *config) {
     char *s = strdup(config), *save = NULL;
-    if (!s) abort();
+    if (!s) return fail(r, "out of memory running kernel '%s'", k->name);
     int ok = 1;
     for (char *item = strtok_r(s, ",", &save); item && ok; item = strtok_r(NULL, ",", &save)) {
         while (*item == ' ') item++;
@@ -385,8 +392,23 @@ static int grid_of(Run *r, const IrKernel *k, const TileRunOptions *opt, uint32_
     return 0;
 }
 
+/* The run's limits: the options', else $TILE_INTERP_MAX_STEPS. */
+static int limits_of(Run *r, const TileRunOptions *opt, IpLimits *lim) {
+    *lim = (IpLimits){opt ? opt->max_steps : 0, opt ? opt->cancel : NULL};
+    const char *env = getenv("TILE_INTERP_MAX_STEPS");
+    if (lim->max_steps || !env || !*env) return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(env, &end, 10);
+    if (*end || errno || env[0] == '-')
+        return fail(r, "invalid TILE_INTERP_MAX_STEPS '%s' (expected a number of steps; "
+                    "0: no limit)", env);
+    lim->max_steps = v;
+    return 0;
+}
+
 /* Runs k with a Diag of its own over the program's files. */
-static int execute(Run *r, const IrKernel *k, const uint32_t grid[3]) {
+static int execute(Run *r, const IrKernel *k, const uint32_t grid[3], const IpLimits *lim) {
     Arena *ar = ar_new();
     Diag *dg = dg_new(ar, NULL, 0);
     size_t len;
@@ -394,13 +416,17 @@ static int execute(Run *r, const IrKernel *k, const uint32_t grid[3]) {
     for (uint32_t f = 0; (text = dg_file_text(r->p->dg, f, &len)) != NULL; f++)
         dg_add_file(dg, dg_file_path(r->p->dg, f), text, len);
     IpArg *args = calloc((size_t)k->nparams + 1, sizeof *args);
-    if (!args) abort();
+    if (!args) {
+        dg_free(dg);
+        ar_free(ar);
+        return fail(r, "out of memory running kernel '%s'", k->name);
+    }
     for (int i = 0; i < k->nparams; i++) {
         const TileArg *a = &r->args[i];
         args[i] = (IpArg){a->data, a->bytes, a->i,
                           a->kind == TILE_ARG_INT ? (double)a->i : a->f};
     }
-    int rc = ip_run(k, args, grid, dg, NULL);
+    int rc = ip_run_limited(k, args, grid, dg, NULL, lim);
     if (rc) buf_puts(&r->err, dg_text(dg));
     free(args);
     dg_free(dg);
@@ -413,7 +439,9 @@ int tile_interp_run(TileProgram *p, const char *kernel, const TileArg *args, int
     Run r = {p, kernel ? kernel : "", args, nargs, NULL, {0}};
     const IrKernel *k = choose(&r, opt ? opt->config : NULL);
     uint32_t grid[3];
-    int rc = !k || grid_of(&r, k, opt, grid) ? -1 : execute(&r, k, grid);
+    IpLimits lim;
+    int rc = !k || grid_of(&r, k, opt, grid) || limits_of(&r, opt, &lim)
+                 ? -1 : execute(&r, k, grid, &lim);
     if (error) *error = rc ? dup_or_null(r.err.s ? r.err.s : "error") : NULL;
     buf_free(&r.err);
     free(r.scalars);

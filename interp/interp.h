@@ -7,10 +7,12 @@
  * (x fastest, then y, then z); inside a program it executes ops in order,
  * each over a whole tile.
  *
- * Values. Every SSA value owns a fixed array of `numel` slots, allocated
- * once per run from the static types (so nothing is allocated while a
- * program runs; a value redefined in each loop iteration reuses its slots).
- * A slot holds one element in canonical form:
+ * Values. Every SSA value has a fixed array of `numel` slots, planned
+ * once per run from the static types and the values' lifetimes (run.c):
+ * values that are never live at once share storage, so memory follows
+ * the largest set of live tiles, not the number of values (an unrolled
+ * kernel); nothing is allocated while a program runs, and a value
+ * redefined in each loop iteration reuses its slots. A slot holds one element in canonical form:
  *   - integers as int64, sign-extended for signed types and zero-extended
  *     for unsigned ones, always already wrapped to the type's width;
  *   - bool as 0 or 1;
@@ -33,6 +35,7 @@
 
 #include "../sema/ir.h"
 
+#include <signal.h>
 #include <stdio.h>
 
 typedef union IpSlot {
@@ -56,6 +59,17 @@ typedef struct IpArg {
  * through dg. */
 int ip_run(const IrKernel *k, const IpArg *args, const uint32_t grid[3],
            Diag *dg, FILE *print);
+
+/* Limits of a run: after max_steps steps (0: no limit) or once *cancel
+ * (when non-NULL) is nonzero, the run stops with an error at the op it
+ * reached. A step is one op executed (over a whole tile) or one loop
+ * iteration; the count runs over all programs. */
+typedef struct IpLimits {
+    uint64_t max_steps;
+    const volatile sig_atomic_t *cancel;
+} IpLimits;
+int ip_run_limited(const IrKernel *k, const IpArg *args, const uint32_t grid[3],
+                   Diag *dg, FILE *print, const IpLimits *lim);
 
 /* ------------------------------------------------ floating-point formats */
 
@@ -101,6 +115,8 @@ typedef struct IpMachine {
     IpBuffer *buf;        /* buf[i] is pointer id i + 1 */
     int nbuf;
     uint32_t pid[3], npid[3];
+    uint64_t steps, max_steps;            /* IpLimits */
+    const volatile sig_atomic_t *cancel;
 } IpMachine;
 
 static inline IpSlot *ip_val(const IpMachine *m, const IrValue *v) {

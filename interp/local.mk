@@ -15,3 +15,12 @@ tests_unit_test_interp_LDADD = interp/libinterp.la sema/libir.la base/libbase.la
 tests_unit_test_tile_api_SOURCES = tests/unit/test_tile_api.c tests/unit/check.h
 tests_unit_test_tile_api_LDADD = interp/libinterp.la sema/libsema.la \
 	parser/libparser.la base/libbase.la -lm
+
+# test_interp_limits: memory of unrolled kernels, out of memory, the step
+# limit and the cancel flag.
+check_PROGRAMS += tests/unit/test_interp_limits
+TESTS += tests/unit/test_interp_limits
+tests_unit_test_interp_limits_SOURCES = tests/unit/test_interp_limits.c \
+	tests/unit/check.h
+tests_unit_test_interp_limits_LDADD = interp/libinterp.la sema/libsema.la \
+	parser/libparser.la base/libbase.la -lm -lpthread

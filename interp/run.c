@@ -3,8 +3,11 @@
  * loop, structured control flow, device_print and device_assert.
  *
  * Setup walks the kernel once to give every value (op results and block
- * arguments) its slots in one allocation, sized from the static types; the
- * programs then run without allocating. Programs run one after another, x
+ * arguments) its slots in one allocation, sized from the static types,
+ * where values whose lifetimes do not overlap share slots (see Plan); the
+ * programs then run without allocating. Every op executed and every loop
+ * iteration is a step: the run's cancel flag is read and its step budget
+ * (IpLimits) charged at each. Programs run one after another, x
  * fastest, then y, then z, so a kernel whose programs race on memory gets
  * one well-defined sequential answer.
  *
@@ -51,57 +54,184 @@ const char *ip_index_str(char *buf, size_t n, Type t, int64_t i) {
 
 /* ----------------------------------------------------------------- setup */
 
-typedef struct Sizes {
-    int64_t *numel;        /* value id -> numel, -1 when not in the kernel */
-    int64_t total, stage;  /* all slots; the largest block's argument slots */
-} Sizes;
+/* The storage plan. Ops are numbered in pre-order (an op before the ops
+ * of its regions); span[p] is the last number inside op p. A value lives
+ * from its definition to the end of the op, in its own block, that holds
+ * its last use (a use inside a loop keeps it to the loop's end). Block
+ * arguments live through their owner's whole span (its start and every
+ * terminator write them), the kernel's arguments through the run, and the
+ * results of an op with regions from the op's start, so that they share
+ * storage with nothing inside. Lifetimes are closed intervals: an op's
+ * results never share its operands' storage. */
+typedef struct Plan {
+    int nops, maxdepth;
+    int *span;             /* op number -> the last op number inside it */
+    int *start, *last;     /* value id -> first position (-1: not in the
+                              kernel, -2: a kernel argument); op number
+                              whose span ends its life */
+    int *depth;            /* value id -> nesting depth of its definition */
+    int *stack;            /* depth -> enclosing op number, while walking */
+    int64_t *numel;        /* value id -> slots */
+    int64_t stage;         /* the largest block's argument slots */
+} Plan;
 
-static void size_value(Sizes *s, const IrValue *v) {
-    s->numel[v->id] = ty_numel(v->ty);
-    s->total += s->numel[v->id];
-}
-
-static void size_block(Sizes *s, const IrBlock *b) {
-    int64_t args = 0;
-    for (int i = 0; i < b->nargs; i++) {
-        size_value(s, b->args[i]);
-        args += ty_numel(b->args[i]->ty);
-    }
-    if (args > s->stage) s->stage = args;
+static void count_ops(Plan *pl, const IrBlock *b, int depth) {
+    if (depth > pl->maxdepth) pl->maxdepth = depth;
     for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nres; i++) size_value(s, op->res[i]);
+        pl->nops++;
         for (int r = 0; r < op->nregions; r++)
-            if (op->regions[r]) size_block(s, op->regions[r]);
+            if (op->regions[r]) count_ops(pl, op->regions[r], depth + 1);
     }
 }
 
-/* Gives every value its slots; returns the allocation (one block). */
-static IpSlot *alloc_values(IpMachine *m) {
-    const IrKernel *k = m->k;
-    int nv = k->nvalues;
-    Sizes s = {calloc((size_t)nv + 1, sizeof(int64_t)), 0, 0};
-    m->val = calloc((size_t)nv + 1, sizeof(IpSlot *));
-    if (!s.numel || !m->val) abort();
-    size_block(&s, k->body);
-    IpSlot *all = calloc((size_t)(s.total + s.stage + 1), sizeof(IpSlot));
-    if (!all) abort();
-    int64_t at = 0;
-    for (int id = 0; id < nv; id++)
-        if (s.numel[id]) {
-            m->val[id] = all + at;
-            at += s.numel[id];
+/* Block b's arguments, owned by op number p (-2: the kernel's). */
+static void plan_args(Plan *pl, const IrBlock *b, int p) {
+    int64_t slots = 0;
+    for (int i = 0; i < b->nargs; i++) {
+        int id = b->args[i]->id;
+        pl->start[id] = pl->last[id] = p;
+        slots += pl->numel[id] = ty_numel(b->args[i]->ty);
+    }
+    if (slots > pl->stage) pl->stage = slots;
+}
+
+static void plan_block(Plan *pl, const IrBlock *b, int depth, int *pos) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        int p = (*pos)++;
+        pl->stack[depth] = p;
+        for (int i = 0; i < op->nargs; i++) {
+            const IrValue *v = op->args[i];
+            if (v->def) pl->last[v->id] = pl->stack[pl->depth[v->id]];
         }
-    m->stage = all + at;
-    free(s.numel);
+        for (int i = 0; i < op->nres; i++) {
+            int id = op->res[i]->id;
+            pl->start[id] = pl->last[id] = p;
+            pl->depth[id] = depth;
+            pl->numel[id] = ty_numel(op->res[i]->ty);
+        }
+        for (int r = 0; r < op->nregions; r++)
+            if (op->regions[r]) {
+                plan_args(pl, op->regions[r], p);
+                plan_block(pl, op->regions[r], depth + 1, pos);
+            }
+        pl->span[p] = *pos - 1;
+    }
+}
+
+typedef struct Ev {
+    int key, id;
+} Ev;
+
+static int ev_cmp(const void *a, const void *b) {
+    const Ev *x = a, *y = b;
+    return x->key != y->key ? (x->key > y->key) - (x->key < y->key) : x->id - y->id;
+}
+
+static int i64_cmp(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Offsets (in slots) for the n values of ev[0..n) (by start; ev[n..2n)
+ * the same by end): a value takes the storage of one of its size that is
+ * dead by its start, else new storage. Returns the slots used. */
+static int64_t assign_offsets(const Plan *pl, Ev *ev, int n, int64_t *off, int *next) {
+    int64_t *sizes = malloc(sizeof *sizes * ((size_t)n + 1)), total = 0;
+    int *heads = malloc(sizeof *heads * ((size_t)n + 1)), nsizes = 0;
+    if (!sizes || !heads) {
+        free(sizes);
+        free(heads);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) sizes[i] = pl->numel[ev[i].id];
+    qsort(sizes, (size_t)n, sizeof *sizes, i64_cmp);
+    for (int i = 0; i < n; i++)
+        if (!nsizes || sizes[nsizes - 1] != sizes[i]) sizes[nsizes++] = sizes[i];
+    for (int i = 0; i < nsizes; i++) heads[i] = -1;
+    /* cls is by position in ev's start order; next[] and off[] by id. */
+    for (int i = 0; i < n; i++) {
+        int64_t *c = bsearch(&pl->numel[ev[i].id], sizes, (size_t)nsizes, sizeof *sizes,
+                             i64_cmp);
+        next[ev[i].id] = (int)(c - sizes);   /* the class, until freed */
+    }
+    for (int i = 0, j = n; i < n; i++) {
+        for (; j < 2 * n && ev[j].key < ev[i].key; j++) {
+            int u = ev[j].id, c = next[u];
+            next[u] = heads[c];
+            heads[c] = u;
+        }
+        int v = ev[i].id, c = next[v];
+        if (heads[c] >= 0) {
+            int u = heads[c];
+            heads[c] = next[u];
+            next[u] = c;
+            off[v] = off[u];
+        } else {
+            off[v] = total;
+            total += pl->numel[v];
+        }
+    }
+    free(sizes);
+    free(heads);
+    return total;
+}
+
+/* Gives every value its slots (values whose lifetimes do not overlap
+ * share them); returns the allocation (one block), or NULL when out of
+ * memory (*need: the slots it wanted, 0 when the plan itself failed). */
+static IpSlot *alloc_values(IpMachine *m, int64_t *need) {
+    const IrKernel *k = m->k;
+    int nv = k->nvalues, pos = 0, n = 0;
+    Plan pl = {0};
+    count_ops(&pl, k->body, 0);
+    size_t nint = (size_t)pl.nops + 5 * (size_t)nv + (size_t)pl.maxdepth + 2;
+    int *ibuf = malloc(sizeof(int) * nint);
+    int64_t *i64 = calloc(2 * (size_t)nv + 1, sizeof(int64_t));
+    Ev *ev = malloc(sizeof(Ev) * (2 * (size_t)nv + 1));
+    IpSlot *all = NULL;
+    *need = 0;
+    m->val = calloc((size_t)nv + 1, sizeof(IpSlot *));
+    if (!ibuf || !i64 || !ev || !m->val) goto done;
+    pl.span = ibuf;
+    pl.start = pl.span + pl.nops;
+    pl.last = pl.start + nv;
+    pl.depth = pl.last + nv;
+    int *next = pl.depth + nv;
+    pl.stack = next + nv;
+    pl.numel = i64;
+    int64_t *off = i64 + nv;
+    for (int id = 0; id < nv; id++) pl.start[id] = -1;
+    plan_args(&pl, k->body, -2);
+    plan_block(&pl, k->body, 0, &pos);
+    for (int id = 0; id < nv; id++)
+        if (pl.start[id] != -1) ev[n++] = (Ev){pl.start[id], id};
+    for (int i = 0; i < n; i++) {
+        int id = ev[i].id;
+        ev[n + i] = (Ev){pl.start[id] == -2 ? INT32_MAX : pl.span[pl.last[id]], id};
+    }
+    qsort(ev, (size_t)n, sizeof *ev, ev_cmp);
+    qsort(ev + n, (size_t)n, sizeof *ev, ev_cmp);
+    int64_t total = assign_offsets(&pl, ev, n, off, next);
+    if (total < 0) goto done;
+    *need = total + pl.stage + 1;
+    if ((uint64_t)*need <= SIZE_MAX / sizeof(IpSlot))
+        all = calloc((size_t)*need, sizeof(IpSlot));
+    if (!all) goto done;
+    for (int i = 0; i < n; i++) m->val[ev[i].id] = all + off[ev[i].id];
+    m->stage = all + total;
+done:
+    free(ibuf);
+    free(i64);
+    free(ev);
     return all;
 }
 
 /* Binds the runtime arguments to the body's arguments: each pointer
  * parameter becomes a registered buffer. */
-static void bind_args(IpMachine *m, const IpArg *args) {
+static int bind_args(IpMachine *m, const IpArg *args) {
     const IrKernel *k = m->k;
     m->buf = calloc((size_t)k->nparams + 1, sizeof(IpBuffer));
-    if (!m->buf) abort();
+    if (!m->buf) return -1;
     for (int i = 0; i < k->nparams; i++) {
         Type t = k->params[i].ty;
         IpSlot *v = ip_val(m, k->body->args[i]);
@@ -115,9 +245,20 @@ static void bind_args(IpMachine *m, const IpArg *args) {
             if (t.k == SK_BOOL) v->i = args[i].i != 0;
         }
     }
+    return 0;
 }
 
 /* --------------------------------------------------------- control flow */
+
+/* One step (an op, or a loop iteration) against the run's limits: the
+ * cancel flag, read at every step, and the step budget. */
+static inline int ip_step(IpMachine *m, const IrOp *op) {
+    if (m->cancel && *m->cancel) return ip_fail(m, op, "run interrupted");
+    if (m->max_steps && ++m->steps > m->max_steps)
+        return ip_fail(m, op, "the run exceeded its limit of %" PRIu64 " steps "
+                       "(TileRunOptions.max_steps or $TILE_INTERP_MAX_STEPS)", m->max_steps);
+    return 0;
+}
 
 static int exec_block(IpMachine *m, const IrBlock *b, const IrOp **term);
 
@@ -156,7 +297,7 @@ static int exec_for(IpMachine *m, const IrOp *op) {
     for (int64_t iv = lo; step > 0 ? iv < hi : iv > hi;) {
         const IrOp *term;
         ip_val(m, body->args[0])->i = ip_wrap(ivk, (uint64_t)iv);
-        if (exec_block(m, body, &term)) return -1;
+        if (ip_step(m, op) || exec_block(m, body, &term)) return -1;
         if (term) transfer(m, term->args, body->args + 1, nc);
         if ((step > 0 && iv > INT64_MAX - step) || (step < 0 && iv < INT64_MIN - step))
             break;
@@ -182,7 +323,7 @@ static int exec_while(IpMachine *m, const IrOp *op) {
     transfer(m, op->args, before->args, op->nargs);
     for (;;) {
         const IrOp *cond, *yield;
-        if (exec_block(m, before, &cond)) return -1;
+        if (ip_step(m, op) || exec_block(m, before, &cond)) return -1;
         if (!cond)
             return ip_fail(m, op, "internal error: while without a condition");
         if (!ip_val(m, cond->args[0])->i) {
@@ -286,19 +427,36 @@ static int exec_block(IpMachine *m, const IrBlock *b, const IrOp **term) {
             *term = op;
             return 0;
         }
-        if (exec_op(m, op)) return -1;
+        if (ip_step(m, op) || exec_op(m, op)) return -1;
     }
     return 0;
 }
 
 int ip_run(const IrKernel *k, const IpArg *args, const uint32_t grid[3],
            Diag *dg, FILE *print) {
+    return ip_run_limited(k, args, grid, dg, print, NULL);
+}
+
+int ip_run_limited(const IrKernel *k, const IpArg *args, const uint32_t grid[3],
+                   Diag *dg, FILE *print, const IpLimits *lim) {
     if ((uint64_t)grid[0] * grid[1] * grid[2] == 0) return 0;
     IpMachine m = {.k = k, .dg = dg, .print = print ? print : stdout};
-    IpSlot *slots = alloc_values(&m);
-    bind_args(&m, args);
-    memcpy(m.npid, grid, sizeof m.npid);
+    if (lim) {
+        m.max_steps = lim->max_steps;
+        m.cancel = lim->cancel;
+    }
+    int64_t need;
+    IpSlot *slots = alloc_values(&m, &need);
     int rc = 0;
+    if (!slots || bind_args(&m, args)) {
+        if (need)
+            dg_error(dg, k->loc, "out of memory: kernel '%s' needs %" PRId64 " MiB for "
+                     "its live values", k->name, (need * (int64_t)sizeof(IpSlot)) >> 20);
+        else
+            dg_error(dg, k->loc, "out of memory setting up kernel '%s'", k->name);
+        rc = -1;
+    }
+    memcpy(m.npid, grid, sizeof m.npid);
     for (uint32_t z = 0; z < grid[2] && !rc; z++)
         for (uint32_t y = 0; y < grid[1] && !rc; y++)
             for (uint32_t x = 0; x < grid[0] && !rc; x++) {

@@ -15,6 +15,7 @@
 #ifndef TILE_INTERP_H
 #define TILE_INTERP_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -95,6 +96,18 @@ typedef struct TileRunOptions {
                             holds for these arguments */
     unsigned grid[3];    /* all zero: evaluate the kernel's grid();
                             otherwise a 0 in y or z counts as 1 */
+    unsigned long long max_steps;
+                         /* stop with an error after this many steps (an
+                            op executed over a whole tile, or a loop
+                            iteration, counted over all programs); 0: the
+                            value of $TILE_INTERP_MAX_STEPS when set, else
+                            no limit */
+    const volatile sig_atomic_t *cancel;
+                         /* when non-NULL, read before every step: once
+                            nonzero the run stops with the error "run
+                            interrupted". Set it from another thread or a
+                            signal handler (a SIGINT handler the caller
+                            installs; the library installs none) */
 } TileRunOptions;
 
 /* Runs `kernel` over its grid. Returns 0, or -1 with *error (when non-NULL)
@@ -105,7 +118,11 @@ typedef struct TileRunOptions {
  * position (arguments, configuration, grid) are one line, e.g.
  *   kernel 'vadd': argument 2 ('y') must be a buffer, got an integer
  * An integer may be passed for a float parameter. device_print writes to
- * stdout. */
+ * stdout. Out of memory is an error like any other (never an abort). The
+ * memory a run takes follows its largest set of live values (values dead
+ * by then share storage), plus the caller's buffers. Initialize the
+ * options with designated initializers or {0}: fields may be added at the
+ * end. */
 int tile_interp_run(TileProgram *p, const char *kernel, const TileArg *args,
                     int nargs, const TileRunOptions *opt, char **error);
 

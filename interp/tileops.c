@@ -224,10 +224,11 @@ static void dot_f64(const DotShape *s, const IpSlot *a, const IpSlot *b,
             }
 }
 
-/* Operand n elements of kind k as the f32 values the tensor core sees. */
+/* Operand n elements of kind k as the f32 values the tensor core sees;
+ * NULL when out of memory. */
 static float *dot_operand(const IpSlot *v, int64_t n, ScalarKind k, int ieee) {
     float *f = malloc(sizeof(float) * (size_t)(n ? n : 1));
-    if (!f) abort();
+    if (!f) return NULL;
     for (int64_t i = 0; i < n; i++) {
         f[i] = (float)v[i].f;
         if (k == SK_F32 && !ieee) f[i] = ip_tf32_round(f[i]);
@@ -236,11 +237,11 @@ static float *dot_operand(const IpSlot *v, int64_t n, ScalarKind k, int ieee) {
 }
 
 /* f32 accumulation, row by row so the inner loop runs over contiguous j;
- * each output element still sums k in order. */
-static void dot_f32(const DotShape *s, const float *a, const float *b,
-                    const IpSlot *acc, IpSlot *r, ScalarKind rk, int fused) {
+ * each output element still sums k in order. -1 when out of memory. */
+static int dot_f32(const DotShape *s, const float *a, const float *b,
+                   const IpSlot *acc, IpSlot *r, ScalarKind rk, int fused) {
     float *row = malloc(sizeof(float) * (size_t)(s->N ? s->N : 1));
-    if (!row) abort();
+    if (!row) return -1;
     for (int64_t z = 0; z < s->batch; z++)
         for (int64_t i = 0; i < s->M; i++) {
             int64_t at = (z * s->M + i) * s->N;
@@ -256,9 +257,10 @@ static void dot_f32(const DotShape *s, const float *a, const float *b,
             for (int64_t j = 0; j < s->N; j++) r[at + j].f = ip_round(rk, row[j]);
         }
     free(row);
+    return 0;
 }
 
-static void exec_dot(IpMachine *m, const IrOp *op) {
+static int exec_dot(IpMachine *m, const IrOp *op) {
     Type ta = op->args[0]->ty, tb = op->args[1]->ty, tr = op->res[0]->ty;
     DotShape s = {tr.rank == 3 ? tr.dim[0] : 1, tr.dim[tr.rank - 2],
                   tr.dim[tr.rank - 1], ta.dim[ta.rank - 1]};
@@ -272,12 +274,14 @@ static void exec_dot(IpMachine *m, const IrOp *op) {
         dot_f64(&s, a, b, acc, r);
     } else {
         float *fa = dot_operand(a, ty_numel(ta), ta.k, ieee);
-        float *fb = dot_operand(b, ty_numel(tb), tb.k, ieee);
+        float *fb = fa ? dot_operand(b, ty_numel(tb), tb.k, ieee) : NULL;
         int fused = ieee && (ta.k == SK_F32 || tb.k == SK_F32);
-        dot_f32(&s, fa, fb, acc, r, tr.k, fused);
+        int rc = fb ? dot_f32(&s, fa, fb, acc, r, tr.k, fused) : -1;
         free(fa);
         free(fb);
+        if (rc) return ip_fail(m, op, "out of memory in dot");
     }
+    return 0;
 }
 
 /* ------------------------------------------------------------------ ops */
@@ -307,7 +311,7 @@ int ip_exec_tile(IpMachine *m, const IrOp *op) {
         return 0;
     case IR_REDUCE: exec_reduce(m, op); return 0;
     case IR_SCAN: exec_scan(m, op); return 0;
-    case IR_DOT: exec_dot(m, op); return 0;
+    case IR_DOT: return exec_dot(m, op);
     default:
         return ip_fail(m, op, "internal error: '%s' is not a tile op",
                        ir_op_name[op->op]);

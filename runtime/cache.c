@@ -22,11 +22,18 @@
  * temporary file in the same directory and renames it over the old one,
  * so readers see the old file or the new one, never a part; two processes
  * storing at once may lose one's line (it is measured again), never
- * corrupt the file.
+ * corrupt the file. Lines are per device name and driver version, so
+ * processes on different GPUs share one file without mixing results.
+ *
+ * The path is opened non-blocking and read only when it is a regular
+ * file (at most 16 MiB): a FIFO, device or directory placed there is
+ * neither read (a FIFO would block the first tuned launch forever) nor
+ * replaced by a store; a warning says tuning results are not kept.
  */
 #include "runtime/rt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -53,24 +60,48 @@ int rt_cache_path(const TileBundle *b, char *buf, size_t n) {
     return w > 0 && (size_t)w < n ? 0 : -1;
 }
 
+/* read_entries' results besides 0: a corrupt or unreadable file (ignored,
+ * rewritten by the next store), and something that is not a regular file
+ * (a FIFO, a device, a directory: never read, never replaced). */
+enum { CACHE_BAD = -1, CACHE_SPECIAL = -2 };
+
 /* The file's entry lines (between header and trailer) into *lines, a
- * malloc'd NUL-terminated string ("" for a missing file). -1 when the file
- * is corrupt (why[] says how) or unreadable. */
+ * malloc'd NUL-terminated string ("" for a missing file); or CACHE_BAD or
+ * CACHE_SPECIAL with why[] saying why. The file is opened non-blocking
+ * (a FIFO must not hang the first tuned launch) and read only when fstat
+ * shows a regular file. */
 static int read_entries(const char *path, char **lines, char *why, size_t n) {
     *lines = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno != ENOENT) {
-            snprintf(why, n, "%s", strerror(errno));
-            return -1;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        if (e != ENOENT) {
+            snprintf(why, n, "%s", strerror(e));
+            return e == ENXIO ? CACHE_SPECIAL : CACHE_BAD;   /* ENXIO: a socket */
         }
         *lines = strdup("");
-        return *lines ? 0 : -1;
+        return *lines ? 0 : CACHE_BAD;
     }
-    char *data = malloc(MAX_FILE + 1);
-    size_t size = data ? fread(data, 1, MAX_FILE + 1, f) : 0;
-    fclose(f);
-    if (!data) return -1;
+    struct stat st;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+        snprintf(why, n, "it is not a regular file");
+        close(fd);
+        return CACHE_SPECIAL;
+    }
+    size_t want = st.st_size > (off_t)MAX_FILE ? MAX_FILE + 1 : (size_t)st.st_size;
+    char *data = malloc(want + 1);
+    size_t size = 0;
+    while (data && size < want) {
+        ssize_t r = read(fd, data + size, want - size);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;
+        size += (size_t)r;
+    }
+    close(fd);
+    if (!data) {
+        snprintf(why, n, "out of memory");
+        return CACHE_BAD;
+    }
     data[size < MAX_FILE ? size : MAX_FILE] = 0;
     const char *fail = NULL;
     char *trailer = NULL;
@@ -97,7 +128,7 @@ static int read_entries(const char *path, char **lines, char *why, size_t n) {
     if (fail) {
         snprintf(why, n, "%s", fail);
         free(data);
-        return -1;
+        return CACHE_BAD;
     }
     size_t len = (size_t)(trailer - data) - (sizeof HEADER - 1);
     memmove(data, data + sizeof HEADER - 1, len);
@@ -134,7 +165,13 @@ int rt_cache_lookup(const TileKernel *k, const char *device, int driver,
     char path[1100], why[128], prefix[512];
     char *lines;
     if (rt_cache_path(k->bundle, path, sizeof path)) return -1;
-    if (read_entries(path, &lines, why, sizeof why)) {
+    int r = read_entries(path, &lines, why, sizeof why);
+    if (r == CACHE_SPECIAL) {
+        rt_warn("ignoring the tuning cache '%s': %s; tuning results are not kept "
+                "(set TILE_CACHE_DIR)", path, why);
+        return -1;
+    }
+    if (r) {
         rt_warn("ignoring the tuning cache '%s': %s; it will be rewritten", path, why);
         return -1;
     }
@@ -173,7 +210,12 @@ int rt_cache_store(const TileKernel *k, const char *device, int driver,
         rt_note(b, "no tuning cache directory (set TILE_CACHE_DIR)");
         return -1;
     }
-    if (read_entries(path, &lines, why, sizeof why) && !(lines = strdup(""))) return -1;
+    int r = read_entries(path, &lines, why, sizeof why);
+    if (r == CACHE_SPECIAL) {
+        rt_note(b, "not writing the tuning cache '%s': %s", path, why);
+        return -1;
+    }
+    if (r && !(lines = strdup(""))) return -1;
     line_prefix(k, device, driver, key, prefix, sizeof prefix);
     char *old = find_line(lines, prefix);
     if (old) {
@@ -190,12 +232,21 @@ int rt_cache_store(const TileKernel *k, const char *device, int driver,
     fputs(HEADER, mem);
     fputs(lines, mem);
     fprintf(mem, "%s%d\t%s\t%.3f\n", prefix, config, k->config_names[config], us);
-    fflush(mem);
+    if (fflush(mem) || !text) {   /* out of memory */
+        fclose(mem);
+        free(text);
+        free(lines);
+        return -1;
+    }
     unsigned count = 0;
     for (const char *p = text + sizeof HEADER - 1; *p; p++) count += *p == '\n';
     fprintf(mem, "end %u %08x\n", count, tlb_crc32c(0, text, size));
-    fclose(mem);
+    int written = fclose(mem) == 0;
     free(lines);
+    if (!written) {
+        free(text);
+        return -1;
+    }
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
     int fd = -1, ok = mkdirs(dir) == 0 && (fd = mkstemp(tmp)) >= 0;
     if (ok) {

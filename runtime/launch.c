@@ -21,11 +21,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Device primary contexts retained for threads without a context. */
+/* Device primary contexts retained for threads without a context. The
+ * atomics are left to static zero-initialization: an explicit {0} for an
+ * _Atomic pointer is an int-to-pointer conversion clang refuses. */
 static struct {
     pthread_mutex_t lock;
     _Atomic(CUcontext) primary[RT_MAX_DEVICES];
-} g = {PTHREAD_MUTEX_INITIALIZER, {0}};
+} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static TileStatus cuda_fail(const RtDriver *d, CUresult r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -144,15 +146,23 @@ static TileStatus resolve_function(const RtDriver *d, const TileKernel *k, RtMod
     return TILE_OK;
 }
 
-TileStatus rt_module(const RtDriver *d, TileBundle *b, CUcontext *ctx, RtModule **m) {
+/* The error s, its message prefixed with "kernel 'NAME': ". */
+static TileStatus for_kernel(TileStatus s, const TileKernel *k) {
+    char msg[RT_ERRLEN];
+    snprintf(msg, sizeof msg, "%s", tile_last_error());
+    return rt_error(s, "kernel '%s': %s", k->k->name, msg);
+}
+
+TileStatus rt_module(const RtDriver *d, TileKernel *k, CUcontext *ctx, RtModule **m) {
+    TileBundle *b = k->bundle;
     TileStatus s = current_context(d, ctx);
-    if (s) return s;
+    if (s) return for_kernel(s, k);
     if ((*m = find_module(b, *ctx))) return TILE_OK;
     pthread_mutex_lock(&b->lock);
     *m = find_module(b, *ctx);
     if (!*m) s = load_module(d, b, *ctx, m);
     pthread_mutex_unlock(&b->lock);
-    return s;
+    return s ? for_kernel(s, k) : TILE_OK;
 }
 
 TileStatus rt_function(const RtDriver *d, TileKernel *k, RtModule *m, const RtVariant *v,
@@ -170,7 +180,7 @@ TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream str
     const RtDriver *d = rt_driver(&s);
     if (!d) return s;
     CUcontext ctx;
-    if (!m && (s = rt_module(d, k->bundle, &ctx, &m))) return s;
+    if (!m && (s = rt_module(d, k, &ctx, &m))) return s;
     CUfunction f;
     if ((s = rt_function(d, k, m, p->variant, &f))) return s;
     void *params[RT_MAX_PARAMS];

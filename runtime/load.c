@@ -9,12 +9,20 @@
  * the type names and signature used in messages. No driver is touched:
  * a bundle can be loaded, inspected and argument-checked on a machine
  * without a GPU. Modules are loaded later, per context, by launch.c.
+ *
+ * A file is read header first and no further than the payload size its
+ * header declares, at most TLB_MAX_FILE in all, so that a device
+ * (/dev/zero), a pipe or a large foreign file is refused after 32 bytes;
+ * pipes and FIFOs that carry a bundle load as files do.
  */
 #include "runtime/rt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void *zalloc(size_t n) { return calloc(1, n ? n : 1); }
 
@@ -209,31 +217,98 @@ TileStatus tile_bundle_load_memory(const void *data, size_t size, TileBundle **o
     return from_bytes(data, size, "from memory", out);
 }
 
+/* Reads up to `want` bytes into buf; the count read (short only at end of
+ * file), or -1 with errno. */
+static ssize_t read_full(int fd, unsigned char *buf, size_t want) {
+    size_t got = 0;
+    while (got < want) {
+        ssize_t r = read(fd, buf + got, want - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) return -1;
+        if (r == 0) break;
+        got += (size_t)r;
+    }
+    return (ssize_t)got;
+}
+
+/* The bytes of the bundle file at fd, header first: the header is checked
+ * before anything else is read, and the rest is read only up to the
+ * payload size it declares (at most TLB_MAX_FILE in all), so /dev/zero, a
+ * pipe or a huge foreign file costs 32 bytes. `fsize`: the file's size
+ * when it is a regular file, else -1 (for the message about extra bytes). */
+static TileStatus read_bundle_fd(int fd, const char *path, long long fsize,
+                                 unsigned char **out, size_t *size) {
+    unsigned char head[TLB_HEADER_SIZE];
+    char err[RT_ERRLEN / 2];
+    uint64_t payload;
+    ssize_t n = read_full(fd, head, sizeof head);
+    if (n < 0) return rt_error(TILE_ERROR_IO, "cannot read bundle '%s': %s", path, strerror(errno));
+    if (tlb_read_header(head, (size_t)n, &payload, err, sizeof err))
+        return rt_error(TILE_ERROR_INVALID_BUNDLE, "cannot load bundle '%s': %s", path, err);
+    if (payload > TLB_MAX_FILE - TLB_HEADER_SIZE)
+        return rt_error(TILE_ERROR_INVALID_BUNDLE, "cannot load bundle '%s': its header "
+                        "declares %llu bytes of payload; libtile reads bundles of at "
+                        "most %llu MiB", path, (unsigned long long)payload,
+                        (unsigned long long)(TLB_MAX_FILE >> 20));
+    /* One byte more than declared, so that extra bytes are noticed. */
+    size_t want = (size_t)payload + 1, cap = want < (1u << 20) ? want : 1u << 20, got = 0;
+    unsigned char *data = malloc(TLB_HEADER_SIZE + cap);
+    while (data) {
+        n = read_full(fd, data + TLB_HEADER_SIZE + got, cap - got);
+        if (n < 0) break;
+        got += (size_t)n;
+        if (got < cap || cap == want) break;
+        cap = cap * 2 < want ? cap * 2 : want;
+        unsigned char *bigger = realloc(data, TLB_HEADER_SIZE + cap);
+        if (!bigger) free(data);
+        data = bigger;
+    }
+    if (!data)
+        return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory reading bundle '%s' "
+                        "(%llu bytes)", path, (unsigned long long)payload + TLB_HEADER_SIZE);
+    if (n < 0) {
+        TileStatus s = rt_error(TILE_ERROR_IO, "cannot read bundle '%s': %s", path,
+                                strerror(errno));
+        free(data);
+        return s;
+    }
+    if (got == want) {
+        free(data);
+        if (fsize < 0)
+            return rt_error(TILE_ERROR_INVALID_BUNDLE, "cannot load bundle '%s': damaged "
+                            "Tile bundle: unexpected bytes after the payload", path);
+        return rt_error(TILE_ERROR_INVALID_BUNDLE, "cannot load bundle '%s': damaged Tile "
+                        "bundle: %llu unexpected bytes after the payload", path,
+                        (unsigned long long)fsize - TLB_HEADER_SIZE - payload);
+    }
+    memcpy(data, head, sizeof head);
+    *out = data;
+    *size = TLB_HEADER_SIZE + got;
+    return TILE_OK;
+}
+
 TileStatus tile_bundle_load(const char *path, TileBundle **out) {
     if (!path || !out)
         return rt_error(TILE_ERROR_INVALID_VALUE, "tile_bundle_load: NULL argument");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return rt_error(TILE_ERROR_IO, "cannot open bundle '%s': %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *data = malloc(cap);
-    while (data) {
-        n += fread(data + n, 1, cap - n, f);
-        if (n < cap) break;
-        char *bigger = realloc(data, cap *= 2);
-        if (!bigger) free(data);
-        data = bigger;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return rt_error(TILE_ERROR_IO, "cannot open bundle '%s': %s", path, strerror(errno));
+    struct stat st;
+    int stat_ok = fstat(fd, &st) == 0;
+    if (stat_ok && S_ISDIR(st.st_mode)) {
+        close(fd);
+        return rt_error(TILE_ERROR_IO, "cannot load bundle '%s': it is a directory", path);
     }
-    int read_error = ferror(f);
-    fclose(f);
-    if (!data) return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory reading '%s'", path);
-    if (read_error) {
-        free(data);
-        return rt_error(TILE_ERROR_IO, "cannot read bundle '%s'", path);
-    }
+    unsigned char *data = NULL;
+    size_t n = 0;
+    long long fsize = stat_ok && S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
+    TileStatus s = read_bundle_fd(fd, path, fsize, &data, &n);
+    close(fd);
+    if (s) return s;
     char name[RT_ERRLEN / 4];
     snprintf(name, sizeof name, "'%s'", path);
-    TileStatus s = from_bytes(data, n, name, out);
+    s = from_bytes(data, n, name, out);
     free(data);
     return s;
 }

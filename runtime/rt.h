@@ -163,9 +163,9 @@ static inline int rt_selected(const TileKernel *k, int selection, uint32_t c) {
     return selection == 0 || k->selections[selection].in[c];
 }
 
-/* The calling thread's context and the bundle's module there (loaded on
- * first use). */
-TileStatus rt_module(const RtDriver *d, TileBundle *b, CUcontext *ctx, RtModule **m);
+/* The calling thread's context and the module of k's bundle there
+ * (loaded on first use); errors name k. */
+TileStatus rt_module(const RtDriver *d, TileKernel *k, CUcontext *ctx, RtModule **m);
 /* The function of the plan's variant in m (resolved on first use). */
 TileStatus rt_function(const RtDriver *d, TileKernel *k, RtModule *m, const RtVariant *v,
                        CUfunction *f);

@@ -57,7 +57,9 @@ static TileStatus parse_spec(const TileKernel *k, const char *spec, uint8_t *in)
     const TlbKernel *tk = k->k;
     for (uint32_t c = 0; c < tk->nconfigs; c++) in[c] = 1;
     char *copy = strdup(spec), *save = NULL;
-    if (!copy) return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!copy)
+        return rt_error(TILE_ERROR_OUT_OF_MEMORY, "kernel '%s': out of memory reading "
+                        "the selection '%s'", tk->name, spec);
     TileStatus s = TILE_OK;
     for (char *item = strtok_r(copy, ",", &save); item && !s;
          item = strtok_r(NULL, ",", &save)) {
@@ -118,7 +120,9 @@ TileStatus tile_kernel_select(TileKernel *k, const char *spec, int *selection) {
     RtSelection *sel = &k->selections[n];
     sel->in = calloc(k->k->nconfigs, 1);
     sel->spec = strdup(spec);
-    if (!sel->in || !sel->spec) s = rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (!sel->in || !sel->spec)
+        s = rt_error(TILE_ERROR_OUT_OF_MEMORY, "kernel '%s': out of memory making the "
+                     "selection '%s'", k->k->name, spec);
     if (!s) s = parse_spec(k, spec, sel->in);
     if (s) {
         free(sel->in);

@@ -468,11 +468,12 @@ static TileStatus choose_slow(const RtDriver *d, TileKernel *k, int selection,
     RtTuneTable *table = atomic_load_explicit(&m->tune[k->index], memory_order_acquire);
     if (!table && (table = calloc(1, sizeof *table)))
         atomic_store_explicit(&m->tune[k->index], table, memory_order_release);
-    TileStatus s = table ? TILE_OK : rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+    TileStatus s = table ? TILE_OK : rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory "
+                                              "tuning kernel '%s'", k->k->name);
     *config = table ? table_find(table, key, h) : 0;
     Tuner *t = NULL;
     if (!s && *config < 0 && !(t = calloc(1, sizeof *t)))
-        s = rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory");
+        s = rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory tuning kernel '%s'", k->k->name);
     if (t) {
         *t = (Tuner){.d = d, .k = k, .m = m, .q = *p, .stream = stream};
         rt_key_text(k, key, t->key, sizeof t->key);
@@ -523,7 +524,7 @@ TileStatus rt_choose(TileKernel *k, int selection, const uint32_t *grid, RtPlan 
     TileStatus s;
     const RtDriver *d = rt_driver(&s);
     CUcontext ctx;
-    if (!d || (s = rt_module(d, k->bundle, &ctx, m))) return s;
+    if (!d || (s = rt_module(d, k, &ctx, m))) return s;
     uint64_t h = key_hash(&key);
     const RtTuneTable *table = atomic_load_explicit(&(*m)->tune[k->index], memory_order_acquire);
     int c = table ? table_find(table, &key, h) : -1;

@@ -6,6 +6,7 @@ compiler's located text."""
 
 import array
 import math
+import os
 import re
 
 import numpy as np
@@ -242,6 +243,85 @@ def test_buffer_protocol_objects(example):
     assert list(out) == [v + 1.0 for v in xs]
     with pytest.raises(tile.ArgumentError, match=r"'out'\) is read-only"):
         mod.vadd(y, x, y, 50)
+
+
+def test_byte_order_and_non_numeric_dtypes(example):
+    """Big-endian arrays are refused (not misread as native f32); object,
+    string and complex arrays are TypeErrors naming kernel, argument and
+    the type wanted, not an unrelated ValueError."""
+    mod = tile.compile(example("vadd"), interpret=True)
+    x, out = rand(20), np.zeros(20, np.float32)
+    big = x.astype(">f4")
+    with pytest.raises(TypeError, match=r"kernel 'vadd': argument 1 \('x'\) is in non-native "
+                       r"byte order \(a numpy array of >f4\), but the kernel takes \*f32"):
+        mod.vadd(out, big, x, 20)
+    with pytest.raises(tile.ArgumentError, match=r"'out'\) is in non-native byte order"):
+        mod.vadd(out.astype(">f4"), x, x, 20)
+    mod.vadd(out, big.astype(big.dtype.newbyteorder("=")), x, 20)   # the suggested fix
+    np.testing.assert_array_equal(out, x + x)
+    for arr, shown in ((np.zeros(20, dtype=object), "object"),
+                       (np.zeros(20, dtype="U3"), "<U3"),
+                       (np.zeros(20, dtype=np.complex64), "complex64"),
+                       (np.zeros(20, dtype="M8[s]"), r"datetime64\[s\]")):
+        with pytest.raises(TypeError, match=r"kernel 'vadd': argument 2 \('y'\) has an element "
+                           rf"type no kernel takes \(a numpy array of {shown}\); the kernel "
+                           r"takes \*f32"):
+            mod.vadd(out, x, arr, 20)
+    big_buffer = memoryview(big.tobytes()).cast("B").cast("f")   # native 'f': fine
+    assert big_buffer.format == "f"
+
+
+def test_step_limit(monkeypatch, source):
+    """$TILE_INTERP_MAX_STEPS ends an endless kernel with a located error."""
+    mod = tile.compile(source(
+        "kernel spin(out: *i32, n: i32) grid(1) {\n"
+        "    var i = 0;\n"
+        "    while i >= 0 { i = (i + n) % 1000; }\n"
+        "    store(out, i);\n"
+        "}\n"), interpret=True)
+    out = np.zeros(1, np.int32)
+    monkeypatch.setenv("TILE_INTERP_MAX_STEPS", "10000")
+    with pytest.raises(tile.LaunchError, match=r"error: the run exceeded its limit of 10000 "
+                       r"steps .*program \(0, 0, 0\)"):
+        mod.spin(out, 1)
+
+
+@pytest.mark.parametrize("how", ["signal", "interrupt_main"])
+def test_ctrl_c_interrupts_a_run(monkeypatch, source, how):
+    """Ctrl-C (a real SIGINT to the process, or _thread.interrupt_main)
+    ends a run of a kernel that would take minutes, promptly. (The step
+    limit only keeps a broken build from spinning for minutes.)"""
+    import _thread
+    import signal
+    import threading
+    import time
+    monkeypatch.setenv("TILE_INTERP_MAX_STEPS", str(400_000_000))
+    fire = (lambda: os.kill(os.getpid(), signal.SIGINT)) if how == "signal" \
+        else _thread.interrupt_main
+    mod = tile.compile(source(
+        "kernel slow(out: *i32, n: i32) grid(1) {\n"
+        "    var i = 0;\n"
+        "    while i < n { i += 1; }\n"
+        "    store(out, i);\n"
+        "}\n"), interpret=True)
+    out = np.zeros(1, np.int32)
+    mod.slow(out, 1000)
+    assert out[0] == 1000
+    timer = threading.Timer(0.3, fire)
+    # Python's own SIGINT handler, as in an interactive session: a test
+    # harness that starts us in the background has SIGINT ignored.
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        start = time.monotonic()
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            mod.slow(out, 2**31 - 1)
+        timer.join()
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert time.monotonic() - start < 30
+    mod.slow(out, 10)   # the module still works
+    assert out[0] == 10
 
 
 def test_bool_and_integer_scalars(source):

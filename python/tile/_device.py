@@ -11,7 +11,7 @@ import ctypes
 import sys
 
 from ._host import _dense
-from ._types import DLPACK, ELEM, TORCH, describe_type, from_typestr
+from ._types import DLPACK, ELEM, TORCH, describe_type, from_typestr, typestr_itemsize
 from .errors import ArgumentError
 
 _KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13
@@ -77,7 +77,8 @@ def device_array(obj):
         elem = from_typestr(typestr, getattr(getattr(obj, "dtype", None), "name", None))
         desc = f"a {type(obj).__name__} (CUDA array interface, {typestr})"
         return DeviceArray(cai["data"][0] or 0, elem, None,
-                           _dense(cai["shape"], cai.get("strides"), int(typestr[2:])),
+                           _dense(cai["shape"], cai.get("strides"),
+                                  typestr_itemsize(typestr) or 1),
                            desc, obj, bool(cai["data"][1])), desc
     if hasattr(obj, "__array_interface__"):
         return None, f"host memory ({type(obj).__module__}.{type(obj).__name__})"

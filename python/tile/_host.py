@@ -4,15 +4,19 @@ any object of the buffer protocol, reduced to (address, bytes).
 A kernel addresses a pointer argument as one flat run of elements, so a
 buffer must be contiguous (C or Fortran order: the elements lie densely;
 the kernel does its own indexing). Its element type must be the
-parameter's, and it must be writable when the kernel stores through it.
-Anything else is an ArgumentError naming the kernel and argument, never a
-silent copy.
+parameter's, in this machine's byte order (a numpy '>f4' array is not an
+f32 buffer on x86-64: it is refused, as are object, string and complex
+arrays), and it must be writable when the kernel stores through it.
+Anything else is an ArgumentError (a TypeError) naming the kernel and
+argument, never a silent copy: a converted copy would not receive the
+kernel's stores.
 """
 
 import ctypes
 import sys
 
-from ._types import TORCH, describe_type, from_format, from_typestr
+from ._types import (TORCH, describe_type, format_swapped, from_format, from_typestr,
+                     typestr_itemsize, typestr_swapped)
 from .errors import ArgumentError
 
 
@@ -47,11 +51,13 @@ def _buffer_address(mv):
 
 class HostBuffer:
     """What the interpreter needs of one pointer argument."""
-    __slots__ = ("addr", "nbytes", "elem", "readonly", "contiguous", "desc", "keep")
+    __slots__ = ("addr", "nbytes", "elem", "readonly", "contiguous", "desc", "keep",
+                 "swapped")
 
-    def __init__(self, addr, nbytes, elem, readonly, contiguous, desc, keep):
+    def __init__(self, addr, nbytes, elem, readonly, contiguous, desc, keep, swapped=False):
         self.addr, self.nbytes, self.elem = addr, nbytes, elem
         self.readonly, self.contiguous, self.desc, self.keep = readonly, contiguous, desc, keep
+        self.swapped = swapped   # elements in the other byte order
 
 
 def _dense(shape, strides, itemsize):
@@ -85,15 +91,18 @@ def _from_array_interface(obj, ai):
     dtype = getattr(obj, "dtype", None)
     elem = from_typestr(typestr, getattr(dtype, "name", None))
     shape = tuple(ai["shape"])
-    itemsize = int(typestr[2:])
+    itemsize = typestr_itemsize(typestr) or getattr(dtype, "itemsize", 0) or 1
     n = 1
     for d in shape:
         n *= d
     addr, readonly = ai["data"]
     kind = "numpy array" if type(obj).__module__ == "numpy" else type(obj).__name__
-    desc = f"a {kind} of {dtype if dtype is not None else typestr}"
+    swapped = typestr_swapped(typestr)
+    shown = typestr if swapped or dtype is None else dtype
+    desc = f"a {kind} of {shown}"
     return HostBuffer(addr or 0, n * itemsize, elem, bool(readonly),
-                      _dense(shape, ai.get("strides"), itemsize), desc, obj), desc, False
+                      _dense(shape, ai.get("strides"), itemsize), desc, obj,
+                      swapped), desc, False
 
 
 def _from_buffer_protocol(obj):
@@ -104,7 +113,8 @@ def _from_buffer_protocol(obj):
     elem = from_format(mv.format, mv.itemsize)
     desc = f"a {type(obj).__name__} buffer of format '{mv.format}'"
     addr = _buffer_address(mv) if mv.contiguous else 0
-    return HostBuffer(addr, mv.nbytes, elem, mv.readonly, mv.contiguous, desc, mv), desc, False
+    return HostBuffer(addr, mv.nbytes, elem, mv.readonly, mv.contiguous, desc, mv,
+                      format_swapped(mv.format)), desc, False
 
 
 def host_buffer(obj):
@@ -140,7 +150,14 @@ def buffer_checker(kernel, index, param):
                     f"(pass a CPU array or tensor, or run on the GPU)")
             bad(f"must be a buffer of {want} ({describe_type(param)}), got {desc}")
         if hb.elem != want:
-            bad(f"has element type {hb.elem or 'unknown'} ({desc}), but the kernel "
+            if hb.swapped:
+                bad(f"is in non-native byte order ({desc}), but the kernel takes "
+                    f"{describe_type(param)} in this machine's byte order; convert it "
+                    f"first (numpy: a.astype(a.dtype.newbyteorder('=')))")
+            if hb.elem is None:
+                bad(f"has an element type no kernel takes ({desc}); the kernel takes "
+                    f"{describe_type(param)}")
+            bad(f"has element type {hb.elem} ({desc}), but the kernel "
                 f"takes {describe_type(param)}")
         if not hb.contiguous:
             bad(f"is not contiguous ({desc}): the kernel addresses it as one "

@@ -93,8 +93,12 @@ class Arg(ctypes.Structure):
 
 
 class RunOptions(ctypes.Structure):
+    # tile_interp.h's TileRunOptions; cancel is a volatile sig_atomic_t *
+    # (an int on the platforms libtilec builds on).
     _fields_ = [("config", ctypes.c_char_p),
-                ("grid", ctypes.c_uint * 3)]
+                ("grid", ctypes.c_uint * 3),
+                ("max_steps", ctypes.c_ulonglong),
+                ("cancel", ctypes.POINTER(ctypes.c_int))]
 
 
 class Tilec:

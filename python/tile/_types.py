@@ -6,6 +6,7 @@ type, pointer or not, stored through or not) and a range for integer
 scalars; launches then compare short strings only.
 """
 
+import sys
 from collections import namedtuple
 
 # Element type name -> (size in bytes, numpy dtype name).
@@ -49,20 +50,51 @@ _FORMAT_KIND = {"?": "b", "b": "i", "h": "i", "i": "i", "l": "i", "q": "i", "n":
                 "e": "f", "f": "f", "d": "f"}
 
 
+# The byte-order character of this machine's typestrs ('<' on x86-64).
+NATIVE_ORDER = "<" if sys.byteorder == "little" else ">"
+
+
+def typestr_swapped(typestr):
+    """Is an __array_interface__ typestr ('>f4') in the other byte order?
+    ('|' marks types without one: bytes, objects.)"""
+    return typestr[:1] not in ("|", "=", NATIVE_ORDER)
+
+
+def typestr_itemsize(typestr):
+    """The item size of a typestr ('<f4' -> 4, '<M8[s]' -> 8); None when it
+    has none ('|O')."""
+    digits = ""
+    for ch in typestr[2:]:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return int(digits) if digits else None
+
+
 def from_typestr(typestr, dtype_name=None):
-    """Element type of an __array_interface__ typestr ('<f4'), or None.
-    dtype_name (numpy's dtype.name) resolves types the typestr cannot
-    express, such as ml_dtypes' bfloat16 ('<V2')."""
+    """Element type of an __array_interface__ typestr ('<f4'), or None
+    (non-native byte order, objects, strings, complex, ...). dtype_name
+    (numpy's dtype.name) resolves types the typestr cannot express, such
+    as ml_dtypes' bfloat16 ('<V2'); it never overrides the byte order:
+    '>f4' is named float32 too."""
+    if len(typestr) < 3 or typestr_swapped(typestr):
+        return None
     if dtype_name in NUMPY:
         return NUMPY[dtype_name]
-    if len(typestr) < 3 or typestr[0] == ">":
-        return None
-    return _TYPESTR.get((typestr[1], int(typestr[2:])))
+    return _TYPESTR.get((typestr[1], typestr_itemsize(typestr)))
+
+
+def format_swapped(fmt):
+    """Is a buffer-protocol format ('>f', '!i') in the other byte order?"""
+    return bool(fmt) and fmt[0] in "<>!" and fmt[0] != NATIVE_ORDER
 
 
 def from_format(fmt, itemsize):
-    """Element type of a buffer-protocol format ('f', '<e', 'B'), or None."""
-    if fmt and fmt[0] in "@=<":
+    """Element type of a buffer-protocol format ('f', '<e', 'B'), or None
+    (also for the other byte order)."""
+    if format_swapped(fmt):
+        return None
+    if fmt and fmt[0] in "@=<>":
         fmt = fmt[1:]
     kind = _FORMAT_KIND.get(fmt)
     return _TYPESTR.get((kind, itemsize)) if kind else None

@@ -6,11 +6,23 @@ made on first attribute access: the signature and configurations are
 queried once, and one checker per parameter is built, so that a launch
 checks each argument with one call, fills a ctypes TileArg array and runs.
 Errors of the run (no configuration satisfying @require, the grid, a fault
-inside the kernel with its source location) come back as LaunchError.
+inside the kernel with its source location, the step limit
+$TILE_INTERP_MAX_STEPS) come back as LaunchError.
+
+Ctrl-C. A ctypes call holds the main thread in C, where Python's SIGINT
+handler only notes the signal, so a long run could not be interrupted.
+Called from the main thread, a run therefore goes to a helper thread
+while the main thread waits for it, interruptibly; a KeyboardInterrupt
+there sets the run's cancel flag (TileRunOptions.cancel), the run stops
+at its next step, and the KeyboardInterrupt is raised once it has (the
+buffers stay alive until then). The wait wakes every 50 ms, so Ctrl-C
+takes effect within about that. No signal handler is installed or
+replaced. From other threads the run is a plain call.
 """
 
 import ctypes
 import os
+import threading
 import warnings
 
 from . import _libs
@@ -45,6 +57,39 @@ def compile_file(path, defines, include_dirs, debug):
     if text:
         warnings.warn(TileWarning(text.rstrip()), stacklevel=3)
     return Module(path, prog, lib)
+
+
+def _run_interruptibly(call, opt):
+    """call() (a ctypes call that releases the GIL) with opt.cancel set so
+    that Ctrl-C in the main thread stops it; see the module's comment."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    flag = ctypes.c_int(0)
+    opt.cancel = ctypes.pointer(flag)
+    result, error = [], []
+
+    def target():
+        try:
+            result.append(call())
+        except BaseException as e:   # re-raised in the caller's thread
+            error.append(e)
+    worker = threading.Thread(target=target, daemon=True, name="tile-interp")
+    worker.start()
+    interrupted = False
+    while worker.is_alive():
+        # With a timeout: the SIGINT may be delivered to the worker thread,
+        # which would leave an untimed wait asleep; Python runs its
+        # handler when this thread comes back to bytecode.
+        try:
+            worker.join(0.05)
+        except KeyboardInterrupt:
+            flag.value = 1
+            interrupted = True
+    if interrupted:
+        raise KeyboardInterrupt
+    if error:
+        raise error[0]
+    return result[0]
 
 
 class Module(ModuleBase):
@@ -103,10 +148,11 @@ class InterpKernel(Kernel):
                 c.f = v
             else:
                 c.i = v
-        opt = _libs.RunOptions(config.encode() if config else None, grid or (0, 0, 0))
+        opt = _libs.RunOptions(config.encode() if config else None, grid or (0, 0, 0), 0, None)
         err = ctypes.c_void_p()
-        rc = self._run_c(self._module._prog, self._cname, cargs, len(args),
-                         ctypes.byref(opt), ctypes.byref(err))
+        rc = _run_interruptibly(lambda: self._run_c(self._module._prog, self._cname, cargs,
+                                                    len(args), ctypes.byref(opt),
+                                                    ctypes.byref(err)), opt)
         message = self._module._lib.take_string(err.value)
         del keep
         if rc != 0:

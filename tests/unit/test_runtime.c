@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "runtime/rt.h"
@@ -119,6 +121,81 @@ static void test_load(void) {
     EXPECT(tile_bundle_load(NULL, &b), TILE_ERROR_INVALID_VALUE,
            "tile_bundle_load: NULL argument");
     free(data);
+}
+
+/* Writes n bytes to path from a child process (for FIFOs); returns its pid. */
+static pid_t write_in_child(const char *path, const void *data, size_t n) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        int fd = open(path, O_WRONLY);
+        ssize_t w = fd >= 0 ? write(fd, data, n) : -1;
+        _exit(w == (ssize_t)n ? 0 : 1);
+    }
+    return pid;
+}
+
+/* Hostile files: devices, FIFOs, directories, headers that declare huge
+ * payloads. Each is refused after its header, without reading (or
+ * allocating) what the header promises; an alarm turns a hang into a
+ * failure. Special files live in a scratch directory. */
+static void test_hostile_files(void) {
+    alarm(60);
+    void *data;
+    size_t size;
+    char msg[512];
+    TileBundle *b = NULL;
+    CHECK(vadd_bundle(&data, &size) == 0);
+    EXPECT(tile_bundle_load("/dev/zero", &b), TILE_ERROR_INVALID_BUNDLE,
+           "cannot load bundle '/dev/zero': not a Tile bundle (no bundle magic number)");
+    char dir[] = "/tmp/tile-test-dir-XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(msg, sizeof msg, "cannot load bundle '%s': it is a directory", dir);
+    EXPECT(tile_bundle_load(dir, &b), TILE_ERROR_IO, msg);
+
+    /* A bundle through a FIFO loads; a header declaring 2 GiB is refused
+     * before the payload is read. */
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0);
+    int status;
+    pid_t pid = write_in_child(path, data, size);
+    CHECK(tile_bundle_load(path, &b) == TILE_OK && b);
+    tile_bundle_free(b);
+    CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    unsigned char head[TLB_HEADER_SIZE];
+    memcpy(head, data, sizeof head);
+    uint64_t big = (uint64_t)2 << 30;
+    for (int i = 0; i < 8; i++) head[16 + i] = (unsigned char)(big >> 8 * i);
+    uint32_t crc = tlb_crc32c(0, head, 28);
+    for (int i = 0; i < 4; i++) head[28 + i] = (unsigned char)(crc >> 8 * i);
+    pid = write_in_child(path, head, sizeof head);
+    snprintf(msg, sizeof msg, "cannot load bundle '%s': its header declares 2147483648 "
+             "bytes of payload; libtile reads bundles of at most 1024 MiB", path);
+    EXPECT(tile_bundle_load(path, &b), TILE_ERROR_INVALID_BUNDLE, msg);
+    CHECK(waitpid(pid, &status, 0) == pid);
+    unlink(path);
+
+    /* A regular file: header of 512 MiB, 100 bytes present; extra bytes. */
+    snprintf(path, sizeof path, "%s/b.tlb", dir);
+    big = (uint64_t)512 << 20;
+    for (int i = 0; i < 8; i++) head[16 + i] = (unsigned char)(big >> 8 * i);
+    crc = tlb_crc32c(0, head, 28);
+    for (int i = 0; i < 4; i++) head[28 + i] = (unsigned char)(crc >> 8 * i);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(head, 1, sizeof head, f) == sizeof head &&
+          fwrite(data, 1, 100, f) == 100 && fclose(f) == 0);
+    snprintf(msg, sizeof msg, "cannot load bundle '%s': truncated Tile bundle: 536870912 "
+             "bytes of payload expected, 100 present", path);
+    EXPECT(tile_bundle_load(path, &b), TILE_ERROR_INVALID_BUNDLE, msg);
+    f = fopen(path, "wb");
+    CHECK(f && fwrite(data, 1, size, f) == size && fwrite("abc", 1, 3, f) == 3 &&
+          fclose(f) == 0);
+    snprintf(msg, sizeof msg, "cannot load bundle '%s': damaged Tile bundle: 3 unexpected "
+             "bytes after the payload", path);
+    EXPECT(tile_bundle_load(path, &b), TILE_ERROR_INVALID_BUNDLE, msg);
+    unlink(path);
+    rmdir(dir);
+    free(data);
+    alarm(0);
 }
 
 static void test_argument_errors(void) {
@@ -355,6 +432,7 @@ static void test_tilec_bundles(void) {
 int main(void) {
     setenv("TILE_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
     test_load();
+    test_hostile_files();
     test_argument_errors();
     test_plans();
     test_float_bits();

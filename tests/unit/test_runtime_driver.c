@@ -91,7 +91,7 @@ int main(void) {
      * CUDA error. */
     expect((const char *[]){"TILE_LIBCUDA", FAKE, NULL}, 0, "TILE_OK|");
     expect((const char *[]){"TILE_LIBCUDA", FAKE, NULL}, 1,
-           "TILE_ERROR_CUDA|cuCtxGetCurrent: CUDA_ERROR_NOT_SUPPORTED (operation not "
-           "supported)");
+           "TILE_ERROR_CUDA|kernel 'vadd': cuCtxGetCurrent: CUDA_ERROR_NOT_SUPPORTED "
+           "(operation not supported)");
     return check_done("test_runtime_driver");
 }

@@ -152,7 +152,7 @@ static void test_softmax(TileProgram *p) {
     CHECK(bad == 0);
 
     /* an explicit configuration must still satisfy @require */
-    TileRunOptions o = {"BLOCK=512", {0, 0, 0}};
+    TileRunOptions o = {.config = "BLOCK=512"};
     CHECK(tile_interp_run(p, "softmax", args, 5, &o, &err) == -1);
     CHECK(starts_with(err, "no configuration of kernel 'softmax' matching 'BLOCK=512' "
                               "satisfies its @require for these arguments; available: "
@@ -258,7 +258,7 @@ static void test_errors(TileProgram *ex) {
     CHECK(out[0] == 0 && out[255] == 255);
 
     /* an explicit grid; zero programs do nothing */
-    TileRunOptions o = {NULL, {1, 0, 0}};
+    TileRunOptions o = {.grid = {1, 0, 0}};
     args[2] = tile_arg_int(256);
     CHECK(tile_interp_run(p, "copy", args, 3, &o, &err) == 0 && err == NULL);
     args[2] = tile_arg_int(0);

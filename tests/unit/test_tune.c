@@ -9,7 +9,8 @@
  * reason in verbose output; outputs are restored (out[0] grows by exactly
  * one per tile_launch, whatever the timing launched); a key seen before
  * takes no timing; the disk cache answers a fresh bundle, a corrupt or
- * truncated cache file is ignored with a warning and rewritten;
+ * truncated cache file is ignored with a warning and rewritten; a FIFO or
+ * directory at the cache path is neither read nor replaced;
  * TILE_AUTOTUNE=0 and force; stream capture; selections and the
  * introspection calls. */
 #include "config.h"
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "runtime/rt.h"
@@ -366,6 +368,35 @@ static void test_corrupt_cache(void) {
     unsetenv("FAKE_CUDA_TIMES");
 }
 
+/* Special files at the cache path: a FIFO (which would block a blocking
+ * open forever: an alarm turns that into a failure), a directory. Neither
+ * is read nor replaced; tuning works, with a warning. */
+static void test_special_cache(void) {
+    use_cache("special");
+    setenv("FAKE_CUDA_TIMES", "pick_b64:50,pick_b128:5,pick_b256:20,pick_b512:1", 1);
+    char path[1100], log[4096], want[1400];
+    CHECK(mkdir(cache_dir, 0755) == 0);
+    for (int i = 0; i < 2; i++) {
+        TileBundle *b = load();
+        CHECK(rt_cache_path(b, path, sizeof path) == 0);
+        CHECK(i == 0 ? mkfifo(path, 0600) == 0 : mkdir(path, 0755) == 0);
+        alarm(60);
+        begin_capture();
+        CHECK(choose(pick(b), 0, 300) == 1);
+        end_capture(log, sizeof log);
+        alarm(0);
+        snprintf(want, sizeof want, "tile: warning: ignoring the tuning cache '%s': it is "
+                 "not a regular file; tuning results are not kept (set TILE_CACHE_DIR)\n",
+                 path);
+        CHECK_STR(log, want);
+        struct stat st;
+        CHECK(lstat(path, &st) == 0 && (i == 0 ? S_ISFIFO(st.st_mode) : S_ISDIR(st.st_mode)));
+        tile_bundle_free(b);
+        CHECK(i == 0 ? unlink(path) == 0 : rmdir(path) == 0);
+    }
+    unsetenv("FAKE_CUDA_TIMES");
+}
+
 /* The GPU test's spin bundle: it loads, and ptxas takes its PTX where the
  * toolkit is. */
 static void test_spin_bundle(void) {
@@ -408,6 +439,7 @@ int main(void) {
     test_winner_and_restore();
     test_filters();
     test_corrupt_cache();
+    test_special_cache();
     test_spin_bundle();
     d->mem_free(out);
     d->mem_free(x);

@@ -408,7 +408,7 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
     }
     unsigned grid[3] = {0, 0, 0};
     int explicit_grid = parse_grid(case_get(c, "grid", NULL), grid);
-    TileRunOptions ro = {NULL, {0, 0, 0}};
+    TileRunOptions ro = {0};
     if (explicit_grid) memcpy(ro.grid, grid, sizeof grid);
     char *err = NULL;
     int failed = 0;
