@@ -508,6 +508,7 @@ static IrKernel *build(SmCtx *c, KernelSpec *ks, const int *digit, int index,
     }
     sm_block(c, k->body);
     c->b = (IrBuilder){c->ar, c->scratch, c->scratch->body, k->loc};
+    c->ops_done += ir->nops;
     if (dg_errors(c->dg) > before) return NULL;
     return ir;
 }

@@ -218,9 +218,10 @@ SmVal sm_unary(SmCtx *c, AstOp op, SmVal a, Loc loc) {
                            NULL, NULL), loc);
 }
 
-/* a && b, a || b: scalar bools only; folded when both are known. */
-static SmVal logical(SmCtx *c, const AstExpr *e) {
-    SmVal a = sm_expr(c, e->lhs), b = sm_expr(c, e->rhs);
+/* a && b, a || b (a evaluated already): scalar bools only; folded when
+ * both are known. */
+static SmVal logical(SmCtx *c, const AstExpr *e, SmVal a) {
+    SmVal b = sm_expr(c, e->rhs);
     if (a.kind == SV_POISON || b.kind == SV_POISON) return sm_poison();
     int ok = sm_check_value(c, &a);
     ok &= sm_check_value(c, &b);
@@ -466,7 +467,31 @@ SmVal sm_call(SmCtx *c, const AstExpr *e) {
 
 /* ------------------------------------------------------------ dispatch */
 
+/* A binary expression, left to right. The left operands are walked by a
+ * loop, not by recursion: the parser bounds only true nesting (build.h),
+ * and a flat chain a + b + ... + z is a left spine as long as the input. */
+static SmVal binary_expr(SmCtx *c, const AstExpr *e) {
+    const AstExpr *local[32], **spine = local, *x;
+    int n = 0;
+    for (x = e; x->kind == E_BINARY; x = x->lhs) n++;
+    if (n > 32) spine = ar_alloc(c->ar, sizeof *spine * (size_t)n);
+    n = 0;
+    for (x = e; x->kind == E_BINARY; x = x->lhs) spine[n++] = x;
+    SmVal l = sm_expr(c, x);
+    for (int i = n - 1; i >= 0 && !dg_full(c->dg); i--) {
+        const AstExpr *b = spine[i];
+        if (b->op == OP_ANDAND || b->op == OP_OROR) {
+            l = logical(c, b, l);
+        } else {
+            SmVal r = sm_expr(c, b->rhs);
+            l = sm_binary(c, b->op, l, r, b->loc);
+        }
+    }
+    return dg_full(c->dg) ? sm_poison() : l;
+}
+
 SmVal sm_expr(SmCtx *c, const AstExpr *e) {
+    if (dg_full(c->dg) || !sm_ops_ok(c, e->loc)) return sm_poison();
     switch (e->kind) {
     case E_INT:
         if (e->ival > (uint64_t)INT64_MAX) {
@@ -488,13 +513,7 @@ SmVal sm_expr(SmCtx *c, const AstExpr *e) {
     }
     case E_NAME: return name_expr(c, e);
     case E_UNARY: return sm_unary(c, e->op, sm_expr(c, e->lhs), e->loc);
-    case E_BINARY:
-        if (e->op == OP_ANDAND || e->op == OP_OROR) return logical(c, e);
-        {
-            SmVal l = sm_expr(c, e->lhs);  /* left to right, always */
-            SmVal r = sm_expr(c, e->rhs);
-            return sm_binary(c, e->op, l, r, e->loc);
-        }
+    case E_BINARY: return binary_expr(c, e);
     case E_CAST: return cast_expr(c, e);
     case E_CALL: return sm_call(c, e);
     case E_INDEX: return index_expr(c, e);

@@ -156,6 +156,7 @@ IrBlock *ir_block(IrBuilder *b, int nargs, const Type *argty) {
 IrOp *ir_emit(IrBuilder *b, IrOpcode opc, int nres, const Type *resty,
               int nargs, IrValue *const *args) {
     IrOp *op = ar_alloc(b->ar, sizeof *op);
+    b->k->nops++;
     op->op = (uint16_t)opc;
     op->loc = b->loc;
     op->nargs = nargs;
