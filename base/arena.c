@@ -17,6 +17,8 @@
  * limits, the input size cap) keep a well-formed compilation far from
  * that. ar_try_alloc is for the one large allocation that can fail
  * cleanly (a whole input file): it returns NULL and leaves the arena as is.
+ * ar_set_limit makes the arena fail as malloc would past a size (for the
+ * tests of all this, and for a host that bounds a compilation's memory).
  */
 #include "base.h"
 
@@ -37,6 +39,7 @@ struct Arena {
     size_t total;
     Block *reserve;      /* served from once malloc has failed */
     int failed;
+    size_t limit;        /* ar_set_limit; 0: none */
 };
 
 /* The reserve: what the compiler may still allocate after a failure. */
@@ -70,6 +73,15 @@ void ar_free(Arena *a) {
 
 int ar_failed(const Arena *a) { return a->failed; }
 
+void ar_set_limit(Arena *a, size_t bytes) { a->limit = bytes; }
+
+/* malloc, failing as it would past the arena's limit. */
+static Block *new_block(Arena *a, size_t size) {
+    if (a->limit && (a->total > a->limit || size > a->limit - a->total))
+        return NULL;
+    return malloc(sizeof(Block) + size);
+}
+
 /* Carves n bytes (rounded) out of the reserve; NULL when it is spent. */
 static void *from_reserve(Arena *a, size_t n) {
     Block *r = a->reserve;
@@ -93,7 +105,7 @@ static void *alloc(Arena *a, size_t n, int may_fail) {
     if (!b || b->size - b->used < n) {
         size_t size = a->next_size;
         if (size < n) size = n;
-        b = malloc(sizeof(Block) + size);
+        b = new_block(a, size);
         if (!b && may_fail) return NULL;
         if (!b) {
             a->failed = 1;

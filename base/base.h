@@ -42,6 +42,8 @@ void ar_free(Arena *a);
 void *ar_alloc(Arena *a, size_t n);          /* zeroed, 16-byte aligned */
 void *ar_try_alloc(Arena *a, size_t n);      /* the same, or NULL */
 int ar_failed(const Arena *a);               /* a malloc failed */
+/* From now on, growing past `bytes` handed out fails as malloc would. */
+void ar_set_limit(Arena *a, size_t bytes);
 char *ar_strndup(Arena *a, const char *s, size_t n);
 char *ar_strdup(Arena *a, const char *s);
 char *ar_printf(Arena *a, const char *fmt, ...)
