@@ -63,6 +63,16 @@ size_t ar_used(const Arena *a);              /* bytes handed out */
     } while (0)
 void vec_grow_(Arena *a, void **v, int *cap, int n, size_t elem);
 
+/* String-keyed hash table in an arena (map.c): `StrMap m = {0};`. Keys
+ * are not copied; map_put replaces the value of a key already there. */
+typedef struct StrMap {
+    const char **keys;
+    void **vals;
+    size_t n, cap;
+} StrMap;
+void *map_get(const StrMap *m, const char *key);     /* NULL: absent */
+void map_put(Arena *a, StrMap *m, const char *key, void *val);
+
 /* Dynamic string builder (malloc-backed; used for output that outlives the
  * arena, such as diagnostics returned to library callers). Out of memory,
  * it stops growing and sets `failed`. */

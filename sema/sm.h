@@ -80,11 +80,13 @@ typedef Vec(SmModule *) SmModVec;
 struct SmModule {
     const AstFile *ast;
     const char *path;
+    const char *real;    /* realpath(path), the key of c->by_path */
     const char *dir;
     int loading;         /* on the import stack (cycle detection) */
     int loaded;
     SmModVec imports;
     Vec(SmGlobal *) globals;
+    StrMap by_name;      /* globals by name */
 };
 
 typedef enum { B_LET, B_VAR, B_PARAM, B_CPARAM, B_LOOP } BindKind;
@@ -101,7 +103,11 @@ typedef struct SmScope {
     struct SmScope *parent;
     SmBind *first;
     int barrier;         /* a fn body: lookups stop here, then globals */
+    int n;               /* bindings; past SM_SCOPE_LIST also in `map` */
+    StrMap map;
 } SmScope;
+
+#define SM_SCOPE_LIST 8
 
 /* A fn being inlined: for recursion chains and error notes. */
 typedef struct SmFrame {
@@ -129,6 +135,7 @@ typedef struct SmCtx {
     Diag *dg;
     const SmOptions *opt;
     SmModVec modules;
+    StrMap by_path;      /* modules by real path */
     SmModule *mod;       /* module whose globals are visible */
     SmScope *scope;
     IrBuilder b;         /* where ops go; b.k is scratch in const contexts */
