@@ -65,6 +65,39 @@ static int cmp_result(AstOp op, int lt, int eq) {
     }
 }
 
+/* Whether x op y overflows: weak (two literals), the exact result does
+ * not fit in 64 bits, the width of compile-time integer arithmetic; typed,
+ * it does not fit in signed kind k. Unsigned kinds wrap by definition. y
+ * is a valid divisor or shift amount. */
+static int overflows(AstOp op, int64_t x, int64_t y, ScalarKind k, int weak) {
+    if (!weak && !ty_issigned(k)) return 0;
+    int64_t r;
+    switch (op) {
+    case OP_ADD: if (__builtin_add_overflow(x, y, &r)) return 1; break;
+    case OP_SUB: if (__builtin_sub_overflow(x, y, &r)) return 1; break;
+    case OP_MUL: if (__builtin_mul_overflow(x, y, &r)) return 1; break;
+    case OP_DIV:
+        if (x == INT64_MIN && y == -1) return 1;
+        r = x / y;
+        break;
+    case OP_SHL:
+        r = (int64_t)((uint64_t)x << y);
+        if (r >> y != x) return 1;
+        break;
+    default: return 0;
+    }
+    return !weak && sm_wrap_int(k, r) != r;
+}
+
+static SmVal overflow_error(SmCtx *c, AstOp op, int64_t x, int64_t y,
+                            ScalarKind k, int weak, Loc loc) {
+    dg_error(c->dg, loc, "integer overflow in a constant expression: %lld %s "
+             "%lld does not fit in %s", (long long)x, op_spelling(op),
+             (long long)y, weak ? "64 bits" : ar_printf(c->ar, "'%s'",
+                                                          ty_kind_name(k)));
+    return sm_poison();
+}
+
 /* Folds a op b, both constants converted to kind k. */
 static SmVal fold_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, ScalarKind k,
                          int weak, Loc loc) {
@@ -107,8 +140,11 @@ static SmVal fold_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, ScalarKind k,
     case OP_SHR: {
         int bits = weak ? 64 : ty_bits(k);
         if (y < 0 || y >= bits) {
-            dg_error(c->dg, loc, "shift amount %lld is out of range for '%s'",
-                     (long long)y, ty_kind_name(k));
+            dg_error(c->dg, loc, "shift amount %lld is out of range for %s "
+                     "(0 to %d)", (long long)y,
+                     weak ? "a 64-bit integer literal"
+                          : ar_printf(c->ar, "'%s'", ty_kind_name(k)),
+                     bits - 1);
             return sm_poison();
         }
         r = op == OP_SHL ? (int64_t)(ux << y) : uns ? (int64_t)(ux >> y) : x >> y;
@@ -116,6 +152,8 @@ static SmVal fold_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, ScalarKind k,
     }
     default: break;
     }
+    if (k != SK_BOOL && overflows(op, x, y, k, weak))
+        return overflow_error(c, op, x, y, k, weak, loc);
     if (k == SK_BOOL) return sm_const_bool((int)(r & 1), loc);
     return sm_const_int(k, r, weak, loc);
 }
@@ -210,6 +248,12 @@ SmVal sm_unary(SmCtx *c, AstOp op, SmVal a, Loc loc) {
     if (a.kind == SV_CONST) {
         if (op == OP_NOT) return sm_const_bool(!a.i, loc);
         if (ty_isfloat(k)) return sm_const_float(k, -a.f, a.weak, loc);
+        if (op == OP_NEG && overflows(OP_SUB, 0, a.i, k, a.weak)) {
+            dg_error(c->dg, loc, "integer overflow in a constant expression: "
+                     "-(%lld) does not fit in %s", (long long)a.i, a.weak
+                     ? "64 bits" : ar_printf(c->ar, "'%s'", ty_kind_name(k)));
+            return sm_poison();
+        }
         return sm_const_int(k, op == OP_NEG ? (int64_t)(0 - (uint64_t)a.i) : ~a.i,
                             a.weak, loc);
     }
