@@ -81,13 +81,16 @@ static void search_dirs(SmCtx *c, SmModule *m, StrVec *dirs) {
     if (c->opt->stdlib_dir) vec_push(c->ar, dirs, c->opt->stdlib_dir);
 }
 
-static SmModule *parse_module(SmCtx *c, const char *path, Loc at) {
+static SmModule *parse_module(SmCtx *c, const char *path, const char *name,
+                              Loc at) {
     size_t len;
     char *text = read_file(c->ar, path, &len);
-    if (!text) {
-        dg_error(c->dg, at, "cannot read '%s': %s", path, strerror(errno));
-        return NULL;
-    }
+    if (!text && errno == EISDIR)
+        dg_error(c->dg, at, "cannot import '%s': '%s' is a directory", name, path);
+    else if (!text)
+        dg_error(c->dg, at, "cannot import '%s': cannot read '%s': %s", name,
+                 path, strerror(errno));
+    if (!text) return NULL;
     uint32_t file = dg_add_file(c->dg, path, text, len);
     AstFile *f = ps_parse(c->ar, c->dg, file, text, len);
     if (!f->path) f->path = path;
@@ -133,7 +136,7 @@ static void load_import(SmCtx *c, SmModule *m, const AstItem *it,
         return;
     }
     if (!dep) {
-        dep = parse_module(c, found, it->nloc);
+        dep = parse_module(c, found, it->path, it->nloc);
         if (!dep) return;
         sm_load_imports(c, dep, stack);
     }
