@@ -33,9 +33,17 @@
 
 typedef struct Arena Arena;
 
+/* Running out of memory is not fatal (arena.c): ar_alloc never returns
+ * NULL; after a failed malloc it serves a reserve and ar_failed() turns
+ * true, which the Diag reports as an error (dg_full, dg_errors). ar_new
+ * returns NULL when not even the arena can be allocated. */
 Arena *ar_new(void);
 void ar_free(Arena *a);
 void *ar_alloc(Arena *a, size_t n);          /* zeroed, 16-byte aligned */
+void *ar_try_alloc(Arena *a, size_t n);      /* the same, or NULL */
+int ar_failed(const Arena *a);               /* a malloc failed */
+/* From now on, growing past `bytes` handed out fails as malloc would. */
+void ar_set_limit(Arena *a, size_t bytes);
 char *ar_strndup(Arena *a, const char *s, size_t n);
 char *ar_strdup(Arena *a, const char *s);
 char *ar_printf(Arena *a, const char *fmt, ...)
@@ -55,11 +63,23 @@ size_t ar_used(const Arena *a);              /* bytes handed out */
     } while (0)
 void vec_grow_(Arena *a, void **v, int *cap, int n, size_t elem);
 
+/* String-keyed hash table in an arena (map.c): `StrMap m = {0};`. Keys
+ * are not copied; map_put replaces the value of a key already there. */
+typedef struct StrMap {
+    const char **keys;
+    void **vals;
+    size_t n, cap;
+} StrMap;
+void *map_get(const StrMap *m, const char *key);     /* NULL: absent */
+void map_put(Arena *a, StrMap *m, const char *key, void *val);
+
 /* Dynamic string builder (malloc-backed; used for output that outlives the
- * arena, such as diagnostics returned to library callers). */
+ * arena, such as diagnostics returned to library callers). Out of memory,
+ * it stops growing and sets `failed`. */
 typedef struct Buf {
     char *s;
     size_t n, cap;
+    int failed;
 } Buf;
 void buf_putc(Buf *b, char c);
 void buf_puts(Buf *b, const char *s);
@@ -108,15 +128,21 @@ void dg_report(Diag *d, DgLevel lv, Loc l, const char *fmt, va_list ap);
 void dg_plain(Diag *d, DgLevel lv, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-int dg_errors(const Diag *d);
+/* dg_errors and dg_full count an arena out of memory as one more error
+ * (reported as "out of memory" when first seen). */
+int dg_errors(Diag *d);
 int dg_warnings(const Diag *d);
 /* While `mute` is non-zero, warnings (and the notes that follow them) are
  * dropped: not printed, not counted. Errors are unaffected. For a stage
  * that runs twice over the same input (tilec compiles the IR once per
  * specialization variant) and would otherwise repeat its warnings. */
 void dg_mute_warnings(Diag *d, int mute);
-/* True once the error limit was reached: stages stop early. */
-int dg_full(const Diag *d);
+/* True once the error limit was reached, after dg_stop, or once the arena
+ * ran out of memory: stages stop early. */
+int dg_full(Diag *d);
+/* Makes dg_full() true from now on, without a message: after a fatal
+ * error (and its notes), so that every stage stops at its next poll. */
+void dg_stop(Diag *d);
 const char *dg_text(const Diag *d);  /* collected text when out == NULL */
 void dg_free(Diag *d);               /* frees the collected text buffer */
 

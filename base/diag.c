@@ -8,7 +8,13 @@
  * ranges are underlined to the end of their first line.
  *
  * When the error limit is reached, one last message says so and every later
- * error is dropped; stages poll dg_full() to stop work early.
+ * error is dropped; stages poll dg_full() to stop work early. The same
+ * poll stops them after a fatal error (dg_stop: a compile-time budget was
+ * exceeded) and once the arena ran out of memory, which dg_full() and
+ * dg_errors() report as one error, "out of memory".
+ *
+ * Finding a line to show scans the file from the last line shown, not from
+ * its start, so a long run of warnings in order costs linear time.
  */
 #include "base.h"
 
@@ -19,6 +25,8 @@
 typedef struct SrcFile {
     const char *path, *text;
     size_t len;
+    uint32_t seen_line;  /* a line found before (0: none) and its start */
+    const char *seen;
 } SrcFile;
 
 struct Diag {
@@ -26,6 +34,7 @@ struct Diag {
     FILE *out;
     int color;
     int limit, errors, warnings, full;
+    int oom;                    /* the arena's failure was reported */
     int mute_warnings, muted;   /* muted: the last warning was dropped */
     Vec(SrcFile) files;
     Buf text;
@@ -56,7 +65,7 @@ static int dropped(Diag *d, DgLevel lv) {
 }
 
 uint32_t dg_add_file(Diag *d, const char *path, const char *text, size_t len) {
-    SrcFile f = {path, text, len};
+    SrcFile f = {path, text, len, 0, NULL};
     vec_push(d->ar, &d->files, f);
     return (uint32_t)d->files.n - 1;
 }
@@ -78,9 +87,29 @@ Loc loc_span(Loc a, Loc b) {
     return l;
 }
 
-int dg_errors(const Diag *d) { return d->errors; }
+/* Reports the arena's running out of memory, once; later messages are
+ * dropped (they would allocate from the arena's last reserve). */
+static void check_memory(Diag *d) {
+    if (d->oom || !ar_failed(d->ar)) return;
+    d->oom = 1;
+    d->full = 0;
+    dg_plain(d, DG_ERROR, "out of memory");
+    d->full = 1;
+}
+
+int dg_errors(Diag *d) {
+    check_memory(d);
+    return d->errors;
+}
+
 int dg_warnings(const Diag *d) { return d->warnings; }
-int dg_full(const Diag *d) { return d->full; }
+
+int dg_full(Diag *d) {
+    check_memory(d);
+    return d->full;
+}
+
+void dg_stop(Diag *d) { d->full = 1; }
 const char *dg_text(const Diag *d) { return d->text.s ? d->text.s : ""; }
 void dg_free(Diag *d) { buf_free(&d->text); }
 
@@ -105,14 +134,18 @@ static const char *level_name[] = {"error", "warning", "note"};
 static const char *level_color[] = {"\033[1;31m", "\033[1;35m", "\033[1;36m"};
 
 /* Finds line `line` (1-based) of the file; returns its start and length. */
-static const char *find_line(const SrcFile *f, uint32_t line, size_t *len) {
+static const char *find_line(SrcFile *f, uint32_t line, size_t *len) {
     const char *p = f->text, *end = f->text + f->len;
-    for (uint32_t l = 1; l < line && p < end; l++) {
+    uint32_t l = 1;
+    if (f->seen && f->seen_line <= line) p = f->seen, l = f->seen_line;
+    for (; l < line && p < end; l++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl) return NULL;
         p = nl + 1;
     }
     if (p > end) return NULL;
+    f->seen = p;
+    f->seen_line = line;
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     *len = (size_t)((nl ? nl : end) - p);
     return p;
@@ -121,7 +154,7 @@ static const char *find_line(const SrcFile *f, uint32_t line, size_t *len) {
 /* Prints the source line and the underline for l. */
 static void show_source(Diag *d, Loc l) {
     if (l.file >= (uint32_t)d->files.n || l.line == 0) return;
-    const SrcFile *f = &d->files.v[l.file];
+    SrcFile *f = &d->files.v[l.file];
     size_t len;
     const char *p = find_line(f, l.line, &len);
     if (!p) return;

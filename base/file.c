@@ -52,13 +52,21 @@ char *read_file(Arena *a, const char *path, size_t *len) {
         buf_put(&b, tmp, n);
     }
     if (!err && ferror(f)) err = EIO;
+    if (!err && b.failed) err = ENOMEM;
     if (!is_stdin) fclose(f);
     if (err) {
         buf_free(&b);
         errno = err;
         return NULL;
     }
-    char *p = ar_strndup(a, b.s ? b.s : "", b.n);
+    char *p = ar_try_alloc(a, b.n + 1);
+    if (!p) {
+        buf_free(&b);
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (b.n) memcpy(p, b.s, b.n);
+    p[b.n] = 0;
     if (len) *len = b.n;
     buf_free(&b);
     return p;

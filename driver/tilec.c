@@ -502,6 +502,10 @@ static int run(const Opts *o, Arena *ar) {
 
 int main(int argc, char **argv) {
     Arena *ar = ar_new();
+    if (!ar) {
+        fputs("tilec: error: out of memory\n", stderr);
+        return 1;
+    }
     Opts o = {.ar = ar, .color = -1, .error_limit = 20, .arch = "sm_90",
               .opt_level = 3, .variant = -1};
     int status = parse_args(&o, argc, argv);

@@ -106,11 +106,20 @@ static TileProgram *compile(Arena *ar, Diag *dg, uint32_t file, const char *text
     return p;
 }
 
+/* The compiler's memory ran out before it could start (arena.c). */
+static TileProgram *out_of_memory(Arena *ar, char **diagnostics) {
+    if (diagnostics) *diagnostics = dup_or_null("tilec: error: out of memory\n");
+    ar_free(ar);
+    return NULL;
+}
+
 TileProgram *tile_compile_source(const char *name, const char *src, size_t len,
                                  const TileCompileOptions *opt, char **diagnostics) {
     Arena *ar = ar_new();
+    char *text = ar ? ar_try_alloc(ar, len + 1) : NULL;
+    if (!text) return out_of_memory(ar, diagnostics);
+    if (len) memcpy(text, src, len);
     Diag *dg = dg_new(ar, NULL, 0);
-    char *text = ar_strndup(ar, src, len);
     uint32_t file = dg_add_file(dg, ar_strdup(ar, name ? name : "<source>"), text, len);
     return compile(ar, dg, file, text, len, opt, diagnostics);
 }
@@ -118,6 +127,7 @@ TileProgram *tile_compile_source(const char *name, const char *src, size_t len,
 TileProgram *tile_compile_file(const char *path, const TileCompileOptions *opt,
                                char **diagnostics) {
     Arena *ar = ar_new();
+    if (!ar) return out_of_memory(ar, diagnostics);
     Diag *dg = dg_new(ar, NULL, 0);
     size_t len = 0;
     char *text = read_file(ar, path, &len);

@@ -72,12 +72,15 @@ PsExpr ps_unary(PsCtx *ps, AstOp op, PsExpr x, Loc l) {
     return check_depth(ps, e, x.depth + 1);
 }
 
+/* The left operand adds no depth: consumers walk a binary node's left
+ * spine by a loop (sema's binary_expr, print.c), so a flat chain
+ * a + b + ... + z is not nesting; a right operand is one level down. */
 PsExpr ps_binary(PsCtx *ps, AstOp op, PsExpr a, PsExpr b, Loc l) {
     AstExpr *e = new_expr(ps, E_BINARY, l);
     e->op = op;
     e->lhs = a.e;
     e->rhs = b.e;
-    return check_depth(ps, e, max_int(a.depth, b.depth) + 1);
+    return check_depth(ps, e, max_int(a.depth, b.depth + 1));
 }
 
 PsExpr ps_cast(PsCtx *ps, PsExpr x, AstType *t, Loc l) {

@@ -8,12 +8,15 @@
  * ever malloc'ed and an abandoned value (error recovery, YYABORT) leaks
  * nothing — which is why the grammar needs no %destructor.
  *
- * Expressions travel with their tree depth (PsExpr) so that every
- * constructor can enforce PS_MAX_DEPTH: a chain like a+a+...+a has no
- * brackets for the scanner to count, yet builds a tree as deep as it is
- * long, and sema walks trees recursively. The first node past the limit
- * reports "nesting too deep" and stops the scanner; the item being parsed
- * is then dropped, so no tree deeper than the limit leaves the parser.
+ * Expressions travel with their depth (PsExpr) so that every constructor
+ * can enforce PS_MAX_DEPTH: `- - - x` or `a + (b + (c ...))` nest without
+ * brackets for the scanner to count, and sema walks trees recursively. The
+ * depth is the recursion a walker needs, which does not grow along a
+ * binary node's left operand: walkers follow that spine with a loop, so a
+ * flat chain a + a + ... + a is one level deep however long it is. The
+ * first node past the limit reports "nesting too deep" and stops the
+ * scanner; the item being parsed is then dropped, so no tree deeper than
+ * the limit leaves the parser.
  */
 #ifndef TILE_PARSER_BUILD_H
 #define TILE_PARSER_BUILD_H

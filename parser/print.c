@@ -8,6 +8,11 @@
  * a node's line names its kind and its own data (operator, name, value),
  * its children follow indented by two spaces. Strings are printed with
  * their escapes re-encoded so that the dump stays one line per node.
+ *
+ * A chain a + b + ... + z is a left spine as long as the input (the parser
+ * bounds only true nesting): it is printed by a loop, not by recursion,
+ * and indentation stops growing at PS_MAX_DEPTH levels so that the dump
+ * stays linear in the input.
  */
 #include "parser/build.h"
 #include "parser/parser.tab.h"
@@ -97,7 +102,7 @@ static const char *op_name(AstOp op) {
 }
 
 static void indent(FILE *out, int depth) {
-    for (int i = 0; i < depth; i++) fputs("  ", out);
+    for (int i = 0; i < depth && i < PS_MAX_DEPTH; i++) fputs("  ", out);
 }
 
 static void print_expr(FILE *out, const AstExpr *e, int d);
@@ -129,7 +134,57 @@ static void print_type(FILE *out, const AstType *t, int d) {
         print_exprs(out, inner->dims, inner->ndims, d + 1);
 }
 
+static void print_node(FILE *out, const AstExpr *e, int d);
+
+/* A binary node and its left spine: each spine node's line, then the leaf
+ * at the bottom, then the right operands from the innermost out. */
+static void print_binary(FILE *out, const AstExpr *e, int d) {
+    int n = 0;
+    const AstExpr *x, *local[64], **spine = local;
+    for (x = e; x->kind == E_BINARY; x = x->lhs) n++;
+    if (n > 64 && !(spine = malloc(sizeof *spine * (size_t)n))) return;
+    n = 0;
+    for (x = e; x->kind == E_BINARY; x = x->lhs) {
+        spine[n] = x;
+        print_node(out, x, d + n++);
+    }
+    print_expr(out, x, d + n);
+    while (n-- > 0) print_expr(out, spine[n]->rhs, d + n + 1);
+    if (spine != local) free(spine);
+}
+
 static void print_expr(FILE *out, const AstExpr *e, int d) {
+    if (e->kind == E_BINARY) {
+        print_binary(out, e, d);
+        return;
+    }
+    print_node(out, e, d);
+    switch (e->kind) {
+    case E_UNARY: print_expr(out, e->lhs, d + 1); break;
+    case E_CAST:
+        print_expr(out, e->lhs, d + 1);
+        print_type(out, e->type, d + 1);
+        break;
+    case E_CALL:
+        print_exprs(out, e->args, e->nargs, d + 1);
+        for (int i = 0; i < e->nnamed; i++) {
+            indent(out, d + 1);
+            fprintf(out, "named %s", e->names[i]);
+            print_loc(out, e->nlocs[i]);
+            print_expr(out, e->args[e->nargs + i], d + 2);
+        }
+        break;
+    case E_INDEX:
+        print_expr(out, e->lhs, d + 1);
+        print_exprs(out, e->args, e->nargs, d + 1);
+        break;
+    case E_LIST: print_exprs(out, e->args, e->nargs, d + 1); break;
+    default: break;
+    }
+}
+
+/* One node's own line. */
+static void print_node(FILE *out, const AstExpr *e, int d) {
     indent(out, d);
     switch (e->kind) {
     case E_INT: fprintf(out, "int %llu", (unsigned long long)e->ival); break;
@@ -151,32 +206,6 @@ static void print_expr(FILE *out, const AstExpr *e, int d) {
     case E_LIST: fputs("list", out); break;
     }
     print_loc(out, e->loc);
-    switch (e->kind) {
-    case E_UNARY: print_expr(out, e->lhs, d + 1); break;
-    case E_BINARY:
-        print_expr(out, e->lhs, d + 1);
-        print_expr(out, e->rhs, d + 1);
-        break;
-    case E_CAST:
-        print_expr(out, e->lhs, d + 1);
-        print_type(out, e->type, d + 1);
-        break;
-    case E_CALL:
-        print_exprs(out, e->args, e->nargs, d + 1);
-        for (int i = 0; i < e->nnamed; i++) {
-            indent(out, d + 1);
-            fprintf(out, "named %s", e->names[i]);
-            print_loc(out, e->nlocs[i]);
-            print_expr(out, e->args[e->nargs + i], d + 2);
-        }
-        break;
-    case E_INDEX:
-        print_expr(out, e->lhs, d + 1);
-        print_exprs(out, e->args, e->nargs, d + 1);
-        break;
-    case E_LIST: print_exprs(out, e->args, e->nargs, d + 1); break;
-    default: break;
-    }
 }
 
 static void print_stmt(FILE *out, const AstStmt *s, int d) {

@@ -508,6 +508,7 @@ static IrKernel *build(SmCtx *c, KernelSpec *ks, const int *digit, int index,
     }
     sm_block(c, k->body);
     c->b = (IrBuilder){c->ar, c->scratch, c->scratch->body, k->loc};
+    c->ops_done += ir->nops;
     if (dg_errors(c->dg) > before) return NULL;
     return ir;
 }
@@ -523,10 +524,13 @@ void sm_compile_kernel(SmCtx *c, SmModule *m, const AstItem *k) {
     if (dg_errors(c->dg) > before) return;  /* sources would cascade */
     if (!value_sources(c, &ks) || dg_errors(c->dg) > before) return;
     int64_t total = 1;
-    for (int a = 0; a < ks.axes.n; a++) total *= ks.axes.v[a].n;
-    if (total > SM_MAX_CONFIGS) {
-        dg_error(c->dg, k->nloc, "kernel '%s' has %lld configurations, more than "
-                 "the limit of %d", k->name, (long long)total, SM_MAX_CONFIGS);
+    int huge = 0;   /* the product does not even fit in 64 bits */
+    for (int a = 0; a < ks.axes.n; a++)
+        huge |= __builtin_mul_overflow(total, (int64_t)ks.axes.v[a].n, &total);
+    if (huge || total > SM_MAX_CONFIGS) {
+        dg_error(c->dg, k->nloc, "kernel '%s' has %s configurations, more than "
+                 "the limit of %d", k->name, huge ? "over 2^63"
+                 : ar_printf(c->ar, "%lld", (long long)total), SM_MAX_CONFIGS);
         return;
     }
     int *digit = ar_alloc(c->ar, sizeof(int) * (size_t)(ks.axes.n + 1));

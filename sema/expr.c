@@ -65,6 +65,39 @@ static int cmp_result(AstOp op, int lt, int eq) {
     }
 }
 
+/* Whether x op y overflows: weak (two literals), the exact result does
+ * not fit in 64 bits, the width of compile-time integer arithmetic; typed,
+ * it does not fit in signed kind k. Unsigned kinds wrap by definition. y
+ * is a valid divisor or shift amount. */
+static int overflows(AstOp op, int64_t x, int64_t y, ScalarKind k, int weak) {
+    if (!weak && !ty_issigned(k)) return 0;
+    int64_t r;
+    switch (op) {
+    case OP_ADD: if (__builtin_add_overflow(x, y, &r)) return 1; break;
+    case OP_SUB: if (__builtin_sub_overflow(x, y, &r)) return 1; break;
+    case OP_MUL: if (__builtin_mul_overflow(x, y, &r)) return 1; break;
+    case OP_DIV:
+        if (x == INT64_MIN && y == -1) return 1;
+        r = x / y;
+        break;
+    case OP_SHL:
+        r = (int64_t)((uint64_t)x << y);
+        if (r >> y != x) return 1;
+        break;
+    default: return 0;
+    }
+    return !weak && sm_wrap_int(k, r) != r;
+}
+
+static SmVal overflow_error(SmCtx *c, AstOp op, int64_t x, int64_t y,
+                            ScalarKind k, int weak, Loc loc) {
+    dg_error(c->dg, loc, "integer overflow in a constant expression: %lld %s "
+             "%lld does not fit in %s", (long long)x, op_spelling(op),
+             (long long)y, weak ? "64 bits" : ar_printf(c->ar, "'%s'",
+                                                          ty_kind_name(k)));
+    return sm_poison();
+}
+
 /* Folds a op b, both constants converted to kind k. */
 static SmVal fold_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, ScalarKind k,
                          int weak, Loc loc) {
@@ -107,8 +140,11 @@ static SmVal fold_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, ScalarKind k,
     case OP_SHR: {
         int bits = weak ? 64 : ty_bits(k);
         if (y < 0 || y >= bits) {
-            dg_error(c->dg, loc, "shift amount %lld is out of range for '%s'",
-                     (long long)y, ty_kind_name(k));
+            dg_error(c->dg, loc, "shift amount %lld is out of range for %s "
+                     "(0 to %d)", (long long)y,
+                     weak ? "a 64-bit integer literal"
+                          : ar_printf(c->ar, "'%s'", ty_kind_name(k)),
+                     bits - 1);
             return sm_poison();
         }
         r = op == OP_SHL ? (int64_t)(ux << y) : uns ? (int64_t)(ux >> y) : x >> y;
@@ -116,6 +152,8 @@ static SmVal fold_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, ScalarKind k,
     }
     default: break;
     }
+    if (k != SK_BOOL && overflows(op, x, y, k, weak))
+        return overflow_error(c, op, x, y, k, weak, loc);
     if (k == SK_BOOL) return sm_const_bool((int)(r & 1), loc);
     return sm_const_int(k, r, weak, loc);
 }
@@ -210,6 +248,12 @@ SmVal sm_unary(SmCtx *c, AstOp op, SmVal a, Loc loc) {
     if (a.kind == SV_CONST) {
         if (op == OP_NOT) return sm_const_bool(!a.i, loc);
         if (ty_isfloat(k)) return sm_const_float(k, -a.f, a.weak, loc);
+        if (op == OP_NEG && overflows(OP_SUB, 0, a.i, k, a.weak)) {
+            dg_error(c->dg, loc, "integer overflow in a constant expression: "
+                     "-(%lld) does not fit in %s", (long long)a.i, a.weak
+                     ? "64 bits" : ar_printf(c->ar, "'%s'", ty_kind_name(k)));
+            return sm_poison();
+        }
         return sm_const_int(k, op == OP_NEG ? (int64_t)(0 - (uint64_t)a.i) : ~a.i,
                             a.weak, loc);
     }
@@ -218,9 +262,10 @@ SmVal sm_unary(SmCtx *c, AstOp op, SmVal a, Loc loc) {
                            NULL, NULL), loc);
 }
 
-/* a && b, a || b: scalar bools only; folded when both are known. */
-static SmVal logical(SmCtx *c, const AstExpr *e) {
-    SmVal a = sm_expr(c, e->lhs), b = sm_expr(c, e->rhs);
+/* a && b, a || b (a evaluated already): scalar bools only; folded when
+ * both are known. */
+static SmVal logical(SmCtx *c, const AstExpr *e, SmVal a) {
+    SmVal b = sm_expr(c, e->rhs);
     if (a.kind == SV_POISON || b.kind == SV_POISON) return sm_poison();
     int ok = sm_check_value(c, &a);
     ok &= sm_check_value(c, &b);
@@ -466,7 +511,31 @@ SmVal sm_call(SmCtx *c, const AstExpr *e) {
 
 /* ------------------------------------------------------------ dispatch */
 
+/* A binary expression, left to right. The left operands are walked by a
+ * loop, not by recursion: the parser bounds only true nesting (build.h),
+ * and a flat chain a + b + ... + z is a left spine as long as the input. */
+static SmVal binary_expr(SmCtx *c, const AstExpr *e) {
+    const AstExpr *local[32], **spine = local, *x;
+    int n = 0;
+    for (x = e; x->kind == E_BINARY; x = x->lhs) n++;
+    if (n > 32) spine = ar_alloc(c->ar, sizeof *spine * (size_t)n);
+    n = 0;
+    for (x = e; x->kind == E_BINARY; x = x->lhs) spine[n++] = x;
+    SmVal l = sm_expr(c, x);
+    for (int i = n - 1; i >= 0 && !dg_full(c->dg); i--) {
+        const AstExpr *b = spine[i];
+        if (b->op == OP_ANDAND || b->op == OP_OROR) {
+            l = logical(c, b, l);
+        } else {
+            SmVal r = sm_expr(c, b->rhs);
+            l = sm_binary(c, b->op, l, r, b->loc);
+        }
+    }
+    return dg_full(c->dg) ? sm_poison() : l;
+}
+
 SmVal sm_expr(SmCtx *c, const AstExpr *e) {
+    if (dg_full(c->dg) || !sm_ops_ok(c, e->loc)) return sm_poison();
     switch (e->kind) {
     case E_INT:
         if (e->ival > (uint64_t)INT64_MAX) {
@@ -488,13 +557,7 @@ SmVal sm_expr(SmCtx *c, const AstExpr *e) {
     }
     case E_NAME: return name_expr(c, e);
     case E_UNARY: return sm_unary(c, e->op, sm_expr(c, e->lhs), e->loc);
-    case E_BINARY:
-        if (e->op == OP_ANDAND || e->op == OP_OROR) return logical(c, e);
-        {
-            SmVal l = sm_expr(c, e->lhs);  /* left to right, always */
-            SmVal r = sm_expr(c, e->rhs);
-            return sm_binary(c, e->op, l, r, e->loc);
-        }
+    case E_BINARY: return binary_expr(c, e);
     case E_CAST: return cast_expr(c, e);
     case E_CALL: return sm_call(c, e);
     case E_INDEX: return index_expr(c, e);

@@ -10,8 +10,13 @@
  * not reductions. Constant subtrees are folded (with gx_eval itself, so the
  * folding matches the runtime exactly). Anything else is reported at the
  * sub-expression that is not allowed.
+ *
+ * The runtime walks a GExpr recursively, so its depth is bounded like the
+ * parser's nesting (PS_MAX_DEPTH); here a flat chain a + b + ... counts
+ * one level per operator, as its GExpr is that deep.
  */
 #include "sm.h"
+#include "../parser/parser.h"
 
 #include <string.h>
 
@@ -19,6 +24,7 @@ typedef struct GridCtx {
     SmCtx *c;
     IrKernel *k;
     const char *what;
+    int depth;           /* of the walk; reported once past PS_MAX_DEPTH */
 } GridCtx;
 
 static GExpr *gx_new(SmCtx *c, GxKind kind, GExpr *a, GExpr *b) {
@@ -75,7 +81,22 @@ static GExpr *leaf(GridCtx *g, const AstExpr *e) {
     return gx_const(c, v.i);
 }
 
+static GExpr *node(GridCtx *g, const AstExpr *e);
+
 static GExpr *walk(GridCtx *g, const AstExpr *e) {
+    if (g->depth >= PS_MAX_DEPTH) {
+        if (g->depth++ == PS_MAX_DEPTH)
+            dg_error(g->c->dg, e->loc, "%s is nested too deeply (the limit is "
+                     "%d levels)", g->what, PS_MAX_DEPTH);
+        return NULL;
+    }
+    g->depth++;
+    GExpr *r = node(g, e);
+    g->depth--;
+    return r;
+}
+
+static GExpr *node(GridCtx *g, const AstExpr *e) {
     static const GxKind bin[] = {
         [OP_OROR] = GX_LOR, [OP_ANDAND] = GX_LAND, [OP_OR] = GX_OR,
         [OP_XOR] = GX_XOR, [OP_AND] = GX_AND, [OP_EQ] = GX_EQ, [OP_NE] = GX_NE,
@@ -134,6 +155,6 @@ static GExpr *walk(GridCtx *g, const AstExpr *e) {
 }
 
 GExpr *sm_gexpr(SmCtx *c, const AstExpr *e, IrKernel *k, const char *what) {
-    GridCtx g = {c, k, what};
+    GridCtx g = {c, k, what, 0};
     return walk(&g, e);
 }

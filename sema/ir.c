@@ -156,6 +156,7 @@ IrBlock *ir_block(IrBuilder *b, int nargs, const Type *argty) {
 IrOp *ir_emit(IrBuilder *b, IrOpcode opc, int nres, const Type *resty,
               int nargs, IrValue *const *args) {
     IrOp *op = ar_alloc(b->ar, sizeof *op);
+    b->k->nops++;
     op->op = (uint16_t)opc;
     op->loc = b->loc;
     op->nargs = nargs;
@@ -500,6 +501,7 @@ const char *ir_config_text(Arena *ar, const IrCparam *cp, int n, int warps,
 
 void ir_print_kernel(FILE *out, const IrKernel *k) {
     Arena *ar = ar_new();
+    if (!ar) return;
     Printer p = {out, ar, ar_alloc(ar, sizeof(int) * (size_t)(k->nvalues + 1)), 0,
                  k->body};
     for (int i = 0; i < k->nvalues; i++) p.num[i] = -1;

@@ -232,6 +232,7 @@ typedef struct IrKernel {
     int ntune_key;
     int *tune_key;       /* runtime parameter indices */
     int nvalues;         /* ids are < nvalues */
+    int64_t nops;        /* ops ever created in it (sema's budget) */
 } IrKernel;
 
 typedef struct IrModule {

@@ -18,6 +18,11 @@
  * Local names live in a chain of scopes, one per block. A fn body starts
  * with a *barrier* scope: lookups do not cross it into the caller's locals,
  * so an inlined fn sees only its parameters and its module's globals.
+ *
+ * Every table is hashed (base/map.c), so that analysis time stays linear in
+ * the input: a module's globals by name, the modules by real path, and a
+ * scope's bindings once it holds more than SM_SCOPE_LIST (a short list is
+ * cheaper to scan than to hash).
  */
 #define _XOPEN_SOURCE 700  /* realpath */
 #include "sm.h"
@@ -45,18 +50,18 @@ SmModule *sm_new_module(SmCtx *c, const AstFile *f) {
     m->ast = f;
     m->path = f->path ? f->path : dg_file_path(c->dg, f->file);
     m->dir = dir_of(c, m->path);
+    char buf[PATH_MAX];
+    if (realpath(m->path, buf)) {
+        m->real = ar_strdup(c->ar, buf);
+        map_put(c->ar, &c->by_path, m->real, m);
+    }
     vec_push(c->ar, &c->modules, m);
     return m;
 }
 
 /* The module already loaded from `real`, if any. */
 static SmModule *find_module(SmCtx *c, const char *real) {
-    for (int i = 0; i < c->modules.n; i++) {
-        char buf[PATH_MAX];
-        const char *p = c->modules.v[i]->path;
-        if (realpath(p, buf) && strcmp(buf, real) == 0) return c->modules.v[i];
-    }
-    return NULL;
+    return map_get(&c->by_path, real);
 }
 
 /* Candidate directories for an import from m, in search order. */
@@ -76,13 +81,16 @@ static void search_dirs(SmCtx *c, SmModule *m, StrVec *dirs) {
     if (c->opt->stdlib_dir) vec_push(c->ar, dirs, c->opt->stdlib_dir);
 }
 
-static SmModule *parse_module(SmCtx *c, const char *path, Loc at) {
+static SmModule *parse_module(SmCtx *c, const char *path, const char *name,
+                              Loc at) {
     size_t len;
     char *text = read_file(c->ar, path, &len);
-    if (!text) {
-        dg_error(c->dg, at, "cannot read '%s': %s", path, strerror(errno));
-        return NULL;
-    }
+    if (!text && errno == EISDIR)
+        dg_error(c->dg, at, "cannot import '%s': '%s' is a directory", name, path);
+    else if (!text)
+        dg_error(c->dg, at, "cannot import '%s': cannot read '%s': %s", name,
+                 path, strerror(errno));
+    if (!text) return NULL;
     uint32_t file = dg_add_file(c->dg, path, text, len);
     AstFile *f = ps_parse(c->ar, c->dg, file, text, len);
     if (!f->path) f->path = path;
@@ -128,7 +136,7 @@ static void load_import(SmCtx *c, SmModule *m, const AstItem *it,
         return;
     }
     if (!dep) {
-        dep = parse_module(c, found, it->nloc);
+        dep = parse_module(c, found, it->path, it->nloc);
         if (!dep) return;
         sm_load_imports(c, dep, stack);
     }
@@ -149,9 +157,7 @@ void sm_load_imports(SmCtx *c, SmModule *m, SmModVec *stack) {
 /* ------------------------------------------------------------- globals */
 
 static SmGlobal *own_global(SmModule *m, const char *name) {
-    for (int i = 0; i < m->globals.n; i++)
-        if (strcmp(m->globals.v[i]->name, name) == 0) return m->globals.v[i];
-    return NULL;
+    return map_get(&m->by_name, name);
 }
 
 int sm_is_builtin_name(const char *name) {
@@ -184,6 +190,7 @@ void sm_collect_globals(SmCtx *c, SmModule *m) {
         g->item = it;
         g->mod = m;
         vec_push(c->ar, &m->globals, g);
+        map_put(c->ar, &m->by_name, g->name, g);
     }
 }
 
@@ -207,28 +214,44 @@ void sm_push_scope(SmCtx *c, int barrier) {
 
 void sm_pop_scope(SmCtx *c) { c->scope = c->scope->parent; }
 
+/* The binding of `name` in scope s itself, or NULL. */
+static SmBind *in_scope(const SmScope *s, const char *name) {
+    if (s->n > SM_SCOPE_LIST) return map_get(&s->map, name);
+    for (SmBind *b = s->first; b; b = b->next)
+        if (strcmp(b->name, name) == 0) return b;
+    return NULL;
+}
+
 SmBind *sm_declare(SmCtx *c, const char *name, BindKind kind, Loc loc,
                    SmVal val) {
-    for (SmBind *b = c->scope->first; b; b = b->next)
-        if (strcmp(b->name, name) == 0) {
-            dg_error(c->dg, loc, "redefinition of '%s'", name);
-            dg_note(c->dg, b->loc, "previous definition is here");
-            break;
-        }
+    SmScope *s = c->scope;
+    SmBind *prev = in_scope(s, name);
+    if (prev) {
+        dg_error(c->dg, loc, "redefinition of '%s'", name);
+        dg_note(c->dg, prev->loc, "previous definition is here");
+    }
     SmBind *b = ar_alloc(c->ar, sizeof *b);
     b->name = name;
     b->kind = kind;
     b->loc = loc;
     b->val = val;
-    b->next = c->scope->first;
-    c->scope->first = b;
+    b->next = s->first;
+    s->first = b;
+    if (++s->n == SM_SCOPE_LIST + 1) {   /* index the list, oldest first */
+        SmBind *list[SM_SCOPE_LIST + 1];
+        int k = 0;
+        for (SmBind *e = b; e; e = e->next) list[k++] = e;
+        while (k > 0) map_put(c->ar, &s->map, list[k - 1]->name, list[k - 1]), k--;
+    } else if (s->n > SM_SCOPE_LIST) {
+        map_put(c->ar, &s->map, name, b);
+    }
     return b;
 }
 
 SmBind *sm_lookup(SmCtx *c, const char *name) {
     for (SmScope *s = c->scope; s; s = s->parent) {
-        for (SmBind *b = s->first; b; b = b->next)
-            if (strcmp(b->name, name) == 0) return b;
+        SmBind *b = in_scope(s, name);
+        if (b) return b;
         if (s->barrier) break;
     }
     return NULL;

@@ -41,7 +41,7 @@ IrModule *sm_compile(Arena *ar, Diag *dg, const AstFile *main,
     c->opt = opt ? opt : &none;
     static const IrParam no_params[1];
     c->scratch = ir_kernel(ar, "<const>", 0, no_params);
-    c->b = (IrBuilder){ar, c->scratch, c->scratch->body, {0}};
+    c->b = (IrBuilder){ar, c->scratch, c->scratch->body, {0}};  /* ops counted in nops */
     SmModule *m = sm_new_module(c, main);
     SmModVec stack = {0};
     sm_load_imports(c, m, &stack);

@@ -25,7 +25,8 @@
  * compile-time parameters, configurations, kernel signature), grid.c
  * (grid/@require to GExpr), types.c (promotion, conversion, broadcasting,
  * folding), expr.c (expressions), builtins.c (the builtin table), stmt.c
- * (statements, control flow, fn inlining), sema.c (sm_compile).
+ * (statements, control flow, fn inlining), budget.c (the limits on
+ * compile-time work), sema.c (sm_compile).
  */
 #ifndef TILE_SM_H
 #define TILE_SM_H
@@ -79,11 +80,13 @@ typedef Vec(SmModule *) SmModVec;
 struct SmModule {
     const AstFile *ast;
     const char *path;
+    const char *real;    /* realpath(path), the key of c->by_path */
     const char *dir;
     int loading;         /* on the import stack (cycle detection) */
     int loaded;
     SmModVec imports;
     Vec(SmGlobal *) globals;
+    StrMap by_name;      /* globals by name */
 };
 
 typedef enum { B_LET, B_VAR, B_PARAM, B_CPARAM, B_LOOP } BindKind;
@@ -100,7 +103,11 @@ typedef struct SmScope {
     struct SmScope *parent;
     SmBind *first;
     int barrier;         /* a fn body: lookups stop here, then globals */
+    int n;               /* bindings; past SM_SCOPE_LIST also in `map` */
+    StrMap map;
 } SmScope;
+
+#define SM_SCOPE_LIST 8
 
 /* A fn being inlined: for recursion chains and error notes. */
 typedef struct SmFrame {
@@ -108,18 +115,37 @@ typedef struct SmFrame {
     Loc call;
 } SmFrame;
 
+/* An unrolled static_range loop or an inlined fn call in progress; a
+ * budget error blames the outermost one (budget.c). */
+typedef struct SmNest {
+    Loc loc;             /* the static_range(...) or the call */
+    const char *fn;      /* a call: the fn; NULL for a loop */
+    int64_t n;           /* a loop: its iteration count */
+} SmNest;
+
+/* Budgets of one compilation (every configuration of every kernel, and
+ * the constants): static_range iterations unrolled, fn calls inlined, IR
+ * operations created. Each bounds time and memory whatever the input. */
+#define SM_MAX_UNROLL_TOTAL (1 << 18)
+#define SM_MAX_INLINE_TOTAL (1 << 17)
+#define SM_MAX_IR_OPS (1 << 20)
+
 typedef struct SmCtx {
     Arena *ar;
     Diag *dg;
     const SmOptions *opt;
     SmModVec modules;
+    StrMap by_path;      /* modules by real path */
     SmModule *mod;       /* module whose globals are visible */
     SmScope *scope;
     IrBuilder b;         /* where ops go; b.k is scratch in const contexts */
     IrKernel *scratch;   /* sink for constant contexts */
     Vec(SmFrame) frames; /* fn inlining stack */
     Vec(IrKernel *) kernels;   /* compiled so far, in order */
-} SmCtx;
+    Vec(SmNest) nest;    /* unrolled loops and inlined calls, outermost first */
+    int64_t unrolled, inlined;   /* spent of the budgets */
+    int64_t ops_done;    /* IR ops of the kernels finished (and scratch's */
+} SmCtx;                 /* and the current one's are in their nops) */
 
 /* scope.c */
 void sm_load_imports(SmCtx *c, SmModule *m, SmModVec *stack);
@@ -182,6 +208,14 @@ SmVal sm_where(SmCtx *c, SmVal cond, SmVal a, SmVal b, Loc loc);
 void sm_block(SmCtx *c, const AstStmt *blk);
 SmVal sm_inline(SmCtx *c, SmGlobal *fn, const AstExpr *call,
                 const SmVal *args);
+
+/* budget.c: each returns 0 (after a fatal error) once a budget is spent */
+int sm_ops_ok(SmCtx *c, Loc at);
+void sm_unroll_enter(SmCtx *c, Loc loop, int64_t n);
+int sm_unroll_step(SmCtx *c);
+void sm_unroll_leave(SmCtx *c);
+int sm_inline_enter(SmCtx *c, const char *fn, Loc call);
+void sm_inline_leave(SmCtx *c);
 
 /* config.c */
 void sm_compile_kernel(SmCtx *c, SmModule *m, const AstItem *k);

@@ -342,6 +342,14 @@ static int range_args(SmCtx *c, const AstExpr *it, SmVal *out) {
 
 #define SM_MAX_UNROLL 4096
 
+/* Iterations of static_range(lo, hi, step), step != 0, without overflow. */
+static uint64_t trip_count(int64_t lo, int64_t hi, int64_t step) {
+    if (step > 0)
+        return hi <= lo ? 0 : ((uint64_t)hi - (uint64_t)lo - 1) / (uint64_t)step + 1;
+    return hi >= lo ? 0
+         : ((uint64_t)lo - (uint64_t)hi - 1) / ((uint64_t)0 - (uint64_t)step) + 1;
+}
+
 /* for i in static_range(lo, hi, step) { } — unrolled */
 static void static_for(SmCtx *c, const AstStmt *s) {
     SmVal a[3];
@@ -352,21 +360,23 @@ static void static_for(SmCtx *c, const AstStmt *s) {
                                        "step of 'static_range'"};
     for (int i = 0; i < 3; i++)
         if (!sm_const_int_arg(c, &a[i], what[i], &v[i])) return;
-    int64_t n = v[2] > 0 ? (v[1] - v[0] + v[2] - 1) / v[2]
-                         : (v[0] - v[1] - v[2] - 1) / -v[2];
+    uint64_t n = trip_count(v[0], v[1], v[2]);
     if (n > SM_MAX_UNROLL) {
-        dg_error(c->dg, s->iter->loc, "'static_range' would unroll %lld "
-                 "iterations, more than the limit of %d", (long long)n,
+        dg_error(c->dg, s->iter->loc, "'static_range' would unroll %llu "
+                 "iterations, more than the limit of %d", (unsigned long long)n,
                  SM_MAX_UNROLL);
         return;
     }
-    for (int64_t i = 0; i < n && !dg_full(c->dg); i++) {
+    sm_unroll_enter(c, s->iter->loc, (int64_t)n);
+    for (uint64_t i = 0; i < n && !dg_full(c->dg) && sm_unroll_step(c); i++) {
+        /* lo + i * step lies between lo and hi: the wrap-around is exact */
+        int64_t x = (int64_t)((uint64_t)v[0] + i * (uint64_t)v[2]);
         sm_push_scope(c, 0);
-        sm_declare(c, s->name, B_LOOP, s->nloc,
-                   sm_const_int(SK_I32, v[0] + i * v[2], 1, s->nloc));
+        sm_declare(c, s->name, B_LOOP, s->nloc, sm_const_int(SK_I32, x, 1, s->nloc));
         sm_block(c, s->body[0]);
         sm_pop_scope(c);
     }
+    sm_unroll_leave(c);
 }
 
 /* for k in range(lo, hi, step) { } */
@@ -452,6 +462,7 @@ static void expr_stmt(SmCtx *c, const AstStmt *s) {
 }
 
 static void stmt(SmCtx *c, const AstStmt *s) {
+    if (!sm_ops_ok(c, s->loc)) return;
     switch (s->kind) {
     case S_LET:
     case S_VAR: declare(c, s); break;
@@ -547,6 +558,7 @@ SmVal sm_inline(SmCtx *c, SmGlobal *g, const AstExpr *call, const SmVal *args) {
                  SM_MAX_INLINE);
         return sm_poison();
     }
+    if (!sm_inline_enter(c, fn->name, call->loc)) return sm_poison();
     SmModule *mod = c->mod;
     SmScope *scope = c->scope;
     c->mod = g->mod;
@@ -557,6 +569,7 @@ SmVal sm_inline(SmCtx *c, SmGlobal *g, const AstExpr *call, const SmVal *args) {
     if (r.kind == SV_POISON) {
         c->mod = mod;
         c->scope = scope;
+        sm_inline_leave(c);
         return r;
     }
     for (int i = 0; i < fn->nparams; i++)
@@ -576,6 +589,7 @@ SmVal sm_inline(SmCtx *c, SmGlobal *g, const AstExpr *call, const SmVal *args) {
         }
     }
     c->frames.n--;
+    sm_inline_leave(c);
     c->mod = mod;
     c->scope = scope;
     if (dg_errors(c->dg) > before && !dg_full(c->dg))

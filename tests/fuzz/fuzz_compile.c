@@ -3,7 +3,9 @@
  * semantic analysis, through the public API (tile_compile_source).
  *
  * Inputs that parse reach sema: name resolution, imports (the tree's
- * stdlib, so `import "std/math"` works), configurations, types and shapes.
+ * stdlib, so `import "std/math"` works), configurations, types and shapes,
+ * static_range unrolling and fn inlining up to their budgets (seeds
+ * budget_*.tile hit them), constant folding and its overflow checks.
  * Whatever the bytes, compilation must end in a program or in diagnostics,
  * never in a crash, a hang, a leak or a sanitizer report. A program that
  * compiles is only freed: running kernels on fuzzed sizes is not the point.

@@ -18,6 +18,19 @@ static void test_arena(void) {
     ar_free(a);
 }
 
+static void test_map(void) {
+    Arena *a = ar_new();
+    StrMap m = {0};
+    CHECK(map_get(&m, "x") == NULL);
+    static int vals[1000];
+    for (int i = 0; i < 1000; i++)
+        map_put(a, &m, ar_printf(a, "k%d", i), &vals[i]);
+    map_put(a, &m, "k7", &vals[0]);                 /* replaces */
+    CHECK(m.n == 1000 && map_get(&m, "k7") == &vals[0]);
+    CHECK(map_get(&m, "k999") == &vals[999] && map_get(&m, "k1000") == NULL);
+    ar_free(a);
+}
+
 static void test_diag(void) {
     Arena *a = ar_new();
     Diag *d = dg_new(a, NULL, 0);
@@ -65,6 +78,7 @@ static void test_files(void) {
 
 int main(void) {
     test_arena();
+    test_map();
     test_diag();
     test_files();
     return check_done("test_base");

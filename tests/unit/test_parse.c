@@ -239,12 +239,13 @@ static void test_recovery(void) {
     done(&p);
 }
 
-/* Deep input stops with one clear error, never a crash, whatever nests. */
+/* Deep input stops with one clear error, never a crash, whatever nests;
+ * a long flat chain is not nesting and parses whatever its length. */
 static void test_depth(void) {
     static const char *const shapes[][3] = {
         {"const X = ", "(", ")"},     /* brackets: counted by the scanner */
         {"const X = ", "-", ""},      /* prefix operators */
-        {"const X = ", "a+", ""},     /* a long left-leaning chain */
+        {"const X = ", "a+", ""},     /* a flat chain: not nesting */
         {"const X: ", "*", ""},       /* pointer types */
         {"fn f() ", "{", "}"},        /* blocks */
     };
@@ -258,7 +259,7 @@ static void test_depth(void) {
             if (s != 4) buf_puts(&b, ";");
             Parsed p = parse(b.s);
             int deep = strstr(dg_text(p.dg), "nesting too deep") != NULL;
-            if (n == 100) {
+            if (n == 100 || s == 2) {
                 CHECK(dg_errors(p.dg) == 0 && p.file->nitems == 1);
             } else {
                 CHECK(deep && dg_errors(p.dg) == 1);

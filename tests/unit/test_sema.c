@@ -127,9 +127,35 @@ static void test_defines(void) {
     ar_free(a);
 }
 
+/* Out of memory is an error, not an abort (base/arena.c): with an arena
+ * limit, compiling a program that needs more reports "out of memory" once
+ * and fails; memory handed out after the failure is still usable. */
+static void test_out_of_memory(void) {
+    Arena *ar = ar_new();
+    Diag *dg = dg_new(ar, NULL, 0);
+    const char *src =
+        "kernel k(p: *f32) {\n    var x = load(p);\n"
+        "    for i in static_range(0, 4096) { x = x * 2.0 + 1.0; }\n"
+        "    store(p, x);\n}\n";
+    size_t len = strlen(src);
+    uint32_t f = dg_add_file(dg, "oom.tile", src, len);
+    AstFile *ast = ps_parse(ar, dg, f, src, len);
+    CHECK(dg_errors(dg) == 0);
+    ar_set_limit(ar, ar_used(ar) + 256 * 1024);
+    CHECK(sm_compile(ar, dg, ast, NULL) == NULL);
+    CHECK(ar_failed(ar) && dg_errors(dg) == 1 && dg_full(dg));
+    CHECK(strcmp(dg_text(dg), "tilec: error: out of memory\n") == 0);
+    char *p = ar_alloc(ar, 1000);
+    CHECK(p[0] == 0 && p[999] == 0);
+    CHECK(ar_try_alloc(ar, (size_t)1 << 30) == NULL);
+    dg_free(dg);
+    ar_free(ar);
+}
+
 int main(void) {
     test_kernel_info();
     test_defines();
+    test_out_of_memory();
     test_promote();
     test_weak();
     test_casts();
