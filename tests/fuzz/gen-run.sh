@@ -15,6 +15,8 @@
 #     -g OPTS    more tilegen.py options ("--kernels 4 --no-contig-cmp")
 #     -s SEED    difftest's input seed (default 1)
 #     -q         print only the summary and the failures' seeds
+#     -T SECONDS a time budget for generating and compiling: seeds not
+#                started by then are left out (counted as "not run")
 #   FILE.tile... (after the range; the range may be empty, e.g. 1 0) are
 #   hand-written or reduced programs run the same way (tests/fuzz/regress).
 #
@@ -49,6 +51,10 @@ export TILEC DIFFTEST PYTHON
 # --one SEED DIR MODE ARCH OPTS: generate, compile and (sim) build one seed.
 if [ "${1:-}" = --one ]; then
     s=$2 d=$3 mode=$4 arch=$5 opts=$6
+    if [ -n "${GEN_DEADLINE:-}" ] && [ "$(date +%s)" -ge "$GEN_DEADLINE" ]; then
+        echo "$s" >>"$d/notrun"
+        exit 0
+    fi
     f=$d/g$s.tile
     if [ ! -f "$f" ]; then
         # shellcheck disable=SC2086
@@ -67,8 +73,8 @@ if [ "${1:-}" = --one ]; then
 fi
 
 jobs=$(nproc 2>/dev/null || echo 2)
-dir=gen-run mode=sim arch=sm_90 opts= dseed=1 quiet=0
-while getopts j:d:m:a:g:s:q o; do
+dir=gen-run mode=sim arch=sm_90 opts= dseed=1 quiet=0 budget=
+while getopts j:d:m:a:g:s:qT: o; do
     case $o in
     j) jobs=$OPTARG ;;
     d) dir=$OPTARG ;;
@@ -77,6 +83,7 @@ while getopts j:d:m:a:g:s:q o; do
     g) opts=$OPTARG ;;
     s) dseed=$OPTARG ;;
     q) quiet=1 ;;
+    T) budget=$OPTARG ;;
     *) exit 2 ;;
     esac
 done
@@ -98,10 +105,15 @@ if [ "$mode" = sim ]; then
     }
 fi
 start=$(date +%s)
+if [ -n "$budget" ]; then
+    export GEN_DEADLINE=$((start + budget))
+else
+    unset GEN_DEADLINE
+fi
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 rm -rf "$dir"/g*.tile "$dir"/g*.tlb "$dir"/g*.log "$dir"/sim "$dir"/batch.* \
-    "$dir"/ready "$dir"/rejected "$dir"/genfail "$dir"/simfail "$dir"/files
+    "$dir"/ready "$dir"/rejected "$dir"/genfail "$dir"/simfail "$dir"/files "$dir"/notrun
 if [ "$mode" = sim ]; then
     sh "$src/tests/gpu/ops/sim/build.sh" lib "$dir/sim" || exit 2
 fi
@@ -224,11 +236,12 @@ if [ "$quiet" = 0 ]; then
         kernel_source "$dir/$file" "$k"
     done | awk '!seen[$0]++ || /^===/'
 fi
-echo "=== gen-run summary (seeds $from..$to, $mode, $arch, difftest -s $dseed)"
+[ "$nskip" -gt 0 ] && echo "($nskip case runs on the interpreter only: not simulated, or no GPU)"
+[ -f "$dir/notrun" ] && echo "($(wc -l <"$dir/notrun") seeds not run: past the -T budget)"
+echo "=== gen-run summary (seeds $from..$to, $mode, $arch, difftest -s $dseed, $dir)"
 printf '%-10s %-10s %-11s %-9s %-8s %s\n' programs "case-runs" mismatches rejected seconds "failing seeds"
 printf '%-10s %-10s %-11s %-9s %-8s %s\n' "$nprog" "$((npass + nfail + nskip))" "$nfail" \
     "$((nrej + nbad))" "$((end - start))" "${failing:--}$( [ "$nrej" -gt 0 ] &&
         echo " rejected: $(tr '\n' ' ' <"$dir/rejected")")"
-[ "$nskip" -gt 0 ] && echo "($nskip case runs on the interpreter only: not simulated, or no GPU)"
 [ "$nfail" -eq 0 ] && [ "$nrej" -eq 0 ] && [ "$nbad" -eq 0 ] || exit 1
 exit 0

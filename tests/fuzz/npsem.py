@@ -4,7 +4,7 @@ tests/fuzz/tilegen.py generates with --numpy.
 
 tilegen.py writes, beside each such .tile, a Python program whose
 statements mirror the kernel's statement for statement, calling the
-functions below (C for `as`, BIN for a binary operator, LOAD/STORE for
+functions below (CAST for `as`, BIN for a binary operator, LOAD/STORE for
 memory, SUM/CUMSUM/... for reductions). tests/fuzz/npcheck.py runs that
 program on the inputs it gives the interpreter and compares the buffers.
 
@@ -43,7 +43,7 @@ def arr(a, t):
     return np.asarray(a, dtype=NP[t])
 
 
-def C(a, src, dst):
+def CAST(a, src, dst):
     """`a as dst` for a of Tile type src."""
     a = np.asarray(a)
     with np.errstate(all='ignore'):
@@ -85,10 +85,10 @@ def BIN(op, a, b, t):
             if t in FLOATS:
                 r = a / b
             else:
-                q = np.abs(a.astype(np.int64 if t[0] == 'i' else np.uint64)) // \
-                    np.abs(b.astype(np.int64 if t[0] == 'i' else np.uint64))
-                neg = (a < 0) != (b < 0)
-                r = np.where(neg, -q.astype(NP[t]), q.astype(NP[t]))
+                # C division truncates: numpy's floors, corrected where the
+                # quotient is negative and inexact (no overflow: b >= 1 here)
+                q = np.floor_divide(a, b)
+                r = np.where((np.fmod(a, b) != 0) & ((a < 0) != (b < 0)), q + 1, q)
         elif op == '%':
             if t in FLOATS:
                 r = np.fmod(a, b)

@@ -208,7 +208,7 @@ class Kernel:
             return v
         s = '(%s as %s)' % (v.s, t) if not v.weak else lit(
             float(v.s.strip('()')) if isf(t) else int(float(v.s.strip('()'))), t)
-        np = 'C(%s, %r, %r)' % (v.np, v.ty, t)
+        np = 'CAST(%s, %r, %r)' % (v.np, v.ty, t)
         if t == 'bool':
             return V(s, np, t, v.shape, needs=v.needs)
         if isf(t):
@@ -231,7 +231,7 @@ class Kernel:
         c = V('clamp(%s, %s, %s)' % (v.s, lit(lo, v.ty), lit(hi, v.ty)),
               'CLAMP(%s, %s, %s, %r)' % (v.np, lo, hi, v.ty), v.ty, v.shape,
               B=float(max(abs(lo), abs(hi))), needs=v.needs)
-        return V('(%s as %s)' % (c.s, t), 'C(%s, %r, %r)' % (c.np, v.ty, t), t,
+        return V('(%s as %s)' % (c.s, t), 'CAST(%s, %r, %r)' % (c.np, v.ty, t), t,
                  v.shape, lo=lo, hi=hi, needs=v.needs)
 
     # ------------------------------------------------------------ float ops
@@ -447,7 +447,8 @@ class Kernel:
             A, Bv, Cv = self.conv(a, t), self.conv(b, t), self.conv(c, t)
             B = A.B * Bv.B + Cv.B
             E = A.E * Bv.B + Bv.E * A.B + A.E * Bv.E + Cv.E
-            if E > 0:
+            # (npsem's FMA rounds twice: its model is within eps * B)
+            if E > 0 or self.g.numpy:
                 E += EPS[t] * B
             if B > LIM[t]:
                 return None
@@ -546,7 +547,7 @@ class Kernel:
             b = self.expr('i', d - 1)
             t = a.ty
             amt = V('((%s as %s) & %d)' % (b.s, t, BITS[t] - 1),
-                    'BIN("&", C(%s, %r, %r), arr(%d, %r), %r)' % (b.np, b.ty, t, BITS[t] - 1,
+                    'BIN("&", CAST(%s, %r, %r), arr(%d, %r), %r)' % (b.np, b.ty, t, BITS[t] - 1,
                                                               t, t),
                     t, b.shape, lo=0, hi=BITS[t] - 1, needs=b.needs)
             v = self.iop(op, a, amt)
@@ -826,8 +827,11 @@ class Gen:
         k.S = ('BLOCK',)
         nin = r.randint(1, 3)
         nout = r.randint(1, 2)
-        intys = [r.choice(INTS + FLOATS + ['f32', 'i32']) for _ in range(nin)]
-        outys = [r.choice(INTS + FLOATS + ['f32', 'i32']) for _ in range(nout)]
+        tys = INTS + FLOATS + ['f32', 'i32']
+        if self.numpy:
+            tys = [t for t in tys if t != 'bf16']   # no numpy bf16 buffers
+        intys = [r.choice(tys) for _ in range(nin)]
+        outys = [r.choice(tys) for _ in range(nout)]
         for i, t in enumerate(outys):
             k.buf('out%d' % i, t, True)
         for i, t in enumerate(intys):
@@ -976,8 +980,9 @@ class Gen:
         k.needmasks = {}
         k.S = ('BM', 'BN')
         nin = r.randint(1, 3)
-        intys = [r.choice(INTS + FLOATS + ['f32']) for _ in range(nin)]
-        outt = [r.choice(INTS + FLOATS + ['f32']) for _ in range(2)]
+        tys = [t for t in INTS + FLOATS + ['f32'] if t != 'bf16' or not self.numpy]
+        intys = [r.choice(tys) for _ in range(nin)]
+        outt = [r.choice(tys) for _ in range(2)]
         k.buf('out0', outt[0], True)
         k.buf('out1', outt[1], True)
         for i, t in enumerate(intys):
