@@ -167,6 +167,7 @@ class Kernel:
         self.argm = False
         self.S = ()
         self.holds = lambda config, case: True
+        self.used = {}
 
     # ------------------------------------------------------------ helpers
     def dmax(self, d):
@@ -324,7 +325,15 @@ class Kernel:
     def pick(self, kind):
         """A leaf of the kind 'f' or 'i' (None when there is none)."""
         c = [v for v in self.leaves if (isf(v.ty) if kind == 'f' else v.ty in INTS)]
-        return self.ch(c) if c else None
+        if not c:
+            return None
+        # mostly the least used, so that every load and let gets used
+        if self.r.random() < 0.7:
+            least = min(self.used.get(v.s, 0) for v in c)
+            c = [v for v in c if self.used.get(v.s, 0) == least]
+        v = self.ch(c)
+        self.used[v.s] = self.used.get(v.s, 0) + 1
+        return v
 
     def expr(self, kind, depth):
         for _ in range(8):
@@ -363,7 +372,7 @@ class Kernel:
         return w
 
     def _expr(self, kind, depth):
-        if depth <= 0 or self.r.random() < 0.15:
+        if depth <= 0 or self.r.random() < 0.08:
             return self.leaf(kind)
         if kind == 'f':
             return self.fexpr(depth)
@@ -867,6 +876,8 @@ class Gen:
                 lo, hi = r.choice([(-100, 100), (0, 50), (-3, 3)])
                 lo = max(lo, TR[t][0])
                 rng_['x%d' % i] = (lo, hi)
+        for c in cases:
+            c += [('range.' + b, '%d,%d' % lh) for b, lh in sorted(rng_.items())]
         # body
         if self.numpy:
             k.emit('let offs = arange(0, BLOCK);', 'offs = np.arange(BLOCK, dtype=np.int32)')
@@ -1025,7 +1036,7 @@ class Gen:
             k.emit('let np1 = num_programs(1);')
             k.emit('let r = pid0 * BM + arange(0, BM);')
             k.emit('let c = pid1 * BN + arange(0, BN);')
-        rr = V('r[:, None]', 'r[:, None]', 'i32', ('BM', 1), lo=0, hi=1 << 20, contig=False)
+        rr = V('r[:, None]', 'r[:, None]', 'i32', ('BM', 1), lo=0, hi=1 << 20, contig=True)
         cc = V('c[None, :]', 'c[None, :]', 'i32', (1, 'BN'), lo=0, hi=1 << 20, contig=True)
         k.idx = [rr, cc]
         k.scalars = [V(x, x, 'i32', (), lo=0, hi=1 << 20) for x in ('R', 'C', 'p0')]
@@ -1277,9 +1288,9 @@ class Gen:
             k.leaves.append(k.conv(k.narrow(tv), 'f32'))
             k.leaves[0] = V('t', None, t, ('BM', bk), lo=-100, hi=100)
             cases = [c + [('range', '-100,100')] for c in cases]
-        e = k.expr('f' if isf(at) else 'i', 2)
         lines_body = k.lines
         k.lines = []
+        e = k.expr('f' if isf(at) else 'i', 2)
         e = k.conv(e, at) if (isf(e.ty) == isf(at)) else (
             k.conv(k.narrow(e), at) if not isf(e.ty) else (k.f2i(e, at) if e.E == 0
                                                              else k.conv(k.narrow(
