@@ -201,16 +201,15 @@ nbad=0
 for x in genfail simfail; do
     [ -f "$dir/$x" ] && nbad=$((nbad + $(wc -l <"$dir/$x")))
 done
-failing=$(grep -o '^FAIL [^ :]*\.tile' "$dir/difftest.log" | sed 's/^FAIL //; s/\.tile$//; s/^g//' |
-    sort -un | tr '\n' ' ')
+failing=$(grep -o '^FAIL [^ :]*\.tile' "$dir/difftest.log" |
+    sed -E 's/^FAIL //; s/\.tile$//; s/^g([0-9]+)$/\1/' | sort -un | tr '\n' ' ')
 
 kernel_source() {
-    # the // diff: lines and the text of kernel $2 in file $1
+    # the // diff: lines of kernel $2 in file $1, then its attributes and text
     awk -v k="$2" '
         /^\/\/ diff: / { if ($3 == k) print; next }
-        /^(@|kernel )/ { buf = buf $0 "\n"; if ($0 ~ "^kernel " k "[<(]") on = 1;
-                         if ($0 ~ /^kernel /) { if (on) printf "%s", buf; buf = ""; if (!on) next }
-                         else next }
+        /^@/ { buf = buf $0 "\n"; next }
+        /^kernel / { if ($0 ~ "^kernel " k "[<(]") { on = 1; printf "%s", buf } buf = "" }
         on { print; if ($0 == "}") on = 0 }
     ' "$1"
 }
@@ -227,14 +226,15 @@ if [ "$quiet" = 0 ]; then
             tail -5 "$dir/g$s.gen.log" "$dir/g$s.sim.log" "$dir/$s.sim.log" 2>/dev/null
         done
     done
-    grep '^FAIL ' "$dir/difftest.log" | while read -r _ file kernel _; do
-        b=${file%.tile}
-        k=${kernel%%#*}
-        case $b in g[0-9]*) what="seed ${b#g}" ;; *) what=$b ;; esac
-        echo "=== mismatch: $what, kernel $k ($dir/$file)"
-        grep -F "$file $kernel" "$dir/difftest.log" | head -8
-        kernel_source "$dir/$file" "$k"
-    done | awk '!seen[$0]++ || /^===/'
+    # one report per failing kernel: its difftest lines, then its source
+    grep '^FAIL ' "$dir/difftest.log" | awk '{sub(/#.*/, "", $3); print $2, $3}' | sort -u |
+        while read -r file k; do
+            b=${file%.tile}
+            case $b in g*[!0-9]*) what=$b ;; g[0-9]*) what="seed ${b#g}" ;; *) what=$b ;; esac
+            echo "=== mismatch: $what, kernel $k ($dir/$file)"
+            grep -F "$file $k#" "$dir/difftest.log" | head -12
+            kernel_source "$dir/$file" "$k"
+        done
 fi
 [ "$nskip" -gt 0 ] && echo "($nskip case runs on the interpreter only: not simulated, or no GPU)"
 [ -f "$dir/notrun" ] && echo "($(wc -l <"$dir/notrun") seeds not run: past the -T budget)"

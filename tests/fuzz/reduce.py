@@ -269,7 +269,8 @@ def reduce(r, kernel, ncase):
                     for rep in operands(e) + ['0', '0.0', 'true']:
                         if len(rep) >= len(e):
                             continue
-                        nl = line[:a] + rep + line[b:]
+                        sep = ' ' if a and line[a - 1] == ',' else ''
+                        nl = line[:a] + sep + rep.strip() + line[b:]
                         nb = body[:li] + [nl] + body[li + 1:]
                         if r.attempt(compose(cases, attrs, nb)):
                             changed = progress = True
