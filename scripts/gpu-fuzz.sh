@@ -63,11 +63,13 @@ run() {
         exit 2
     fi
     nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null || true
-    xz -dc "$out/tilec.xz" >"$out/tilec" && chmod +x "$out/tilec"
+    # (decompressed outside build-gpu-fuzz, which stays small enough to carry)
+    local tilec=${TMPDIR:-/tmp}/tilec-fuzz.$$
+    xz -dc "$out/tilec.xz" >"$tilec" && chmod +x "$tilec"
     local o=${OUT:-$out/out} status=0
     mkdir -p "$o"
     # shellcheck disable=SC2086
-    TILEC=$PWD/$out/tilec DIFFTEST=$PWD/$out/difftest TILE_STDLIB=$PWD/stdlib \
+    TILEC=$tilec DIFFTEST=$PWD/$out/difftest TILE_STDLIB=$PWD/stdlib \
         bash tests/fuzz/gen-run.sh -m gpu -j "$(nproc)" -T "${BUDGET:-360}" \
         -s "${DT_SEED:-1}" -g "${GEN_OPTS:-}" -d "$out/run" "$1" "$2" >"$o/gen-run.log" 2>&1 ||
         status=$?
@@ -79,6 +81,7 @@ run() {
     # the report: failures first (bounded), the summary table last
     head -n -3 "$o/gen-run.log" | head -n 400
     tail -n 3 "$o/gen-run.log"
+    rm -f "$tilec"
     return $status
 }
 
