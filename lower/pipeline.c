@@ -332,6 +332,11 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
         }
     const Layout *cl = dot ? dot->res[0]->layout : NULL;
     if (!cl || cl->kind != LY_MMA) return;
+    /* A computed in registers (e.g. a ring's tile scaled before the
+     * product): lw_dot_mma then reads B whole before its tiles and never
+     * reaches a last sub-step (lw_pipe_last_step) to read the next slot
+     * in; only B's ring would be carried, and nothing would feed it */
+    if (!ring_operand(f, body, dot, 0)) return;
     int covered = 0;
     LwFrag *z[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++) {

@@ -32,3 +32,20 @@ tests_fuzz_replay_compile_CPPFLAGS = $(TILE_FUZZ_COMPILE_CPPFLAGS)
 tests_fuzz_replay_compile_LDADD = $(TILE_FUZZ_COMPILE_LIBS)
 TESTS += tests/fuzz/replay-corpus.sh
 endif
+
+# The kernel generator (tilegen.py) and differential testing of what it
+# generates: gen-check.sh runs a fixed seed range and the reduced
+# reproducers of regress/ on simulated warps through gen-run.sh (77
+# without llc, a C compiler or python3); npcheck.sh runs the interpreter
+# against the numpy model (npsem.py) on generated element-wise and
+# reduction programs (77 without numpy). docs/testing.md, "Generated
+# kernels".
+TESTS += tests/fuzz/gen-check.sh tests/fuzz/npcheck.sh
+EXTRA_DIST += tests/fuzz/tilegen.py tests/fuzz/npsem.py tests/fuzz/npcheck.py \
+	tests/fuzz/gen-run.sh tests/fuzz/gen-check.sh tests/fuzz/npcheck.sh \
+	tests/fuzz/reduce.py tests/gpu/ops/sim/build.sh scripts/gpu-fuzz.sh \
+	$(patsubst $(abs_top_srcdir)/%,%,$(wildcard $(abs_top_srcdir)/tests/fuzz/regress/*.tile))
+clean-local: clean-fuzz-gen
+clean-fuzz-gen:
+	rm -rf tests/fuzz/gen-check tests/fuzz/npcheck
+.PHONY: clean-fuzz-gen

@@ -51,25 +51,16 @@ targets | while read -r b a; do
     "$tilec" --arch="${a:-sm_90}" -o "$out${a:+/$a}/$b.tlb" "$src/tests/gpu/ops/$b.tile"
 done
 
-# The simulation's libraries. Without the tools (llc with an X86 target,
-# a C compiler with _Float16, python3) the run is left to the interpreter
+# The simulation's libraries (sim/build.sh, shared with
+# tests/fuzz/gen-run.sh). Without the tools (llc with an X86 target, a C
+# compiler with _Float16, python3) the run is left to the interpreter
 # only; with them, any step failing is an error.
 build_sim() {
-    [ -x "$llc" ] && command -v "$cc" >/dev/null 2>&1 && command -v python3 >/dev/null 2>&1 ||
-        return 1
-    "$llc" --version | grep -q x86-64 || return 1
-    mkdir -p "$sim" || return 1
-    $cc -std=c11 -O1 -fPIC -ffp-contract=off -I"$src" -c "$src/tests/gpu/ops/sim/warpsim.c" \
-        -o "$sim/warpsim.o" || return 1
-    # (its bf16 rounding is the C references')
-    $cc -std=c11 -O1 -fPIC -I"$src" -c "$src/examples/ref/half.c" -o "$sim/half.o" || return 1
+    sh "$src/tests/gpu/ops/sim/build.sh" tools || return 1
+    sh "$src/tests/gpu/ops/sim/build.sh" lib "$sim" || return 2
     targets | while read -r b a; do
-        d=$sim${a:+/$a}
-        mkdir -p "$d" &&
-            "$tilec" --arch="${a:-sm_90}" --emit=llvm -o "$d/$b.ll" "$src/tests/gpu/ops/$b.tile" &&
-            python3 "$src/tests/gpu/ops/sim/x86.py" "$d/$b.ll" "$d/$b.host.ll" &&
-            "$llc" -O0 -relocation-model=pic -filetype=obj "$d/$b.host.ll" -o "$d/$b.o" &&
-            $cc -shared -o "$d/$b.so" "$d/$b.o" "$sim/warpsim.o" "$sim/half.o" -lpthread -lm || exit 2
+        sh "$src/tests/gpu/ops/sim/build.sh" kernel "$sim${a:+/$a}" \
+            "$src/tests/gpu/ops/$b.tile" "${a:-sm_90}" || exit 2
     done
 }
 built=0

@@ -5,7 +5,7 @@
  * tilec built for it, loaded and launched with libtile; every buffer is
  * then compared, integers bit for bit, floats as the case's tolerance says.
  *
- *   difftest [-v] [-s SEED] [-k NAME] [-x SIMDIR [-r]] BUNDLE_DIR FILE.tile...
+ *   difftest [-v|-q] [-s SEED] [-k NAME] [-x SIMDIR [-r]] BUNDLE_DIR FILE.tile...
  *
  * FILE.tile's bundle is BUNDLE_DIR/FILE.tlb (scripts/gpu-ops-check.sh
  * prepare builds them). The cases are comment lines of the .tile file:
@@ -31,6 +31,11 @@
  *                   atol + rtol |ref|, or <= U units in the last place of
  *                   ref in the buffer's type; default exact (NaN matches
  *                   NaN, -0 matches +0)
+ *   config=SPEC     run the configurations that agree with SPEC
+ *                   ("BLOCK=64,warps=2", tile_kernel_select's form): the
+ *                   interpreter its first, the GPU or simulation the
+ *                   first whose @require holds (default: every one, the
+ *                   interpreter's first and libtile's choice)
  *   modes=au        run aligned (a: buffers 16-byte aligned; the a16
  *                   variant when integer parameters are multiples of 16)
  *                   and/or unaligned (u: every buffer one element off, so
@@ -46,9 +51,12 @@
  * forms warpsim.c does not model) run on the interpreter only — or, with
  * -r, fail (check.sh requires every tensor-core case to be simulated).
  *
+ * Inputs come from the seed (-s; default the time, printed) and the
+ * file's base name, so that `-s SEED` replays one file's run alone.
  * Every buffer starts with the same contents on both sides, and on the GPU
  * carries a guard zone of 64 poisoned elements after its end that must
- * stay poisoned. One line per case and mode, then a summary. Exit status:
+ * stay poisoned. One line per case and mode (-q: failures only), then a
+ * summary. Exit status:
  * 0 all passed; 1 a failure; 77 no GPU and no -x (after running every
  * case on the interpreter, which checks the test files themselves).
  */
@@ -323,7 +331,7 @@ static const RtDriver *drv;
 static void *simlib;                /* -x: the current file's simulation */
 typedef void (*SimRun)(void (*)(const uint64_t *), const uint64_t *, int,
                        const uint32_t[3]);
-static int verbose, require_sim;
+static int verbose, quiet, require_sim;
 static int npass, nfail, nskip;
 
 #define CU(call)                                                              \
@@ -406,12 +414,18 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
             gargs[i] = tile_ptr((CUdeviceptr)(uintptr_t)(p->sim + off));
         }
     }
-    unsigned grid[3] = {0, 0, 0};
-    int explicit_grid = parse_grid(case_get(c, "grid", NULL), grid);
-    TileRunOptions ro = {0};
-    if (explicit_grid) memcpy(ro.grid, grid, sizeof grid);
     char *err = NULL;
     int failed = 0;
+    unsigned grid[3] = {0, 0, 0};
+    int explicit_grid = parse_grid(case_get(c, "grid", NULL), grid);
+    TileRunOptions ro = {.config = case_get(c, "config", NULL)};
+    if (explicit_grid) memcpy(ro.grid, grid, sizeof grid);
+    int selection = 0;
+    if (ro.config && tile_kernel_select(k, ro.config, &selection) != TILE_OK) {
+        printf("FAIL %s: config=%s: %s\n", what, ro.config, tile_last_error());
+        failed = 1;
+        goto done;
+    }
     if (tile_interp_run(prog, c->kernel, iargs, np, &ro, &err) != 0) {
         printf("FAIL %s: interpreter: %s\n", what, err ? err : "?");
         free(err);
@@ -425,7 +439,7 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
     }
     RtPlan plan;
     uint32_t g32[3] = {grid[0], grid[1], grid[2]};
-    TileStatus s = rt_plan(k, explicit_grid ? g32 : NULL, gargs, np, &plan);
+    TileStatus s = rt_plan_select(k, selection, explicit_grid ? g32 : NULL, gargs, np, &plan);
     if (simlib && s == TILE_OK) {
         char sym[300];
         snprintf(sym, sizeof sym, "%s__sim", plan.variant->v->entry);
@@ -439,8 +453,10 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
         }
         if (!plan.empty) run(entry, plan.slots, (int)plan.config->c->warps * 32, plan.grid);
     } else if (s == TILE_OK)
-        s = explicit_grid ? tile_launch_grid(k, g32, gargs, np, NULL)
-                          : tile_launch(k, gargs, np, NULL);
+        s = selection ? tile_launch_select(k, selection, explicit_grid ? g32 : NULL, gargs,
+                                           np, NULL, NULL)
+            : explicit_grid ? tile_launch_grid(k, g32, gargs, np, NULL)
+                            : tile_launch(k, gargs, np, NULL);
     if (s == TILE_OK && drv) {
         CUresult r = drv->ctx_synchronize();
         if (r != CUDA_SUCCESS) {
@@ -480,6 +496,7 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
         }
     }
     failed = nbad != 0;
+    if (quiet && !failed) goto done;
     printf("%s %s (%s%s, warps=%u)", failed ? "FAIL" : "ok  ", what,
            plan.variant->v->entry, drv ? "" : " simulated", plan.config->c->warps);
     if (failed) printf(": %zu element(s) differ", nbad);
@@ -496,8 +513,17 @@ done:
     return failed;
 }
 
+static uint64_t base_seed;
+
 static void run_file(const char *dir, const char *simdir, const char *path,
                      const char *filter) {
+    /* Each file's inputs depend on the seed and the file's name only (not
+     * on the files run before it): `-s SEED` replays one file alone. */
+    const char *bn = strrchr(path, '/');
+    uint64_t h = 1469598103934665603ull;
+    for (const char *q = bn ? bn + 1 : path; *q; q++) h = (h ^ (unsigned char)*q) * 1099511628211ull;
+    rng = (base_seed * 0x9e3779b97f4a7c15ull + 1) ^ h;
+    if (!rng) rng = 1;
     Case *cs;
     int n = read_cases(path, &cs);
     if (n <= 0) {
@@ -569,6 +595,7 @@ int main(int argc, char **argv) {
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; i++) {
         if (strcmp(argv[i], "-v") == 0) verbose = 1;
+        else if (strcmp(argv[i], "-q") == 0) quiet = 1;
         else if (strcmp(argv[i], "-s") == 0 && i + 1 < argc) seed = strtoull(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "-k") == 0 && i + 1 < argc) filter = argv[++i];
         else if (strcmp(argv[i], "-x") == 0 && i + 1 < argc) simdir = argv[++i];
@@ -576,11 +603,11 @@ int main(int argc, char **argv) {
         else break;
     }
     if (argc - i < 2) {
-        fprintf(stderr, "usage: %s [-v] [-s SEED] [-k NAME] [-x SIMDIR [-r]] BUNDLE_DIR FILE.tile...\n",
+        fprintf(stderr, "usage: %s [-v|-q] [-s SEED] [-k NAME] [-x SIMDIR [-r]] BUNDLE_DIR FILE.tile...\n",
                 argv[0]);
         return 2;
     }
-    rng = seed * 0x9e3779b97f4a7c15ull + 1;
+    base_seed = seed;
     printf("difftest: seed %llu\n", (unsigned long long)seed);
     TileStatus s = tile_init();
     if (s == TILE_OK) {

@@ -1,0 +1,1550 @@
+#!/usr/bin/env python3
+"""tilegen.py — random, well-typed Tile kernels with their difftest cases.
+
+    tilegen.py --seed S [-o FILE.tile] [--kernels N] [--numpy FILE.py]
+               [--templates a,b,...] [--no-contig-cmp]
+
+Deterministic from --seed (Python's random.Random; nothing else is read).
+One file holds N kernels (default 3), each built from a template of the
+kinds users write, with random contents:
+
+  ew1d    1-D blocks over n elements: program_id * BLOCK + arange, bounds
+          mask, shifted / reversed / gathered / extra-masked loads with and
+          without `other`, an expression DAG, masked stores, a scalar
+          reduction per program; @tune over BLOCK and warps
+  tile2d  2-D tiles over an R x C matrix: r[:, None] / c[None, :], row and
+          column vectors broadcast, column-major reads, reductions and
+          cumsum along either axis (keepdims too), stores through trans,
+          reshape and permute of value, index and mask alike
+  row     one program per row (softmax-like), @require(BLOCK >= C), scalar
+          reductions broadcast back
+  loop    a `for` loop over column blocks carrying tiles (sum / max
+          accumulators and an element-wise one), `if` on runtime scalars
+          inside and after the loop
+  atomic  atomic_add/max/min with contention (results that do not depend
+          on the order, f32 sums within a tolerance), xchg/cas on unique
+          addresses with their old values stored, a scalar atomic
+  dot     matrix products (f16, bf16, tf32/ieee f32, i8) of small tiles
+          (16..64) in a K loop with masked loads, `acc=`, epilogues
+
+Expressions are random DAGs over every dtype: arithmetic, bitwise ops and
+shifts (amounts masked to the width), C division by divisors kept >= 1,
+maximum/minimum/clamp/abs/where/floor/ceil/fma/exp, casts among all
+types, comparisons (all six, both operand orders, against constants,
+runtime integer parameters and other tiles) combined with & | ^ !.
+
+Each value carries what the generator knows about it: its type and
+shape; for integers an interval (wrapping to the type's range where it
+could overflow); for floats a magnitude bound B and an error bound E on
+how far two faithful evaluations may differ (0 until an operation whose
+GPU result legitimately differs from the interpreter's: a multiply
+feeding an add (FMA contraction), f32 division (div.full, 2 ulp), f32 exp
+(ex2.approx), sums and scans (order); once E > 0 every rounding adds
+eps * B). A stored buffer's tolerance is atol = 2.5 E of its value (its
+last conversion included); E = 0 means bit-exact. Values with E > 0 never
+reach a comparison, a float->int conversion, floor/ceil or argmax (which
+would turn a rounding difference into a different result), and operations
+that would let E > 0 values grow past a per-type magnitude limit are not
+generated. Float->int conversions go through clamp() into the target's
+range (clamp also turns NaN into the low bound). Loads without `other`
+leave masked-off elements unspecified: such values are only combined
+element-wise and their stores are masked by the load's mask as well.
+
+The case lines (// diff: ...) give the arguments: sizes at the edges (0,
+1, block +-1, non-multiples of 16, values that make masks partial), all
+integer parameters multiples of 16 in some cases (so the aligned a16
+variant runs: modes=au), config= to pick each @tune configuration,
+special=1 (NaN, inf, -0, subnormals) where every float output is exact.
+
+--numpy FILE.py (with the ew1d/tile2d templates on a single program,
+grid(1)) also writes a Python program mirroring each kernel with
+npsem.py's functions: tests/fuzz/npcheck.py runs it against the
+interpreter. --no-contig-cmp leaves out comparisons whose one side is a
+contiguous index tile (a triage switch: the axis analysis has a known bug
+class there; the default generates them).
+"""
+import argparse
+import math
+import random
+import sys
+
+INTS = ['i8', 'i16', 'i32', 'i64', 'u8', 'u16', 'u32', 'u64']
+FLOATS = ['f16', 'bf16', 'f32', 'f64']
+BITS = {'bool': 1, 'i8': 8, 'i16': 16, 'i32': 32, 'i64': 64, 'u8': 8, 'u16': 16,
+        'u32': 32, 'u64': 64, 'f16': 16, 'bf16': 16, 'f32': 32, 'f64': 64}
+EPS = {'f16': 2.0 ** -11, 'bf16': 2.0 ** -8, 'f32': 2.0 ** -24, 'f64': 2.0 ** -53}
+# the magnitude a value with E > 0 may reach (far from overflow)
+LIM = {'f16': 1e3, 'bf16': 1e6, 'f32': 1e6, 'f64': 1e6}
+TR = {'bool': (0, 1)}
+for _t in INTS:
+    _b = BITS[_t]
+    TR[_t] = (-(1 << (_b - 1)), (1 << (_b - 1)) - 1) if _t[0] == 'i' else (0, (1 << _b) - 1)
+FCONSTS = [0.0, 1.0, -1.0, 0.5, 2.0, 3.0, 0.25, -2.0, 1.5, -0.5, 4.0]
+CMPS = ['<', '<=', '>', '>=', '==', '!=']
+FLIP = {'<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!='}
+
+
+def isf(t):
+    return t in FLOATS
+
+
+def promote(a, b):
+    if a == b:
+        return a
+    if isf(a) and isf(b):
+        if {a, b} == {'f16', 'bf16'}:
+            return 'f32'
+        return a if BITS[a] > BITS[b] else b
+    if isf(a):
+        return a
+    if isf(b):
+        return b
+    if BITS[a] != BITS[b]:
+        return a if BITS[a] > BITS[b] else b
+    return a if a[0] == 'u' else b
+
+
+def acc_type(t):
+    return {'i8': 'i32', 'i16': 'i32', 'u8': 'u32', 'u16': 'u32'}.get(t, t)
+
+
+def bshape(a, b):
+    """NumPy broadcasting of symbolic shapes (tuples of names / 1)."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for x, y in zip(a, b):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            return None
+    return tuple(out)
+
+
+def lit(v, t):
+    if isf(t):
+        s = repr(float(v))
+    else:
+        s = str(int(v))
+    return '(%s)' % s if s.startswith('-') else s
+
+
+class V:
+    """A generated value: Tile source s, numpy source np, type, shape,
+    integer interval lo..hi, float bound B and error bound E, the masks
+    its unspecified elements need (needs), whether it is a float product
+    (an add of it may be contracted) and whether it is a weak literal."""
+
+    def __init__(self, s, np, ty, shape, E=0.0, B=0.0, lo=None, hi=None,
+                 needs=frozenset(), ismul=False, weak=False, contig=False):
+        self.s, self.np, self.ty, self.shape = s, np, ty, tuple(shape)
+        self.E, self.B, self.needs, self.ismul, self.weak = E, B, needs, ismul, weak
+        self.contig = contig
+        if ty in TR:
+            lo = TR[ty][0] if lo is None else lo
+            hi = TR[ty][1] if hi is None else hi
+            if lo < TR[ty][0] or hi > TR[ty][1]:
+                lo, hi = TR[ty]
+            self.B = float(max(abs(lo), abs(hi)))
+        self.lo, self.hi = lo, hi
+
+
+class Kernel:
+    def __init__(self, gen, name, r, dims, maxlen):
+        self.g, self.name, self.r = gen, name, r
+        self.dims = dims              # symbolic dim -> list of values
+        self.maxlen = maxlen          # longest reduction / loop extent
+        self.lines, self.np = [], []
+        self.ntmp = 0
+        self.leaves = []              # float/int values at hand
+        self.idx = []                 # integer index tiles (for masks)
+        self.scalars = []             # runtime integer parameters as V
+        self.params = []              # (name, type string)
+        self.bufs = {}                # name -> {'ty', 'out', 'E', 'exact'}
+        self.argm = False
+        self.S = ()
+        self.holds = lambda config, case: True
+        self.used = {}
+
+    # ------------------------------------------------------------ helpers
+    def dmax(self, d):
+        return max(self.dims[d]) if d in self.dims else d
+
+    def nel(self, shape):
+        n = 1
+        for d in shape:
+            n *= self.dmax(d) if d != 1 else 1
+        return n
+
+    def emit(self, s, np=None):
+        self.lines.append('    ' + s)
+        if np is not None:
+            self.np.append(np)
+
+    def let(self, v):
+        self.ntmp += 1
+        n = 't%d' % self.ntmp
+        self.emit('let %s = %s;' % (n, v.s), '%s = %s' % (n, v.np))
+        w = V(n, n, v.ty, v.shape, v.E, v.B, v.lo, v.hi, v.needs, v.ismul,
+              contig=v.contig)
+        return w
+
+    def param(self, name, ty):
+        self.params.append((name, ty))
+
+    def buf(self, name, ty, out):
+        self.params.append((name, '*' + ty))
+        self.bufs[name] = {'ty': ty, 'out': out, 'E': 0.0}
+
+    def ch(self, xs):
+        return self.r.choice(xs)
+
+    # ------------------------------------------------------------ conversions
+    def conv(self, v, t):
+        """`v as t` (identity when v is t)."""
+        if v.ty == t:
+            return v
+        s = '(%s as %s)' % (v.s, t) if not v.weak else lit(
+            float(v.s.strip('()')) if isf(t) else int(float(v.s.strip('()'))), t)
+        np = 'CAST(%s, %r, %r)' % (v.np, v.ty, t)
+        if t == 'bool':
+            return V(s, np, t, v.shape, needs=v.needs)
+        if isf(t):
+            if isf(v.ty):
+                E = v.E
+                if v.E > 0 and EPS[t] > EPS[v.ty]:
+                    E += EPS[t] * v.B
+                return V(s, np, t, v.shape, E=E, B=v.B, needs=v.needs)
+            return V(s, np, t, v.shape, B=float(max(abs(v.lo), abs(v.hi))), needs=v.needs)
+        if isf(v.ty):
+            raise ValueError('float->int goes through f2i')
+        lo, hi = (v.lo, v.hi) if TR[t][0] <= v.lo and v.hi <= TR[t][1] else TR[t]
+        return V(s, np, t, v.shape, lo=lo, hi=hi, needs=v.needs)
+
+    def f2i(self, v, t):
+        """A float value with E == 0 clamped into t's range and converted."""
+        lo = self.ch([TR[t][0], 0, -50]) if t[0] == 'i' else 0
+        lo = max(lo, TR[t][0], -1000)
+        hi = min(TR[t][1], self.ch([100, 1000, 7]))
+        c = V('clamp(%s, %s, %s)' % (v.s, lit(lo, v.ty), lit(hi, v.ty)),
+              'CLAMP(%s, %s, %s, %r)' % (v.np, lo, hi, v.ty), v.ty, v.shape,
+              B=float(max(abs(lo), abs(hi))), needs=v.needs)
+        return V('(%s as %s)' % (c.s, t), 'CAST(%s, %r, %r)' % (c.np, v.ty, t), t,
+                 v.shape, lo=lo, hi=hi, needs=v.needs)
+
+    # ------------------------------------------------------------ float ops
+    def fop(self, op, a, b):
+        t = a.ty if b.weak else b.ty if a.weak else promote(a.ty, b.ty)
+        sh = bshape(a.shape, b.shape)
+        if sh is None or not isf(t):
+            return None
+        A, Bv = self.conv(a, t), self.conv(b, t)
+        E, B, nondet = 0.0, 0.0, False
+        if op in '+-':
+            B = A.B + Bv.B
+            E = A.E + Bv.E
+            nondet = A.ismul or Bv.ismul
+        elif op == '*':
+            B = A.B * Bv.B
+            E = A.E * Bv.B + Bv.E * A.B + A.E * Bv.E
+        elif op == '/':
+            # b is made >= 1 in magnitude by the caller: |1/b| <= 1
+            B = A.B
+            E = A.E + A.B * Bv.E
+            nondet = t == 'f32'
+        if B > LIM[t] and (E > 0 or nondet):
+            return None
+        if B > 0.5 * {'f16': 65504.0, 'bf16': 3e38, 'f32': 3e38, 'f64': 1e300}[t]:
+            return None
+        if E > 0 or nondet:
+            E += (2 if op == '/' else 1) * EPS[t] * max(B, 1e-30)
+        s = '(%s %s %s)' % (a.s if not a.weak else lit(float(a.s.strip('()')), t), op,
+                            b.s if not b.weak else lit(float(b.s.strip('()')), t))
+        np = 'BIN(%r, %s, %s, %r)' % (op, A.np, Bv.np, t)
+        return V(s, np, t, sh, E=E, B=B, needs=a.needs | b.needs, ismul=(op == '*'))
+
+    def iop(self, op, a, b):
+        t = a.ty if b.weak else b.ty if a.weak else promote(a.ty, b.ty)
+        sh = bshape(a.shape, b.shape)
+        if sh is None or isf(t) or t == 'bool':
+            return None
+        A, Bv = self.conv(a, t), self.conv(b, t)
+        tl, th = TR[t]
+        lo, hi = tl, th
+        if op in '+-*':
+            xs = [A.lo, A.hi]
+            ys = [Bv.lo, Bv.hi] if op != '-' else [-Bv.hi, -Bv.lo]
+            if op == '*':
+                ps = [x * y for x in xs for y in ys]
+            else:
+                ps = [x + y for x in xs for y in ys]
+            lo, hi = min(ps), max(ps)
+        elif op == '&':
+            if A.lo >= 0 or Bv.lo >= 0:
+                lo, hi = 0, min(h for l, h in ((A.lo, A.hi), (Bv.lo, Bv.hi)) if l >= 0)
+        elif op in '|^':
+            if A.lo >= 0 and Bv.lo >= 0:
+                lo, hi = 0, (1 << max(A.hi, Bv.hi).bit_length()) - 1
+        elif op in ('/', '%'):
+            pass                                # caller sets the interval
+        s = '(%s %s %s)' % (a.s if not a.weak else lit(int(a.s.strip('()')), t), op,
+                            b.s if not b.weak else lit(int(b.s.strip('()')), t))
+        np = 'BIN(%r, %s, %s, %r)' % (op, A.np, Bv.np, t)
+        return V(s, np, t, sh, lo=lo, hi=hi, needs=a.needs | b.needs)
+
+    def cmp(self, op, a, b):
+        t = a.ty if b.weak else b.ty if a.weak else promote(a.ty, b.ty)
+        sh = bshape(a.shape, b.shape)
+        if sh is None:
+            return None
+        if isf(t) and (a.E > 0 or b.E > 0):
+            return None
+        if self.g.no_contig_cmp and (a.contig or b.contig):
+            return None
+        A, Bv = self.conv(a, t), self.conv(b, t)
+        s = '(%s %s %s)' % (
+            a.s if not a.weak else lit(float(a.s.strip('()')) if isf(t) else int(a.s.strip('()')), t),
+            op,
+            b.s if not b.weak else lit(float(b.s.strip('()')) if isf(t) else int(b.s.strip('()')), t))
+        return V(s, 'CMP(%r, %s, %s, %r)' % (op, A.np, Bv.np, t), 'bool', sh,
+                 needs=a.needs | b.needs)
+
+    def const(self, t):
+        if isf(t):
+            c = self.ch(FCONSTS)
+            return V(lit(c, t), 'arr(%r, %r)' % (c, t), t, (), B=abs(c), weak=True)
+        lo, hi = TR[t]
+        c = self.ch([0, 1, 2, 3, 5, 7, 15, 16, 17, 31, 100, -1, -3, -100, 127])
+        c = min(max(c, lo), hi, 127)
+        return V(lit(c, t), 'arr(%d, %r)' % (c, t), t, (), lo=c, hi=c, weak=True)
+
+    # ------------------------------------------------------------ expressions
+    def pick(self, kind):
+        """A leaf of the kind 'f' or 'i' (None when there is none)."""
+        c = [v for v in self.leaves if (isf(v.ty) if kind == 'f' else v.ty in INTS)]
+        if not c:
+            return None
+        # mostly the least used, so that every load and let gets used
+        if self.r.random() < 0.7:
+            least = min(self.used.get(v.s, 0) for v in c)
+            c = [v for v in c if self.used.get(v.s, 0) == least]
+        v = self.ch(c)
+        self.used[v.s] = self.used.get(v.s, 0) + 1
+        return v
+
+    def expr(self, kind, depth):
+        for _ in range(8):
+            v = self._expr(kind, depth)
+            if v is not None:
+                if depth >= 2 and self.r.random() < 0.4:
+                    v = self.let(v)
+                    self.leaves.append(v)
+                return v
+        return self.leaf(kind)
+
+    def leaf(self, kind):
+        v = self.pick(kind)
+        if v is not None:
+            return v
+        o = self.pick('i' if kind == 'f' else 'f')
+        if kind == 'f':
+            return self.conv(self.narrow(o if o is not None else self.idx[0]),
+                             self.ch(FLOATS))
+        if o is not None and o.E == 0:
+            return self.f2i(o, self.ch(INTS))
+        return self.idx[0]
+
+    def narrow(self, v):
+        """An integer value made small (for a conversion to float)."""
+        if v.hi - v.lo <= 4096:
+            return v
+        if self.r.random() < 0.5:
+            m = self.ch([255, 1023, 15])
+            return self.iop('&', v, V(str(m), 'arr(%d, %r)' % (m, v.ty), v.ty, (),
+                                      lo=m, hi=m, weak=True))
+        d = self.ch([64, 100, 7])
+        w = self.iop('%', v, V(str(d), 'arr(%d, %r)' % (d, v.ty), v.ty, (),
+                               lo=d, hi=d, weak=True))
+        w.lo, w.hi = (-(d - 1), d - 1) if v.lo < 0 else (0, d - 1)
+        return w
+
+    def _expr(self, kind, depth):
+        if depth <= 0 or self.r.random() < 0.08:
+            return self.leaf(kind)
+        if kind == 'f':
+            return self.fexpr(depth)
+        return self.iexpr(depth)
+
+    def fexpr(self, d):
+        r = self.r
+        op = r.choice(['+', '-', '*', '+', '*', '/', 'max', 'min', 'abs', 'neg',
+                       'where', 'clamp', 'cast', 'cast', 'exp', 'fma', 'floor',
+                       'red', 'red', 'cumsum', 'const'])
+        a = self.expr('f', d - 1)
+        if op in ('+', '-', '*'):
+            b = self.const(a.ty) if r.random() < 0.3 else self.expr('f', d - 1)
+            return self.fop(op, a, b) if r.random() < 0.5 or b.weak else self.fop(op, b, a)
+        if op == 'const':
+            return self.fop(r.choice('+*-'), a, self.const(a.ty))
+        if op == '/':
+            b = self.expr('f', d - 1)
+            t = promote(a.ty, b.ty)
+            den = V('(abs(%s) + %s)' % (b.s, lit(1.0, b.ty)),
+                    'BIN("+", ABS(%s, %r), arr(1.0, %r), %r)' % (b.np, b.ty, b.ty, b.ty),
+                    b.ty, b.shape, E=b.E + (EPS[b.ty] * (b.B + 1) if b.E > 0 else 0),
+                    B=b.B + 1, needs=b.needs)
+            if t != a.ty and t != b.ty:
+                return None
+            return self.fop('/', a, den)
+        if op in ('max', 'min'):
+            b = self.expr('f', d - 1)
+            t = promote(a.ty, b.ty)
+            sh = bshape(a.shape, b.shape)
+            if sh is None:
+                return None
+            A, Bv = self.conv(a, t), self.conv(b, t)
+            f = 'maximum' if op == 'max' else 'minimum'
+            return V('%s(%s, %s)' % (f, a.s, b.s),
+                     '%s(%s, %s, %r)' % ('MAXI' if op == 'max' else 'MINI', A.np, Bv.np, t),
+                     t, sh, E=max(A.E, Bv.E), B=max(A.B, Bv.B), needs=a.needs | b.needs)
+        if op == 'abs':
+            return V('abs(%s)' % a.s, 'ABS(%s, %r)' % (a.np, a.ty), a.ty, a.shape,
+                     E=a.E, B=a.B, needs=a.needs)
+        if op == 'neg':
+            return V('(-%s)' % a.s, 'NEG(%s, %r)' % (a.np, a.ty), a.ty, a.shape,
+                     E=a.E, B=a.B, needs=a.needs)
+        if op == 'where':
+            c = self.mask(d - 1)
+            b = self.expr('f', d - 1)
+            t = promote(a.ty, b.ty)
+            sh = bshape(bshape(a.shape, b.shape) or (), c.shape)
+            if sh is None or bshape(a.shape, b.shape) is None:
+                return None
+            A, Bv = self.conv(a, t), self.conv(b, t)
+            return V('where(%s, %s, %s)' % (c.s, a.s, b.s),
+                     'WHERE(%s, %s, %s, %r)' % (c.np, A.np, Bv.np, t), t, sh,
+                     E=max(A.E, Bv.E), B=max(A.B, Bv.B), needs=a.needs | b.needs | c.needs)
+        if op == 'clamp':
+            lo = r.choice([-2.0, -1.0, 0.0, -0.5])
+            hi = r.choice([0.5, 1.0, 2.0, 3.0])
+            return V('clamp(%s, %s, %s)' % (a.s, lit(lo, a.ty), lit(hi, a.ty)),
+                     'CLAMP(%s, %r, %r, %r)' % (a.np, lo, hi, a.ty), a.ty, a.shape,
+                     E=a.E, B=max(abs(lo), abs(hi)), needs=a.needs)
+        if op == 'cast':
+            if r.random() < 0.5:
+                return self.conv(a, r.choice(FLOATS))
+            return self.conv(self.narrow(self.expr('i', d - 1)), r.choice(FLOATS))
+        if op == 'exp':
+            if a.ty != 'f32' and a.ty != 'f64':
+                a = self.conv(a, 'f32')
+            c = V('clamp(%s, %s, %s)' % (a.s, lit(-4.0, a.ty), lit(3.0, a.ty)),
+                  'CLAMP(%s, -4.0, 3.0, %r)' % (a.np, a.ty), a.ty, a.shape, E=a.E, B=4.0,
+                  needs=a.needs)
+            Bo = math.exp(3.0)
+            E = Bo * (c.E * (1 + c.E) + 2 ** -19 + 2 ** -22 * 4.0) + EPS[a.ty] * Bo
+            return V('exp(%s)' % c.s, 'EXP(%s, %r)' % (c.np, a.ty), a.ty, a.shape,
+                     E=E, B=Bo, needs=a.needs)
+        if op == 'fma':
+            b, c = self.expr('f', d - 1), self.expr('f', d - 1)
+            t = promote(promote(a.ty, b.ty), c.ty)
+            sh = bshape(bshape(a.shape, b.shape) or (), c.shape)
+            if sh is None or bshape(a.shape, b.shape) is None:
+                return None
+            A, Bv, Cv = self.conv(a, t), self.conv(b, t), self.conv(c, t)
+            B = A.B * Bv.B + Cv.B
+            E = A.E * Bv.B + Bv.E * A.B + A.E * Bv.E + Cv.E
+            # (npsem's FMA rounds twice: its model is within eps * B)
+            if E > 0 or self.g.numpy:
+                E += EPS[t] * B
+            if B > LIM[t]:
+                return None
+            return V('fma(%s, %s, %s)' % (a.s, b.s, c.s),
+                     'FMA(%s, %s, %s, %r)' % (A.np, Bv.np, Cv.np, t), t, sh, E=E, B=B,
+                     needs=a.needs | b.needs | c.needs)
+        if op == 'floor':
+            if a.E > 0:
+                return None
+            f = r.choice(['floor', 'ceil'])
+            return V('%s(%s)' % (f, a.s), '%s(%s, %r)' % (f.upper(), a.np, a.ty), a.ty,
+                     a.shape, B=a.B + 1, needs=a.needs)
+        if op == 'red':
+            return self.reduce_bcast(a)
+        if op == 'cumsum':
+            return self.cumsum(a)
+        return None
+
+    def full(self, v):
+        """v broadcast to the kernel's full shape (for reductions)."""
+        if v.shape == self.S:
+            return v
+        if len(self.S) == 0:
+            return None
+        return V('broadcast_to(%s, [%s])' % (v.s, ', '.join(map(str, self.S))),
+                 'np.broadcast_to(%s, (%s,))' % (v.np, ', '.join(map(str, self.S))),
+                 v.ty, self.S, v.E, v.B, v.lo, v.hi, v.needs)
+
+    def reduce_bcast(self, a):
+        """A reduction along an axis of the full shape, broadcast back
+        (keepdims=true or [:, None] / [None, :])."""
+        if a.needs or not self.S:
+            return None
+        a = self.full(a)
+        ax = self.r.randrange(len(self.S))
+        n = self.dmax(self.S[ax])
+        f = self.r.choice(['sum', 'max', 'min', 'sum'])
+        t = acc_type(a.ty) if f == 'sum' else a.ty
+        if f == 'sum':
+            if isf(t):
+                B = a.B * n
+                E = n * a.E + EPS[t] * n * n * a.B
+                if B > LIM[t]:
+                    return None
+            else:
+                B = 0
+                E = 0
+        else:
+            B, E = a.B, a.E
+        keep = self.r.random() < 0.5 or len(self.S) == 1
+        nps = {'sum': 'SUM', 'max': 'RMAX', 'min': 'RMIN'}[f]
+        if keep:
+            s = '%s(%s, %d, keepdims=true)' % (f, a.s, ax)
+            sh = tuple(1 if i == ax else d for i, d in enumerate(self.S))
+            np = '%s(%s, %d, True, %r)' % (nps, a.np, ax, a.ty)
+        else:
+            idx = ', '.join('None' if i == ax else ':' for i in range(len(self.S)))
+            s = '%s(%s, %d)[%s]' % (f, a.s, ax, idx)
+            sh = tuple(1 if i == ax else d for i, d in enumerate(self.S))
+            np = '%s(%s, %d, False, %r)[%s]' % (nps, a.np, ax, a.ty, idx)
+        if isf(t):
+            return V(s, np, t, sh, E=E, B=B)
+        if f == 'sum':
+            lo, hi = a.lo * n, a.hi * n
+            return V(s, np, t, sh, lo=lo, hi=hi)
+        return V(s, np, t, sh, lo=a.lo, hi=a.hi)
+
+    def cumsum(self, a):
+        if a.needs or not self.S:
+            return None
+        a = self.full(a)
+        ax = self.r.randrange(len(self.S))
+        n = self.dmax(self.S[ax])
+        t = acc_type(a.ty)
+        s = 'cumsum(%s, %d)' % (a.s, ax)
+        np = 'CUMSUM(%s, %d, %r)' % (a.np, ax, a.ty)
+        if isf(t):
+            B = a.B * n
+            if B > LIM[t]:
+                return None
+            return V(s, np, t, self.S, E=n * a.E + EPS[t] * n * n * a.B, B=B)
+        return V(s, np, t, self.S, lo=a.lo * n, hi=a.hi * n)
+
+    def iexpr(self, d):
+        r = self.r
+        op = r.choice(['+', '-', '*', '&', '|', '^', '<<', '>>', '/', '%', 'max',
+                       'min', 'abs', 'neg', '~', 'where', 'cast', 'f2i', 'red',
+                       'cumsum', 'argm', 'umulhi', 'boolcast', 'clamp'])
+        a = self.expr('i', d - 1)
+        if op in ('+', '-', '*', '&', '|', '^'):
+            b = self.const(a.ty) if r.random() < 0.3 else self.expr('i', d - 1)
+            if b.weak and a.ty[0] == 'u' and b.lo < 0:
+                return None
+            return self.iop(op, a, b) if r.random() < 0.5 or b.weak else self.iop(op, b, a)
+        if op in ('<<', '>>'):
+            b = self.expr('i', d - 1)
+            t = a.ty
+            amt = V('((%s as %s) & %d)' % (b.s, t, BITS[t] - 1),
+                    'BIN("&", CAST(%s, %r, %r), arr(%d, %r), %r)' % (b.np, b.ty, t, BITS[t] - 1,
+                                                              t, t),
+                    t, b.shape, lo=0, hi=BITS[t] - 1, needs=b.needs)
+            v = self.iop(op, a, amt)
+            if v and op == '>>':
+                v.lo, v.hi = min(a.lo, 0), max(a.hi, 0)
+            return v
+        if op in ('/', '%'):
+            b = self.expr('i', d - 1)
+            t = promote(a.ty, b.ty)
+            if t != a.ty:
+                return None
+            den = V('((%s & 15) + 1)' % b.s,
+                    'BIN("+", BIN("&", %s, arr(15, %r), %r), arr(1, %r), %r)' % (
+                        b.np, b.ty, b.ty, b.ty, b.ty), b.ty, b.shape, lo=1, hi=16,
+                    needs=b.needs)
+            v = self.iop(op, a, den)
+            if v:
+                if op == '/':
+                    v.lo, v.hi = min(a.lo, 0), max(a.hi, 0)
+                else:
+                    v.lo, v.hi = (-15 if a.lo < 0 else 0), (15 if a.hi > 0 else 0)
+            return v
+        if op in ('max', 'min', 'clamp'):
+            b = self.expr('i', d - 1) if op != 'clamp' else self.const(a.ty)
+            t = a.ty if b.weak else promote(a.ty, b.ty)
+            sh = bshape(a.shape, b.shape)
+            if sh is None:
+                return None
+            A, Bv = self.conv(a, t), self.conv(b, t)
+            if op == 'clamp':
+                hi = Bv.lo + self.ch([0, 1, 10, 100])
+                if hi > TR[t][1]:
+                    return None
+                return V('clamp(%s, %s, %s)' % (a.s, b.s, lit(hi, t)),
+                         'CLAMP(%s, %s, arr(%d, %r), %r)' % (A.np, Bv.np, hi, t, t), t, sh,
+                         lo=Bv.lo, hi=hi, needs=a.needs)
+            f = 'maximum' if op == 'max' else 'minimum'
+            return V('%s(%s, %s)' % (f, a.s, b.s),
+                     '%s(%s, %s, %r)' % ('MAXI' if op == 'max' else 'MINI', A.np, Bv.np, t),
+                     t, sh, lo=min(A.lo, Bv.lo), hi=max(A.hi, Bv.hi), needs=a.needs | b.needs)
+        if op == 'abs':
+            lo, hi = (0, max(abs(a.lo), abs(a.hi))) if a.lo > TR[a.ty][0] else TR[a.ty]
+            return V('abs(%s)' % a.s, 'ABS(%s, %r)' % (a.np, a.ty), a.ty, a.shape,
+                     lo=lo, hi=hi, needs=a.needs)
+        if op == 'neg':
+            if a.ty[0] == 'u':
+                return None
+            lo, hi = (-a.hi, -a.lo) if a.lo > TR[a.ty][0] else TR[a.ty]
+            return V('(-%s)' % a.s, 'NEG(%s, %r)' % (a.np, a.ty), a.ty, a.shape,
+                     lo=lo, hi=hi, needs=a.needs)
+        if op == '~':
+            return V('(~%s)' % a.s, 'INV(%s, %r)' % (a.np, a.ty), a.ty, a.shape,
+                     lo=-a.hi - 1 if a.ty[0] == 'i' else TR[a.ty][1] - a.hi,
+                     hi=-a.lo - 1 if a.ty[0] == 'i' else TR[a.ty][1] - a.lo, needs=a.needs)
+        if op == 'where':
+            c = self.mask(d - 1)
+            b = self.expr('i', d - 1)
+            t = promote(a.ty, b.ty)
+            sh = bshape(bshape(a.shape, b.shape) or (), c.shape)
+            if sh is None or bshape(a.shape, b.shape) is None:
+                return None
+            A, Bv = self.conv(a, t), self.conv(b, t)
+            return V('where(%s, %s, %s)' % (c.s, a.s, b.s),
+                     'WHERE(%s, %s, %s, %r)' % (c.np, A.np, Bv.np, t), t, sh,
+                     lo=min(A.lo, Bv.lo), hi=max(A.hi, Bv.hi),
+                     needs=a.needs | b.needs | c.needs)
+        if op == 'cast':
+            return self.conv(a, r.choice(INTS))
+        if op == 'boolcast':
+            c = self.mask(d - 1)
+            return self.conv(c, r.choice(INTS))
+        if op == 'f2i':
+            f = self.expr('f', d - 1)
+            if f.E > 0:
+                return None
+            return self.f2i(f, r.choice(INTS))
+        if op == 'red':
+            return self.reduce_bcast(a)
+        if op == 'cumsum':
+            return self.cumsum(a)
+        if op == 'argm':
+            src = self.expr(r.choice('if'), d - 1)
+            if src.needs or not self.S or src.E > 0 or (isf(src.ty) and self.g.special_ok):
+                return None
+            src = self.full(src)
+            ax = r.randrange(len(self.S))
+            f = r.choice(['argmax', 'argmin'])
+            self.argm = True
+            sh = tuple(1 if i == ax else dd for i, dd in enumerate(self.S))
+            return V('%s(%s, %d, keepdims=true)' % (f, src.s, ax),
+                     '%s(%s, %d, True, %r)' % (f.upper(), src.np, ax, src.ty), 'i32', sh,
+                     lo=0, hi=self.dmax(self.S[ax]) - 1)
+        if op == 'umulhi':
+            if a.ty not in ('i32', 'u32'):
+                return None
+            b = self.conv(self.expr('i', d - 1), a.ty)
+            sh = bshape(a.shape, b.shape)
+            if sh is None or self.g.numpy:
+                return None
+            return V('umulhi(%s, %s)' % (a.s, b.s), None, a.ty, sh, needs=a.needs | b.needs)
+        return None
+
+    def mask(self, d):
+        """A bool tile: comparisons combined with & | ^ !."""
+        r = self.r
+        if d <= 0 or r.random() < 0.45:
+            return self.atom()
+        op = r.choice(['&', '|', '^', '!', '&'])
+        a = self.mask(d - 1)
+        if op == '!':
+            return V('(!%s)' % a.s, 'NOT(%s)' % a.np, 'bool', a.shape, needs=a.needs)
+        b = self.mask(d - 1)
+        sh = bshape(a.shape, b.shape)
+        if sh is None:
+            return a
+        npop = {'&': 'np.logical_and', '|': 'np.logical_or', '^': 'np.logical_xor'}[op]
+        return V('(%s %s %s)' % (a.s, op, b.s), '%s(%s, %s)' % (npop, a.np, b.np), 'bool',
+                 sh, needs=a.needs | b.needs)
+
+    def atom(self):
+        r = self.r
+        for _ in range(10):
+            k = r.random()
+            if k < 0.55 and self.idx:
+                a = r.choice(self.idx)
+            elif k < 0.85:
+                a = self.expr('i', 1)
+            else:
+                a = self.expr('f', 1)
+                if a.E > 0:
+                    continue
+            w = r.random()
+            if w < 0.35:
+                b = self.const(a.ty)
+                if a.ty[0] == 'u' and b.lo < 0:
+                    continue
+                if not isf(a.ty) and self.idx and a in self.idx:
+                    c = self.ch(self.g.edge_consts)
+                    b = V(str(c), 'arr(%d, %r)' % (c, a.ty), a.ty, (), lo=c, hi=c, weak=True)
+            elif w < 0.6 and self.scalars and not isf(a.ty):
+                b = r.choice(self.scalars)
+            elif w < 0.8 and self.idx and not isf(a.ty):
+                b = r.choice(self.idx)
+            else:
+                b = self.expr('f' if isf(a.ty) else 'i', 1)
+            op = r.choice(CMPS)
+            v = self.cmp(op, a, b) if r.random() < 0.5 else self.cmp(FLIP[op], b, a)
+            if v is not None:
+                return v
+        return V('(%s >= 0)' % self.idx[0].s, 'CMP(">=", %s, 0, "i32")' % self.idx[0].np,
+                 'bool', self.idx[0].shape)
+
+    # ------------------------------------------------------------ memory
+    def load(self, ptr, idx, ty, mask=None, other=None, range_=(-4, 4), ilo=None, ihi=None,
+             shape=None):
+        """let tN = load(ptr + idx, mask=, other=): other None with a mask
+        leaves masked-off elements unspecified (needs = {mask})."""
+        s = 'load(%s + %s' % (ptr, idx.s)
+        if mask is not None:
+            s += ', mask=%s' % mask.s
+            if other is not None:
+                s += ', other=%s' % lit(other, ty)
+        s += ')'
+        np = 'LOAD(%s, %s, %s, %s, %r)' % (ptr, idx.np, mask.np if mask is not None else 'None',
+                                          repr(other) if other is not None else '0', ty)
+        needs = frozenset()
+        if mask is not None and other is None:
+            needs = frozenset([mask.s])
+            self.needmasks[mask.s] = mask
+        sh = shape if shape is not None else idx.shape
+        if isf(ty):
+            B = max(abs(range_[0]), abs(range_[1]))
+            if other is not None and math.isfinite(other):
+                B = max(B, abs(other))
+            v = V(s, np, ty, sh, B=B, needs=needs)
+        else:
+            lo, hi = (ilo, ihi) if ilo is not None else TR[ty]
+            if other is not None:
+                lo, hi = min(lo, int(other)), max(hi, int(other))
+            v = V(s, np, ty, sh, lo=lo, hi=hi, needs=needs)
+        return self.let(v)
+
+    def store(self, ptr, idx, v, mask=None, shapeop=None):
+        """store(ptr + idx, v as T, mask=...), the mask and-ed with every
+        mask v's unspecified elements need; shapeop applies trans /
+        reshape / permute to index, value and mask alike."""
+        t = self.bufs[ptr]['ty']
+        v = self.conv(v, t) if not isf(t) or isf(v.ty) else self.conv(v, t)
+        for ns in sorted(v.needs):
+            m = self.needmasks[ns]
+            mask = m if mask is None else V('(%s & %s)' % (mask.s, m.s),
+                                             'np.logical_and(%s, %s)' % (mask.np, m.np),
+                                             'bool', bshape(mask.shape, m.shape))
+        if shapeop is not None:
+            full = bshape(idx.shape, v.shape)
+            if mask is not None:
+                full = bshape(full, mask.shape)
+            idx, v = self.full_to(idx, full), self.full_to(v, full)
+            if mask is not None:
+                mask = self.full_to(mask, full)
+            idx, v = shapeop(idx), shapeop(v)
+            if mask is not None:
+                mask = shapeop(mask)
+        s = 'store(%s + %s, %s%s);' % (ptr, idx.s, v.s, ', mask=%s' % mask.s if mask else '')
+        np = 'STORE(%s, %s, %s, %s, %r)' % (ptr, idx.np, v.np, mask.np if mask else 'None', t)
+        self.emit(s, np)
+        b = self.bufs[ptr]
+        b['E'] = max(b['E'], v.E)
+
+    def full_to(self, v, shape):
+        if v.shape == shape:
+            return v
+        return V('broadcast_to(%s, [%s])' % (v.s, ', '.join(map(str, shape))),
+                 'np.broadcast_to(%s, (%s,))' % (v.np, ', '.join(map(str, shape))),
+                 v.ty, shape, v.E, v.B, v.lo, v.hi, v.needs)
+
+
+class Gen:
+    def __init__(self, seed, numpy=False, no_contig_cmp=False):
+        self.r = random.Random(seed)
+        self.seed = seed
+        self.numpy = numpy
+        self.no_contig_cmp = no_contig_cmp
+        self.edge_consts = [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 100]
+        self.special_ok = False
+
+    # the cases' integer arguments near the block sizes' edges
+    def sizes(self, blocks, k=4, zero=True):
+        r = self.r
+        out = []
+        b = r.choice(blocks)
+        cands = [1, b - 1, b, b + 1, 2 * b + 3, 16, 17, 100, 3 * b - 5, 48, 64, 200]
+        if zero:
+            cands.append(0)
+        for _ in range(k):
+            out.append(max(0 if zero else 1, r.choice(cands)))
+        return out
+
+    def tune(self, dims, warps):
+        parts = ['%s = [%s]' % (d, ', '.join(map(str, vs))) for d, vs in dims.items()
+                 if isinstance(d, str)]
+        parts.append('warps = [%s]' % ', '.join(map(str, warps)))
+        return '@tune(%s)' % ', '.join(parts)
+
+    def configs(self, dims, warps):
+        keys = [d for d in dims if isinstance(d, str)]
+        out = [[]]
+        for k in keys:
+            out = [o + ['%s=%d' % (k, v)] for o in out for v in dims[k]]
+        return [','.join(o + ['warps=%d' % w]) for o in out for w in warps]
+
+    def case_lines(self, k, cases, configs):
+        """One // diff: line per case; config= picks one of the
+        configurations (those whose @require holds: k.holds)."""
+        lines = []
+        for i, c in enumerate(cases):
+            kv = dict(c)
+            ok = [x for x in configs if k.holds(x, kv)]
+            if len(configs) > 1 and ok:
+                kv['config'] = ok[(i + self.r.randrange(len(ok))) % len(ok)]
+            for name, b in k.bufs.items():
+                if b['E'] > 0:
+                    kv['atol.' + name] = '%.3g' % (2.5 * b['E'])
+            lines.append('// diff: %s %s' % (k.name, ' '.join('%s=%s' % x for x in kv.items())))
+        return lines
+
+    # ------------------------------------------------------------ templates
+    def ew1d(self, name):
+        r = self.r
+        blocks = r.choice([[16, 32], [64, 128], [128], [32, 256], [512], [16]])
+        warps = r.choice([[1], [2], [4], [1, 4], [2, 8], [4, 8]])
+        if self.numpy:
+            blocks, warps = [r.choice([16, 32, 64, 128])], [r.choice([1, 2, 4])]
+        dims = {'BLOCK': blocks}
+        k = Kernel(self, name, r, dims, max(blocks))
+        k.needmasks = {}
+        k.S = ('BLOCK',)
+        nin = r.randint(1, 3)
+        nout = r.randint(1, 2)
+        tys = INTS + FLOATS + ['f32', 'i32']
+        if self.numpy:
+            tys = [t for t in tys if t != 'bf16']   # no numpy bf16 buffers
+        intys = [r.choice(tys) for _ in range(nin)]
+        outys = [r.choice(tys) for _ in range(nout)]
+        for i, t in enumerate(outys):
+            k.buf('out%d' % i, t, True)
+        for i, t in enumerate(intys):
+            k.buf('x%d' % i, t, False)
+        k.param('n', 'i32')
+        npar = r.randint(0, 2)
+        for i in range(npar):
+            k.param('p%d' % i, 'i32')
+        hasf = r.random() < 0.3
+        if hasf:
+            k.param('s', 'f32')
+        # cases
+        ns = self.sizes(blocks, r.randint(2, 4), zero=not self.numpy)
+        if self.numpy:
+            ns = [min(x, blocks[0]) for x in ns]
+        cases = []
+        for j, n in enumerate(ns):
+            c = [('n', n)]
+            al16 = r.random() < 0.35
+            if al16:
+                c[0] = ('n', max(16, n // 16 * 16))
+            for i in range(npar):
+                v = r.choice([0, 1, 5, 16, 17, 31, 32, n - 1, n, n + 1, -1, n // 2])
+                c.append(('p%d' % i, v // 16 * 16 if al16 else v))
+            if hasf:
+                c.append(('s', r.choice(['0.5', '-1.5', '2.0', '0.0'])))
+            n = c[0][1]
+            c.append(('len', max(n, 1) + 8 if not self.numpy else blocks[0] + 8))
+            cases.append(c)
+        rng_ = {}
+        for i, t in enumerate(intys):
+            if t in INTS and r.random() < 0.6:
+                lo, hi = r.choice([(-100, 100), (0, 50), (-3, 3)])
+                lo = max(lo, TR[t][0])
+                rng_['x%d' % i] = (lo, hi)
+        for c in cases:
+            c += [('range.' + b, '%d,%d' % lh) for b, lh in sorted(rng_.items())]
+        # body
+        if self.numpy:
+            k.emit('let offs = arange(0, BLOCK);', 'offs = np.arange(BLOCK, dtype=np.int32)')
+        else:
+            k.emit('let offs = program_id(0) * BLOCK + arange(0, BLOCK);')
+        offs = V('offs', 'offs', 'i32', ('BLOCK',), lo=0, hi=1 << 20, contig=True)
+        k.idx = [offs]
+        nv = V('n', 'n', 'i32', (), lo=0, hi=1 << 20)
+        k.scalars = [nv] + [V('p%d' % i, 'p%d' % i, 'i32', (), lo=-1, hi=1 << 20)
+                            for i in range(npar)]
+        if r.random() < 0.5:
+            k.emit('let i = arange(0, BLOCK);', 'i = np.arange(BLOCK, dtype=np.int32)')
+            k.idx.append(V('i', 'i', 'i32', ('BLOCK',), lo=0, hi=4096, contig=True))
+        if r.random() < 0.4:
+            d = r.choice([3, 7, 16])
+            k.emit('let q = offs %% %d;' % d, 'q = offs %% %d' % d)
+            k.idx.append(V('q', 'q', 'i32', ('BLOCK',), lo=0, hi=d - 1))
+        k.emit('let m = offs < n;', 'm = offs < n')
+        m = V('m', 'm', 'bool', ('BLOCK',))
+        for i, t in enumerate(intys):
+            lo, hi = rng_.get('x%d' % i, (None, None))
+            for _ in range(r.randint(1, 2)):
+                pat = r.choice(['plain', 'plain', 'shift', 'rev', 'gather', 'extra'])
+                idx, mk = offs, m
+                if pat == 'shift':
+                    sft = r.randint(1, 5)
+                    idx = V('(offs + %d)' % sft, '(offs + %d)' % sft, 'i32', ('BLOCK',),
+                            lo=0, hi=1 << 20)
+                elif pat == 'rev':
+                    idx = V('(n - 1 - offs)', '(n - 1 - offs)', 'i32', ('BLOCK',), lo=0,
+                            hi=1 << 20)
+                elif pat == 'gather':
+                    idx = V('(offs / 2)', '(offs // 2)', 'i32', ('BLOCK',), lo=0, hi=1 << 20)
+                elif pat == 'extra':
+                    e = k.mask(1)
+                    mk = V('(m & %s)' % e.s, 'np.logical_and(m, %s)' % e.np, 'bool',
+                           bshape(('BLOCK',), e.shape))
+                other = None
+                if r.random() < 0.6:
+                    other = r.choice(FCONSTS) if isf(t) else r.choice([0, 1, 7])
+                    if isf(t) and not self.numpy and r.random() < 0.1:
+                        other = r.choice([float('inf'), float('-inf')])
+                if isf(t) and other is not None and math.isinf(other):
+                    v = k.load('x%d' % i, idx, t, mk, None)
+                    v = k.let(V('load(x%d + %s, mask=%s, other=%s)' % (
+                        i, idx.s, mk.s, '-inf' if other < 0 else 'inf'), None, t,
+                        ('BLOCK',), B=4.0))
+                    v.B = 4.0
+                    v.np = None
+                    k.infs = True
+                else:
+                    v = k.load('x%d' % i, idx, t, mk, other, ilo=lo, ihi=hi)
+                k.leaves.append(v)
+        if not any(isf(v.ty) for v in k.leaves):
+            k.leaves.append(k.conv(k.narrow(k.leaves[0]) if k.leaves[0].ty != 'bool'
+                                   else k.leaves[0], 'f32'))
+        if not any(v.ty in INTS for v in k.leaves):
+            k.leaves.append(k.conv(offs, r.choice(INTS)))
+        if hasf:
+            k.leaves.append(V('s', 's', 'f32', (), B=2.0))
+        depth = r.randint(2, 4)
+        for o in range(nout):
+            t = outys[o]
+            v = k.expr('f' if isf(t) else 'i', depth)
+            if v.ty == 'bool' or (isf(v.ty) and not isf(t) and v.E > 0):
+                v = k.expr('i', depth)
+            if isf(v.ty) and not isf(t):
+                v = k.f2i(v, t) if v.E == 0 else k.conv(k.narrow(k.expr('i', 1)), t)
+            smask = m
+            if r.random() < 0.4:
+                e = k.mask(1)
+                smask = V('(m & %s)' % e.s, 'np.logical_and(m, %s)' % e.np, 'bool',
+                          bshape(('BLOCK',), e.shape))
+            if o == 1 and r.random() < 0.5 and not self.numpy:
+                # a scalar reduction per program
+                w = k.expr('f' if isf(t) else 'i', 2)
+                if w.needs:
+                    w = k.leaf('f' if isf(t) else 'i')
+                if not w.needs:
+                    w = k.full(w)
+                    f = r.choice(['sum', 'max', 'min'])
+                    tt = acc_type(w.ty) if f == 'sum' else w.ty
+                    if isf(tt):
+                        E, B = (w.E, w.B) if f != 'sum' else (
+                            max(blocks) * w.E + EPS[tt] * max(blocks) ** 2 * w.B,
+                            w.B * max(blocks))
+                        if not (f == 'sum' and B > LIM[tt]):
+                            rv = V('%s(%s, 0)' % (f, w.s), None, tt, (), E=E, B=B)
+                            if isf(t) or rv.E == 0:
+                                if not isf(t):
+                                    rv = k.f2i(rv, t)
+                                k.store('out%d' % o, V('program_id(0)', None, 'i32', ()), rv)
+                                continue
+                    else:
+                        rv = V('%s(%s, 0)' % (f, w.s), None, tt, ())
+                        k.store('out%d' % o, V('program_id(0)', None, 'i32', ()), rv)
+                        continue
+            k.store('out%d' % o, offs, v, smask)
+        return k, cases, self.tune(dims, warps), self.configs(dims, warps), \
+            'grid(1)' if self.numpy else 'grid(cdiv(n, BLOCK))'
+
+    def tile2d(self, name):
+        r = self.r
+        bm = r.choice([[16], [32], [8, 32], [64], [16, 64], [4]])
+        bn = r.choice([[16], [32], [64], [16, 128], [8], [32, 64]])
+        warps = r.choice([[1], [2], [4], [1, 4], [8]])
+        if self.numpy:
+            bm, bn, warps = [r.choice([4, 16, 32])], [r.choice([8, 16, 32])], [r.choice([1, 4])]
+        dims = {'BM': bm, 'BN': bn}
+        k = Kernel(self, name, r, dims, max(bm + bn))
+        k.needmasks = {}
+        k.S = ('BM', 'BN')
+        nin = r.randint(1, 3)
+        tys = [t for t in INTS + FLOATS + ['f32'] if t != 'bf16' or not self.numpy]
+        intys = [r.choice(tys) for _ in range(nin)]
+        outt = [r.choice(tys) for _ in range(2)]
+        k.buf('out0', outt[0], True)
+        k.buf('out1', outt[1], True)
+        for i, t in enumerate(intys):
+            k.buf('x%d' % i, t, False)
+        k.param('R', 'i32')
+        k.param('C', 'i32')
+        k.param('p0', 'i32')
+        cases = []
+        for j in range(r.randint(2, 3)):
+            if self.numpy:
+                R, C = bm[0], bn[0]
+                R, C = r.choice([R, R - 1, 1]), r.choice([C, C - 1, 3])
+                R, C = max(R, 1), max(C, 1)
+            else:
+                R = r.choice(self.sizes(bm, 1)[0:1] + [1, 33, 50, 16, 0])
+                C = r.choice(self.sizes(bn, 1)[0:1] + [1, 40, 100, 32, 0])
+            al16 = r.random() < 0.3 and not self.numpy
+            if al16:
+                R, C = max(16, R // 16 * 16), max(16, C // 16 * 16)
+            p0 = r.choice([0, 1, 3, 16, 17, R, C, R // 2])
+            if al16:
+                p0 = p0 // 16 * 16
+            nb = max(1, -(-max(R, 1) // min(bm))) * max(1, -(-max(C, 1) // min(bn)))
+            # out1: a partial reduction per program, or a cumsum per row
+            l1 = max(max(bm + bn) * nb, (R + max(bm)) * (C + max(bn))) + 8
+            c = [('R', R), ('C', C), ('p0', p0), ('len', max(R * C, 1) + 8),
+                 ('len.out1', l1 if not self.numpy else max(bm[0], bn[0]) * bn[0] + 8)]
+            if self.numpy:
+                c[3] = ('len', max(bm[0] * bn[0], R * C) + 8)
+            cases.append(c)
+        if self.numpy:
+            k.emit('let r = arange(0, BM);', 'r = np.arange(BM, dtype=np.int32)')
+            k.emit('let c = arange(0, BN);', 'c = np.arange(BN, dtype=np.int32)')
+            k.emit('let pid0 = 0;', 'pid0 = 0')
+            k.emit('let pid1 = 0;', 'pid1 = 0')
+            k.emit('let np1 = 1;', 'np1 = 1')
+        else:
+            k.emit('let pid0 = program_id(0);')
+            k.emit('let pid1 = program_id(1);')
+            k.emit('let np1 = num_programs(1);')
+            k.emit('let r = pid0 * BM + arange(0, BM);')
+            k.emit('let c = pid1 * BN + arange(0, BN);')
+        rr = V('r[:, None]', 'r[:, None]', 'i32', ('BM', 1), lo=0, hi=1 << 20, contig=True)
+        cc = V('c[None, :]', 'c[None, :]', 'i32', (1, 'BN'), lo=0, hi=1 << 20, contig=True)
+        k.idx = [rr, cc]
+        k.scalars = [V(x, x, 'i32', (), lo=0, hi=1 << 20) for x in ('R', 'C', 'p0')]
+        k.emit('let m = (r[:, None] < R) & (c[None, :] < C);',
+               'm = np.logical_and(r[:, None] < R, c[None, :] < C)')
+        m = V('m', 'm', 'bool', ('BM', 'BN'))
+        full_idx = V('(r[:, None] * C + c[None, :])', '(r[:, None] * C + c[None, :])', 'i32',
+                     ('BM', 'BN'), lo=0, hi=1 << 30)
+        for i, t in enumerate(intys):
+            pat = r.choice(['tile', 'tile', 'colmajor', 'row', 'col'])
+            other = (r.choice(FCONSTS) if isf(t) else r.choice([0, 1, 5])) \
+                if r.random() < 0.8 else None
+            rng_ = (-4, 4)
+            if pat == 'tile':
+                v = k.load('x%d' % i, full_idx, t, m, other, rng_)
+            elif pat == 'colmajor':
+                idx = V('(c[None, :] * R + r[:, None])', '(c[None, :] * R + r[:, None])',
+                        'i32', ('BM', 'BN'), lo=0, hi=1 << 30)
+                v = k.load('x%d' % i, idx, t, m, other, rng_)
+            elif pat == 'row':
+                mm = V('(c < C)', '(c < C)', 'bool', ('BN',))
+                v = k.load('x%d' % i, V('c', 'c', 'i32', ('BN',)), t, mm, other, rng_)
+                v = V(v.s + '[None, :]', v.np + '[None, :]', v.ty, (1, 'BN'), v.E, v.B,
+                      v.lo, v.hi, frozenset([m.s]) if v.needs else frozenset())
+                k.needmasks[m.s] = m
+            else:
+                mm = V('(r < R)', '(r < R)', 'bool', ('BM',))
+                v = k.load('x%d' % i, V('r', 'r', 'i32', ('BM',)), t, mm, other, rng_)
+                v = V(v.s + '[:, None]', v.np + '[:, None]', v.ty, ('BM', 1), v.E, v.B,
+                      v.lo, v.hi, frozenset([m.s]) if v.needs else frozenset())
+                k.needmasks[m.s] = m
+            k.leaves.append(v)
+        if not any(isf(v.ty) for v in k.leaves):
+            k.leaves.append(k.conv(k.narrow(k.leaves[0]), 'f32'))
+        if not any(v.ty in INTS for v in k.leaves):
+            k.leaves.append(k.conv(full_idx, r.choice(INTS)))
+        depth = r.randint(2, 4)
+        t0 = outt[0]
+        v = k.expr('f' if isf(t0) else 'i', depth)
+        if isf(v.ty) and not isf(t0):
+            v = k.f2i(v, t0) if v.E == 0 else k.conv(k.narrow(k.expr('i', 1)), t0)
+        smask = m
+        if r.random() < 0.4:
+            e = k.mask(2)
+            smask = V('(m & %s)' % e.s, 'np.logical_and(m, %s)' % e.np, 'bool',
+                      bshape(('BM', 'BN'), e.shape))
+        op = r.choice([None, 'trans', 'reshape', 'permute', None])
+        if op == 'trans':
+            def so(x):
+                return V('trans(%s)' % x.s, '(%s).T' % x.np, x.ty, x.shape[::-1], x.E, x.B,
+                         x.lo, x.hi, x.needs)
+        elif op == 'reshape':
+            def so(x):
+                return V('reshape(%s, [BM * BN])' % x.s, 'np.reshape(%s, (BM * BN,))' % x.np,
+                         x.ty, ('BM * BN',), x.E, x.B, x.lo, x.hi, x.needs)
+        elif op == 'permute' and min(bn) >= 2:
+            def so(x):
+                return V('permute(reshape(%s, [BM, BN / 2, 2]), [1, 0, 2])' % x.s,
+                         'np.transpose(np.reshape(%s, (BM, BN // 2, 2)), (1, 0, 2))' % x.np,
+                         x.ty, ('BN / 2', 'BM', 2), x.E, x.B, x.lo, x.hi, x.needs)
+        else:
+            so = None
+        k.store('out0', full_idx, v, smask, shapeop=so)
+        # out1: a reduction along an axis, or a cumsum
+        t1 = outt[1]
+        w = k.expr('f' if isf(t1) else 'i', depth - 1)
+        if w.needs:
+            w = k.leaf('f' if isf(t1) else 'i')
+        if w.needs:
+            w = k.conv(full_idx, 'i32')
+        w = k.full(w)
+        ax = r.randrange(2)
+        f = r.choice(['sum', 'max', 'min', 'cumsum', 'argmax'])
+        if f == 'argmax' and (w.E > 0 or isf(w.ty)):
+            f = 'max'
+        if f == 'cumsum':
+            cv = k.cumsum(w)
+            if cv is not None:
+                if isf(cv.ty) and not isf(t1):
+                    cv = k.f2i(cv, t1) if cv.E == 0 else None
+                if cv is not None:
+                    k.store('out1', V('(r[:, None] * (np1 * BN) + c[None, :])',
+                                      '(r[:, None] * (np1 * BN) + c[None, :])', 'i32',
+                                      ('BM', 'BN')),
+                            cv, V('(r[:, None] < R)', '(r[:, None] < R)', 'bool', ('BM', 1)))
+                    # indices r * BN + c: unique per row and column while c < BN
+                    cases_fix = True
+            return self.finish2d(k, cases, dims, warps, t1)
+        n = self.r and k.dmax(k.S[ax])
+        if f == 'argmax':
+            k.argm = True
+            rv = V('argmax(%s, %d)' % (w.s, ax), 'ARGMAX(%s, %d, False, %r)' % (w.np, ax, w.ty),
+                   'i32', (k.S[1 - ax],), lo=0, hi=n)
+        elif f == 'sum':
+            tt = acc_type(w.ty)
+            if isf(tt):
+                rv = V('sum(%s, %d)' % (w.s, ax), 'SUM(%s, %d, False, %r)' % (w.np, ax, w.ty),
+                       tt, (k.S[1 - ax],), E=n * w.E + EPS[tt] * n * n * w.B, B=n * w.B)
+                if rv.B > LIM[tt]:
+                    rv = V('max(%s, %d)' % (w.s, ax),
+                           'RMAX(%s, %d, False, %r)' % (w.np, ax, w.ty), w.ty,
+                           (k.S[1 - ax],), E=w.E, B=w.B)
+            else:
+                rv = V('sum(%s, %d)' % (w.s, ax), 'SUM(%s, %d, False, %r)' % (w.np, ax, w.ty),
+                       tt, (k.S[1 - ax],))
+        else:
+            rv = V('%s(%s, %d)' % (f, w.s, ax),
+                   '%s(%s, %d, False, %r)' % ('RMAX' if f == 'max' else 'RMIN', w.np, ax, w.ty),
+                   w.ty, (k.S[1 - ax],), E=w.E, B=w.B, lo=w.lo, hi=w.hi)
+        if isf(rv.ty) and not isf(t1):
+            if rv.E > 0:
+                return self.finish2d(k, cases, dims, warps, t1)
+            rv = k.f2i(rv, t1)
+        if ax == 1:
+            # per row, one partial result per column block
+            idx = V('((pid0 * np1 + pid1) * BM + arange(0, BM))',
+                    '((pid0 * np1 + pid1) * BM + np.arange(BM))', 'i32', ('BM',))
+            k.store('out1', idx, rv, V('(r < R)', '(r < R)', 'bool', ('BM',)))
+        else:
+            idx = V('((pid0 * np1 + pid1) * BN + arange(0, BN))',
+                    '((pid0 * np1 + pid1) * BN + np.arange(BN))', 'i32', ('BN',))
+            k.store('out1', idx, rv, V('(c < C)', '(c < C)', 'bool', ('BN',)))
+        return self.finish2d(k, cases, dims, warps, t1)
+
+    def finish2d(self, k, cases, dims, warps, t1):
+        grid = 'grid(1)' if self.numpy else 'grid(cdiv(R, BM), cdiv(C, BN))'
+        return k, cases, self.tune(dims, warps), self.configs(dims, warps), grid
+
+    def row(self, name):
+        r = self.r
+        blocks = r.choice([[32, 64, 128], [16, 256], [64], [128, 512]])
+        warps = r.choice([[1], [2], [4], [1, 8]])
+        dims = {'BLOCK': blocks}
+        k = Kernel(self, name, r, dims, max(blocks))
+        k.needmasks = {}
+        k.S = ('BLOCK',)
+        t = r.choice(FLOATS + ['f32', 'f32', 'i32', 'i64', 'u8'])
+        to = r.choice([t, 'f32']) if isf(t) else t
+        k.buf('out', to, True)
+        k.buf('out1', to, True)
+        k.buf('x', t, False)
+        for p in ('R', 'C', 'stride'):
+            k.param(p, 'i32')
+        cases = []
+        for _ in range(r.randint(2, 3)):
+            C = r.choice([1, 5, 16, 17, min(blocks) - 1, min(blocks), max(blocks), 100])
+            C = max(1, min(C, max(blocks)))
+            R = r.choice([0, 1, 3, 7])
+            st = C + r.choice([0, 0, 1, 3, 16])
+            if r.random() < 0.3:
+                C, st = max(16, C // 16 * 16), max(16, C // 16 * 16)
+                C, st = min(C, max(blocks)), max(st, min(C, max(blocks)))
+                R = R // 16 * 16
+            cases.append([('R', R), ('C', C), ('stride', st), ('len', max(R, 1) * st + 8)])
+        k.emit('let row = program_id(0);')
+        k.emit('let c = arange(0, BLOCK);')
+        k.emit('let m = c < C;')
+        cv = V('c', 'c', 'i32', ('BLOCK',), lo=0, hi=4096, contig=True)
+        k.idx = [cv]
+        k.scalars = [V(x, x, 'i32', (), lo=0, hi=4096) for x in ('C', 'stride')]
+        m = V('m', 'm', 'bool', ('BLOCK',))
+        other = r.choice([0.0, -1.0, 1.0]) if isf(t) else r.choice([0, 1])
+        if isf(t) and r.random() < 0.3:
+            k.emit('let v = load(x + row * stride + c, mask=m, other=-inf);')
+            v = V('v', None, t, ('BLOCK',), B=4.0)
+            mx = k.let(V('max(v, 0)', None, t, (), B=4.0))
+            sh = k.let(V('where(m, v - %s, %s)' % (mx.s, lit(0.0, t)), None, t, ('BLOCK',),
+                         B=8.0))
+            k.leaves += [sh]
+        else:
+            v = k.load('x', V('(row * stride + c)', None, 'i32', ('BLOCK',)), t, m, other)
+            k.leaves.append(v)
+        if t in INTS:
+            k.leaves.append(k.conv(k.narrow(v), 'f32'))
+        else:
+            k.leaves.append(k.conv(cv, r.choice(INTS)))
+        e = k.expr('f' if isf(to) else 'i', r.randint(2, 3))
+        if isf(e.ty) and not isf(to):
+            e = k.f2i(e, to) if e.E == 0 else k.conv(cv, to)
+        k.store('out', V('(row * stride + c)', None, 'i32', ('BLOCK',)), e, m)
+        w = k.expr('f' if isf(to) else 'i', 2)
+        if w.needs:
+            w = v
+        w = k.full(w)
+        f = r.choice(['sum', 'max', 'min'])
+        tt = acc_type(w.ty) if f == 'sum' else w.ty
+        n = max(blocks)
+        E = (n * w.E + EPS[tt] * n * n * w.B) if (isf(tt) and f == 'sum') else w.E
+        rv = V('%s(%s, 0)' % (f, w.s), None, tt, (), E=E, B=w.B * n)
+        if isf(rv.ty) and not isf(to):
+            rv = k.f2i(rv, to) if rv.E == 0 else k.conv(V('C', None, 'i32', ()), to)
+        if isf(rv.ty) and rv.B > LIM[rv.ty]:
+            rv = V('max(%s, 0)' % w.s, None, w.ty, (), E=w.E, B=w.B)
+        k.store('out1', V('row', None, 'i32', ()), rv)
+        att = '%s\n@require(BLOCK >= C)' % self.tune(dims, warps)
+        k.holds = lambda config, case: int(config.split(',')[0].split('=')[1]) >= case['C']
+        return k, cases, att, self.configs(dims, warps), 'grid(R)'
+
+    def loop(self, name):
+        r = self.r
+        bm = r.choice([[16], [32], [8, 64]])
+        bk = r.choice([16, 32, 64])
+        warps = r.choice([[1], [2], [4]])
+        dims = {'BM': bm}
+        t = r.choice(['f32', 'f16', 'i32', 'i64', 'u16', 'bf16', 'f64', 'i8'])
+        at = acc_type(t) if t in INTS else r.choice(['f32', 'f64', t])
+        cases = []
+        maxc = 0
+        for _ in range(r.randint(2, 3)):
+            R = r.choice([1, 16, 17, 40, 0])
+            C = r.choice([1, bk - 1, bk, bk + 1, 3 * bk + 5, 100])
+            if r.random() < 0.3:
+                R, C = max(16, R // 16 * 16), max(16, C // 16 * 16)
+            maxc = max(maxc, C)
+            cases.append([('R', R), ('C', C), ('p0', r.choice([0, 1, 16, 2 * bk])),
+                          ('p1', r.choice([0, 3, 4, 32])), ('len', max(R, 1) * C + 8),
+                          ('len.out', max(R, 1) + 8), ('len.out2', max(R, 1) * bk + 8)])
+        k = Kernel(self, name, r, dims, maxc)
+        k.needmasks = {}
+        k.buf('out', at, True)
+        k.buf('out2', at, True)
+        k.buf('x', t, False)
+        for p in ('R', 'C', 'p0', 'p1'):
+            k.param(p, 'i32')
+        k.emit('let r = program_id(0) * BM + arange(0, BM);')
+        k.emit('let kk0 = arange(0, %d);' % bk)
+        k.emit('var acc = zeros([BM], %s);' % at)
+        red = r.choice(['sum', 'max'])
+        if red == 'max':
+            k.lines[-1] = '    var acc = full([BM], %s, %s);' % (
+                '-inf' if isf(at) else '(%d - 1)' % (TR[at][0] + 1), at)
+        k.emit('var acc2 = zeros([BM, %d], %s);' % (bk, at))
+        step = r.choice(['%d' % bk, '%d' % bk, '%d' % (bk // 2)])
+        k.emit('for k in range(0, C, %s) {' % step)
+        k.emit('    let kk = k + kk0;')
+        k.emit('    let mk = (r[:, None] < R) & (kk[None, :] < C);')
+        other = 0.0 if isf(t) else 0
+        k.emit('    let t = load(x + r[:, None] * C + kk[None, :], mask=mk, other=%s);'
+               % lit(other, t))
+        # what the loop accumulates: an element-wise function of t
+        k.S = ('BM', bk)
+        k.dims[bk] = [bk]
+        tv = V('t', None, t, ('BM', bk), B=4.0, lo=None, hi=None)
+        k.leaves = [tv]
+        k.idx = [V('kk[None, :]', None, 'i32', (1, bk), lo=0, hi=1 << 20, contig=True),
+                 V('r[:, None]', None, 'i32', ('BM', 1), lo=0, hi=1 << 20, contig=True)]
+        k.scalars = [V(x, None, 'i32', (), lo=0, hi=4096) for x in ('k', 'p0', 'C')]
+        if t in INTS:
+            k.leaves.append(k.conv(k.narrow(tv), 'f32'))
+            k.leaves[0] = V('t', None, t, ('BM', bk), lo=-100, hi=100)
+            cases = [c + [('range', '-100,100')] for c in cases]
+        lines_body = k.lines
+        k.lines = []
+        e = k.expr('f' if isf(at) else 'i', 2)
+        e = k.conv(e, at) if (isf(e.ty) == isf(at)) else (
+            k.conv(k.narrow(e), at) if not isf(e.ty) else (k.f2i(e, at) if e.E == 0
+                                                             else k.conv(k.narrow(
+                                                                 k.leaves[0] if not isf(t)
+                                                                 else k.conv(k.idx[0], 'i32')),
+                                                                 at)))
+        inner = ['    ' + l for l in k.lines]
+        k.lines = lines_body + inner
+        nit = maxc
+        if red == 'sum':
+            k.emit('    acc += sum(where(mk, %s, %s), 1);' % (e.s, lit(0, at)))
+        else:
+            k.emit('    acc = maximum(acc, max(where(mk, %s, %s), 1));' % (
+                e.s, '-inf' if isf(at) else '(%d - 1)' % (TR[at][0] + 1)))
+        k.emit('    acc2 = acc2 + where(mk, %s, %s);' % (e.s, lit(0, at)))
+        k.emit('    if p0 > k {')
+        k.emit('        acc2 = acc2 %s;' % ('* 2.0' if isf(at) else '^ 3'))
+        k.emit('    }')
+        k.emit('}')
+        k.emit('if p1 > 3 {')
+        k.emit('    acc = acc + %s;' % lit(1, at))
+        k.emit('} else {')
+        k.emit('    acc = acc - %s;' % lit(2, at))
+        k.emit('}')
+        k.emit('store(out + r, acc, mask=r < R);')
+        k.emit('store(out2 + r[:, None] * %d + kk0[None, :], acc2, mask=r[:, None] < R);' % bk)
+        if isf(at):
+            Bt = e.B
+            E1 = nit * e.E + EPS[at] * nit * nit * Bt + EPS[at] * (nit * Bt + 2)
+            # acc2 doubles at most once per iteration while p0 > k
+            nk = -(-nit // (bk // 2))
+            grow = 2.0 ** min(nk, 20)
+            E2 = grow * (nk * e.E + EPS[at] * nk * nk * Bt) * 2
+            if red == 'max':
+                E1 = e.E
+            k.bufs['out']['E'] = E1
+            k.bufs['out2']['E'] = E2
+            if grow * nk * Bt > LIM[at] or e.E * grow > 1e3:
+                # too large a range for a tolerance: integers only
+                return None
+        k.S = ()
+        return k, cases, self.tune(dims, warps), self.configs(dims, warps), \
+            'grid(cdiv(R, BM))'
+
+    def atomic(self, name):
+        r = self.r
+        blocks = r.choice([[32], [128], [64, 256]])
+        warps = r.choice([[1], [4], [2, 8]])
+        dims = {'BLOCK': blocks}
+        k = Kernel(self, name, r, dims, max(blocks))
+        k.needmasks = {}
+        k.S = ('BLOCK',)
+        t = r.choice(['i32', 'u32', 'i64', 'u64', 'f32'])
+        S = r.choice([1, 3, 16, 32])
+        k.buf('acc', t, True)
+        k.buf('mx', t, True)
+        k.buf('old', t, True)
+        k.buf('u', t, True)
+        k.buf('cnt', 'i32', True)
+        k.buf('x', t, False)
+        k.param('n', 'i32')
+        k.param('p0', 'i32')
+        cases = []
+        maxn = 0
+        for n in self.sizes(blocks, r.randint(2, 3)):
+            maxn = max(maxn, n)
+            rg = '-1000,1000' if t[0] != 'u' else '0,100000'
+            cases.append([('n', n), ('p0', r.choice([0, 3, 16, n // 2])), ('len', n + 8),
+                          ('len.old', n + max(blocks)),
+                          ('len.acc', S), ('len.mx', S), ('len.cnt', 1), ('init.acc', 'zero'),
+                          ('init.mx', 'zero'), ('init.cnt', 'zero'), ('init.u', 'rand'),
+                          ('range', rg)])
+        k.emit('let offs = program_id(0) * BLOCK + arange(0, BLOCK);')
+        k.emit('let m = offs < n;')
+        k.idx = [V('offs', None, 'i32', ('BLOCK',), lo=0, hi=1 << 20, contig=True)]
+        k.scalars = [V('n', None, 'i32', (), lo=0, hi=1 << 20),
+                     V('p0', None, 'i32', (), lo=0, hi=1 << 20)]
+        k.emit('let v = load(x + offs, mask=m, other=%s);' % lit(0, t))
+        if t == 'f32':
+            vv = V('v', None, t, ('BLOCK',), B=1000.0)
+        else:
+            vv = V('v', None, t, ('BLOCK',), lo=-1000 if t[0] == 'i' else 0,
+                   hi=1000 if t[0] == 'i' else 100000)
+        k.leaves = [vv]
+        mk = k.mask(1)
+        k.emit('atomic_add(acc + offs %% %d, v, mask=m & %s);' % (S, mk.s))
+        if t == 'f32':
+            k.bufs['acc']['E'] = EPS['f32'] * maxn * maxn * 1000.0 / S + 1e-6
+        mk2 = k.mask(1)
+        f = r.choice(['atomic_max', 'atomic_min'])
+        k.emit('%s(mx + offs %% %d, v, mask=m & %s);' % (f, S, mk2.s))
+        k.emit('let o1 = atomic_xchg(u + offs, v, mask=m);')
+        # atomic_cas has no mask: 'old' is long enough for every lane of the
+        # grid, and lanes past n compare and swap values known on both sides
+        k.emit('let o2 = atomic_cas(old + offs, v, where(m, o1, %s));' % lit(0, t))
+        k.emit('store(old + offs, o1 %s o2, mask=m);' % r.choice(['+', '-']))
+        k.emit('atomic_add(cnt, 1);')
+        if t == 'f32':
+            k.bufs['old']['E'] = 0
+        return k, cases, self.tune(dims, warps), self.configs(dims, warps), \
+            'grid(cdiv(n, BLOCK))'
+
+    def dot(self, name):
+        r = self.r
+        bm = r.choice([[16], [32], [16, 64]])
+        bn = r.choice([[16], [32], [64], [16, 32]])
+        bk = r.choice([[16], [32], [16, 64]])
+        warps = r.choice([[1], [2], [4], [1, 4]])
+        dims = {'BM': bm, 'BN': bn, 'BK': bk}
+        t, prec = r.choice([('f16', None), ('bf16', None), ('f32', None), ('f32', 'ieee'),
+                            ('i8', None)])
+        at = 'i32' if t == 'i8' else 'f32'
+        k = Kernel(self, name, r, dims, 64)
+        k.needmasks = {}
+        ot = r.choice([at, at, 'f16'] if at == 'f32' else [at])
+        k.buf('c', ot, True)
+        k.buf('a', t, False)
+        k.buf('b', t, False)
+        k.buf('bias', at, False)
+        for p in ('M', 'N', 'K'):
+            k.param(p, 'i32')
+        cases = []
+        maxk = 0
+        for _ in range(r.randint(2, 3)):
+            M = r.choice([16, 17, 33, 64, 5, 1, 50])
+            N = r.choice([16, 31, 64, 40, 8, 1])
+            K = r.choice([16, 32, 48, 7, 64, 100, 1])
+            maxk = max(maxk, K)
+            c = [('M', M), ('N', N), ('K', K), ('len.a', M * K + 8), ('len.b', K * N + 8),
+                 ('len.c', M * N + 8), ('len.bias', max(M, N) + 8)]
+            c.append(('range', '-1,1' if t != 'i8' else '-100,100'))
+            cases.append(c)
+        k.emit('let rm = program_id(0) * BM + arange(0, BM);')
+        k.emit('let rn = program_id(1) * BN + arange(0, BN);')
+        k.emit('let rk = arange(0, BK);')
+        k.emit('var acc = zeros([BM, BN], %s);' % at)
+        k.emit('for k in range(0, K, BK) {')
+        k.emit('    let at = load(a + rm[:, None] * K + (k + rk)[None, :], '
+               'mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=%s);' % lit(0, t))
+        k.emit('    let bt = load(b + (k + rk)[:, None] * N + rn[None, :], '
+               'mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=%s);' % lit(0, t))
+        if r.random() < 0.3 and t != 'i8':
+            k.emit('    let at2 = where(at > %s, at, at * %s);' % (lit(0.0, t), lit(0.5, t)))
+            aname = 'at2'
+        else:
+            aname = 'at'
+        k.emit('    acc = dot(%s, bt, acc=acc%s);' % (aname, ', precision="ieee"' if prec else ''))
+        k.emit('}')
+        k.S = ('BM', 'BN')
+        Kmax = max(maxk, 1)
+        accv = V('acc', None, at, ('BM', 'BN'),
+                 E=(EPS['f32'] * Kmax * Kmax * 1.0 * 2) if at == 'f32' else 0.0,
+                 B=float(Kmax) if at == 'f32' else 0.0,
+                 lo=-100 * 100 * Kmax if at == 'i32' else None,
+                 hi=100 * 100 * Kmax if at == 'i32' else None)
+        k.emit('let bv = load(bias + rn, mask=rn < N, other=%s);' % lit(0, at))
+        bv = V('bv[None, :]', None, at, (1, 'BN'), B=4.0, lo=-1000, hi=1000)
+        if at == 'i32':
+            cases = [c[:-1] + [('range', '-100,100')] for c in cases]
+        k.leaves = [accv, bv]
+        k.idx = [V('rm[:, None]', None, 'i32', ('BM', 1), lo=0, hi=4096, contig=True),
+                 V('rn[None, :]', None, 'i32', (1, 'BN'), lo=0, hi=4096, contig=True)]
+        k.scalars = [V(x, None, 'i32', (), lo=0, hi=4096) for x in ('M', 'N', 'K')]
+        e = k.expr('f' if at == 'f32' else 'i', r.randint(1, 2))
+        if isf(e.ty) != isf(ot):
+            e = accv
+        k.store('c', V('(rm[:, None] * N + rn[None, :])', None, 'i32', ('BM', 'BN')), e,
+                V('((rm[:, None] < M) & (rn[None, :] < N))', None, 'bool', ('BM', 'BN')))
+        return k, cases, self.tune(dims, warps), self.configs(dims, warps), \
+            'grid(cdiv(M, BM), cdiv(N, BN))'
+
+    # ------------------------------------------------------------ files
+    def kernel_text(self, k, att, grid):
+        cps = ', '.join('%s: i32' % d for d in k.dims if isinstance(d, str))
+        ps = ', '.join('%s: %s' % p for p in k.params)
+        head = '%s\nkernel %s<%s>(%s)\n    %s\n{' % (att, k.name, cps, ps, grid)
+        return head + '\n' + '\n'.join(k.lines) + '\n}\n'
+
+    def file(self, nk, templates):
+        out = ['// Generated by tests/fuzz/tilegen.py --seed %d%s%s: do not edit (regenerate).'
+               % (self.seed, ' --numpy' if self.numpy else '',
+                  ' --templates ' + ','.join(templates) if templates not in (ALL, WEIGHTS)
+                  else ''), '']
+        npk = {}
+        made = 0
+        attempts = 0
+        while made < nk and attempts < 50:
+            attempts += 1
+            tpl = self.r.choice(templates)
+            name = '%s_%d' % (tpl, made)
+            self.special_ok = self.r.random() < 0.3
+            res = getattr(self, tpl)(name)
+            if res is None:
+                continue
+            k, cases, att, configs, grid = res
+            if self.numpy and any(
+                    l.strip().startswith('let') and 'None' in l and False for l in k.lines):
+                continue
+            if self.numpy and any(x is None for x in k.np):
+                continue
+            exact = all(b['E'] == 0 for b in k.bufs.values())
+            if exact and self.special_ok and not k.argm and not self.numpy:
+                cases = [c + [('special', '1')] if self.r.random() < 0.5 else c for c in cases]
+            out += self.case_lines(k, cases, configs)
+            out.append(self.kernel_text(k, att, grid))
+            npk[k.name] = (k.np, [(n, t) for n, t in k.params],
+                           {d: v[0] for d, v in k.dims.items() if isinstance(d, str)})
+            made += 1
+        return '\n'.join(out), npk
+
+
+ALL = ['ew1d', 'tile2d', 'row', 'loop', 'atomic', 'dot']
+WEIGHTS = ['ew1d', 'ew1d', 'ew1d', 'tile2d', 'tile2d', 'tile2d', 'row', 'loop', 'loop',
+           'atomic', 'dot']
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--seed', type=int, required=True)
+    ap.add_argument('-o', '--output')
+    ap.add_argument('--kernels', type=int, default=3)
+    ap.add_argument('--templates', default=None)
+    ap.add_argument('--numpy', metavar='FILE.py')
+    ap.add_argument('--no-contig-cmp', action='store_true')
+    a = ap.parse_args()
+    g = Gen(a.seed, numpy=bool(a.numpy), no_contig_cmp=a.no_contig_cmp)
+    if a.templates:
+        tpls = a.templates.split(',')
+    elif a.numpy:
+        tpls = ['ew1d', 'tile2d']
+    else:
+        tpls = WEIGHTS
+    text, npk = g.file(a.kernels, tpls)
+    if a.output:
+        with open(a.output, 'w') as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    if a.numpy:
+        with open(a.numpy, 'w') as f:
+            f.write('# numpy model of %s (tilegen.py --seed %d --numpy)\n'
+                    % (a.output or '-', a.seed))
+            f.write('import numpy as np\nfrom npsem import *\n\n')
+            f.write('KERNELS = {}\n\n')
+            for name, (lines, params, dims) in npk.items():
+                args = ', '.join(p for p, _ in params)
+                f.write('def %s(%s):\n' % (name, args))
+                for d, v in dims.items():
+                    f.write('    %s = %d\n' % (d, v))
+                for l in lines:
+                    f.write('    %s\n' % l)
+                f.write('    return None\n\n')
+                f.write('KERNELS[%r] = (%s, %r)\n\n' % (name, name, params))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,63 @@
+#!/bin/sh
+# build.sh — builds the simulated-warps libraries difftest -x loads: the
+# steps shared by tests/gpu/ops/check.sh and tests/fuzz/gen-run.sh.
+#
+#   build.sh tools                   exit 0 when the tools are at hand
+#                                    (llc with an x86-64 target, a C
+#                                    compiler, python3), else 1
+#   build.sh lib SIMDIR              SIMDIR/warpsim.o and SIMDIR/half.o
+#   build.sh kernel SIMDIR FILE.tile [ARCH] [NAME]
+#                                    SIMDIR/NAME.so (NAME defaults to
+#                                    FILE's base name): FILE's lowered
+#                                    LLVM IR (tilec --emit=llvm --arch=ARCH,
+#                                    default sm_90) rebuilt for the host by
+#                                    x86.py and llc, linked with the
+#                                    warpsim.o and half.o of SIMDIR/..
+#                                    or SIMDIR (the first that has them)
+#
+# Environment: TILE_SRCDIR (the source tree; default: four levels up
+# from this script: tests/gpu/ops/sim), TILEC (default ./tilec), LLVM_BIN (default
+# /usr/lib/llvm-22/bin), CC (default cc). Any step failing exits non-zero
+# with the tool's message on standard error; the intermediate files
+# (.ll, .host.ll, .o) stay beside the .so for inspection.
+set -eu
+src=${TILE_SRCDIR:-$(cd "$(dirname "$0")/../../../.." && pwd)}
+tilec=${TILEC:-./tilec}
+llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
+cc=${CC:-cc}
+
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+tools)
+    [ -x "$llc" ] && command -v "$cc" >/dev/null 2>&1 &&
+        command -v python3 >/dev/null 2>&1 || exit 1
+    "$llc" --version | grep -q x86-64 || exit 1
+    ;;
+lib)
+    d=$1
+    mkdir -p "$d"
+    # shellcheck disable=SC2086
+    $cc -std=c11 -O1 -fPIC -ffp-contract=off -I"$src" -c "$src/tests/gpu/ops/sim/warpsim.c" \
+        -o "$d/warpsim.o"
+    # (its bf16 rounding is the C references')
+    # shellcheck disable=SC2086
+    $cc -std=c11 -O1 -fPIC -I"$src" -c "$src/examples/ref/half.c" -o "$d/half.o"
+    ;;
+kernel)
+    d=$1 f=$2 arch=${3:-sm_90}
+    b=${4:-$(basename "$f" .tile)}
+    lib=$d
+    [ -f "$lib/warpsim.o" ] || lib=$d/..
+    mkdir -p "$d"
+    "$tilec" --arch="$arch" --emit=llvm -o "$d/$b.ll" "$f"
+    python3 "$src/tests/gpu/ops/sim/x86.py" "$d/$b.ll" "$d/$b.host.ll"
+    "$llc" -O0 -relocation-model=pic -filetype=obj "$d/$b.host.ll" -o "$d/$b.o"
+    # shellcheck disable=SC2086
+    $cc -shared -o "$d/$b.so" "$d/$b.o" "$lib/warpsim.o" "$lib/half.o" -lpthread -lm
+    ;;
+*)
+    echo "usage: $0 tools | lib SIMDIR | kernel SIMDIR FILE.tile [ARCH] [NAME]" >&2
+    exit 2
+    ;;
+esac
