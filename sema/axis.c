@@ -138,14 +138,22 @@ static int64_t scale_of(const IrValue *v) {
     return v->ty.k == SK_PTR ? max64(ty_bytes(v->ty.pointee), 1) : 1;
 }
 
+/* The longest run from a multiple of its length that cannot cross kind
+ * k's wrap point (2^(w-1) - 1 to -2^(w-1) signed, 2^w - 1 to 0 unsigned):
+ * runs of consecutive values longer than that may (an i8 run of 256 from
+ * 0 holds 127 and -128). */
+static int64_t wrap_run(ScalarKind k) {
+    int bits = ty_bits(k) - (ty_issigned(k) ? 1 : 0);
+    return bits >= 30 ? AX_MAXDIV : INT64_C(1) << bits;
+}
+
 /* Runs of length C that may wrap are cut to runs that cannot: those of
  * length c = min(C, D) start at a multiple of c, and when c divides the
  * wrap point (2^(w-1) signed, 2^w unsigned) no such run crosses it. Used
  * where a value of kind k is sign- or zero-extended. */
 static void cut_wrapping_runs(AxInfo *r, const AxInfo *a, ScalarKind k, int rank) {
     if (never_wraps(a, k)) return;
-    int64_t wrap = ty_bits(k) >= 32 ? AX_MAXDIV
-                 : INT64_C(1) << (ty_bits(k) - (ty_issigned(k) ? 1 : 0));
+    int64_t wrap = wrap_run(k);
     for (int d = 0; d < rank; d++) {
         int64_t c = min64(min64(r->contig[d], div_at(a, d, r->contig[d])), wrap);
         r->div[d] = div_at(r, d, c);
@@ -231,21 +239,24 @@ static AxInfo ax_rem_pow2(const AxInfo *a, int rank, int64_t q, int nonneg) {
  * of g = min(Cx, Ky, Dx, Dy): x0 < c exactly when x0 + g - 1 < c, so
  * `x < y` and `x >= y` are constant over such runs; `x <= y`, `x > y`,
  * `==` and `!=` are not (at x0 == c). Mirrored, `y > x` and `y <= x`. A
- * run of g from a multiple of g never wraps, so signedness is irrelevant.
+ * run of g from a multiple of g, g at most wrap_run of the kind, never
+ * wraps, so signedness is irrelevant.
  */
-static int64_t cmp_run(const AxInfo *x, const AxInfo *y, int d) {
+static int64_t cmp_run(const AxInfo *x, const AxInfo *y, int d, ScalarKind k) {
     if (x->contig[d] < 2 || y->constancy[d] < 2) return 1;
-    return min64(min64(x->contig[d], y->constancy[d]), min64(x->div[d], y->div[d]));
+    return min64(min64(min64(x->contig[d], y->constancy[d]), min64(x->div[d], y->div[d])),
+                 wrap_run(k));
 }
 
 static AxInfo ax_cmp(const AxInfo *x, const AxInfo *y, const IrValue *xv,
                      int rank, CmpPred p) {
     AxInfo r = ax_unknown();
-    int ints = ty_isint(xv->ty.k);  /* pointers: D is in bytes, C not */
+    ScalarKind kind = (ScalarKind)xv->ty.k;
+    int ints = ty_isint(kind);  /* pointers: D is in bytes, C not */
     for (int d = 0; d < rank; d++) {
         int64_t k = min64(x->constancy[d], y->constancy[d]);
-        if (ints && (p == CMP_LT || p == CMP_GE)) k = max64(k, cmp_run(x, y, d));
-        if (ints && (p == CMP_GT || p == CMP_LE)) k = max64(k, cmp_run(y, x, d));
+        if (ints && (p == CMP_LT || p == CMP_GE)) k = max64(k, cmp_run(x, y, d, kind));
+        if (ints && (p == CMP_GT || p == CMP_LE)) k = max64(k, cmp_run(y, x, d, kind));
         r.constancy[d] = k;
     }
     return r;

@@ -427,6 +427,45 @@ static void test_binary(ScalarKind k, int samples) {
         }
 }
 
+/* Comparisons of 8-bit tiles of 256 elements against constants: a run
+ * of 256 consecutive i8 values from 0 wraps from 127 to -128, which runs
+ * of 16 never show. */
+static void test_narrow_cmp(int samples) {
+    static const ScalarKind kinds[] = {SK_I8, SK_U8, SK_I16};
+    static Facts fs[2048];
+    for (size_t ki = 0; ki < sizeof kinds / sizeof *kinds; ki++) {
+        ScalarKind k = kinds[ki];
+        int n = 256, nf = all_facts(fs, n, k);
+        int32_t dims[1] = {n};
+        Type t = ty_tile(ty_scalar(k), 1, dims), tb = ty_tile(ty_scalar(SK_BOOL), 1, dims);
+        Type argty[2] = {t, t};
+        for (int i = 0; i < nf; i++)
+            for (int j = 0; j < nf; j++) {
+                if (fs[j].lo != fs[j].hi && fs[i].lo != fs[i].hi) continue;  /* one side constant */
+                AxInfo a = to_info(&fs[i]), b = to_info(&fs[j]);
+                const AxInfo *in[2] = {&a, &b};
+                for (int s = 0; s < samples; s++) {
+                    Tile x, y, out;
+                    if (!gen_tile(&x, k, n, fs[i].C, fs[i].D, fs[i].K, fs[i].lo, fs[i].hi, 1) ||
+                        !gen_tile(&y, k, n, fs[j].C, fs[j].D, fs[j].K, fs[j].lo, fs[j].hi, 1))
+                        continue;
+                    const Tile *args[2] = {&x, &y};
+                    for (int p = CMP_EQ; p <= CMP_GE; p++) {
+                        OpBox box;
+                        IrOp *op = make_op(&box, IR_CMP, 2, argty, tb);
+                        op->iattr[0] = p;
+                        out = x;
+                        out.k = SK_BOOL;
+                        for (int e = 0; e < n; e++) out.v[e] = eval_cmp((CmpPred)p, k, x.v[e], y.v[e]);
+                        char name[40];
+                        snprintf(name, sizeof name, "cmp pred %d (%s, 256)", p, ty_kind_name(k));
+                        verify(name, op, in, args, 2, &out, 1);
+                    }
+                }
+            }
+    }
+}
+
 /* Integer casts between every pair of kinds (from tiles of up to 256
  * elements, so that a narrow kind's whole period fits in a run). */
 static void test_casts(int samples) {
@@ -764,6 +803,7 @@ int main(int argc, char **argv) {
     test_binary(SK_I8, 1);
     test_binary(SK_U8, 1);
     test_binary(SK_I64, 1);
+    test_narrow_cmp(1);
     test_casts(samples * 2);
     test_ptradd(samples);
     test_mem_run(samples * 2);
