@@ -96,7 +96,7 @@ static int holds(const AxInfo *a, const Tile *t, int64_t esize) {
                         snprintf(failure, sizeof failure, "dim %d: element %d = %" PRId64 " not divisible by %" PRId64, d, i, x, D);
                         return 0;
                     }
-                } else if (t->v[at] != wrap(t->k, t->v[prev] + esize)) {
+                } else if (t->v[at] != wrap(t->k, (int64_t)((uint64_t)t->v[prev] + (uint64_t)esize))) {
                     snprintf(failure, sizeof failure, "dim %d: element %d = %" PRId64 " does not follow %" PRId64 " (C = %" PRId64 ")", d, i, x, t->v[prev], C);
                     return 0;
                 }
@@ -224,7 +224,7 @@ static int gen_tile(Tile *t, ScalarKind k, int n, int64_t C, int64_t D, int64_t 
         int ok = 1;
         for (int i = 0; i < n && ok; i++) {
             if (C > 1 && i % C) {
-                t->v[i] = wrap(k, t->v[i - 1] + esize);
+                t->v[i] = wrap(k, (int64_t)((uint64_t)t->v[i - 1] + (uint64_t)esize));
             } else if (K > 1 && i % K) {
                 t->v[i] = t->v[i - 1];
             } else if (ranged) {
