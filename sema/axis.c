@@ -340,14 +340,18 @@ static void range_of_binary(const IrOp *op, const AxInfo *a, const AxInfo *b,
     int ovf = 0;
     switch (op->op) {
     case IR_ADD:
-        ovf = __builtin_add_overflow(a->lo, b->lo, lo) | __builtin_add_overflow(a->hi, b->hi, hi);
+        ovf = __builtin_add_overflow(a->lo, b->lo, lo);
+        ovf += __builtin_add_overflow(a->hi, b->hi, hi);
         break;
     case IR_SUB:
-        ovf = __builtin_sub_overflow(a->lo, b->hi, lo) | __builtin_sub_overflow(a->hi, b->lo, hi);
+        ovf = __builtin_sub_overflow(a->lo, b->hi, lo);
+        ovf += __builtin_sub_overflow(a->hi, b->lo, hi);
         break;
     case IR_MUL:
-        ovf = __builtin_mul_overflow(a->lo, b->lo, &v[0]) | __builtin_mul_overflow(a->lo, b->hi, &v[1]) |
-              __builtin_mul_overflow(a->hi, b->lo, &v[2]) | __builtin_mul_overflow(a->hi, b->hi, &v[3]);
+        ovf = __builtin_mul_overflow(a->lo, b->lo, &v[0]);
+        ovf += __builtin_mul_overflow(a->lo, b->hi, &v[1]);
+        ovf += __builtin_mul_overflow(a->hi, b->lo, &v[2]);
+        ovf += __builtin_mul_overflow(a->hi, b->hi, &v[3]);
         *lo = min64(min64(v[0], v[1]), min64(v[2], v[3]));
         *hi = max64(max64(v[0], v[1]), max64(v[2], v[3]));
         break;
