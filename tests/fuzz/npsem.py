@@ -196,22 +196,23 @@ def CUMSUM(a, axis, t):
     return fin(r, at)
 
 
-def RMAX(a, axis, keep, t):
+def _extreme(a, axis, keep, t, fold, plain):
+    """max/min along axis: floats by fold (IEEE maxNum/minNum: NaN skipped),
+    integers by plain."""
     a = arr(a, t)
     if t in FLOATS:
         with np.errstate(all='ignore'):
-            r = np.fmax.reduce(a, axis=axis, keepdims=keep)
+            r = fold.reduce(a, axis=axis, keepdims=keep)
         return fin(r, t)
-    return np.max(a, axis=axis, keepdims=keep)
+    return plain(a, axis=axis, keepdims=keep)
+
+
+def RMAX(a, axis, keep, t):
+    return _extreme(a, axis, keep, t, np.fmax, np.max)
 
 
 def RMIN(a, axis, keep, t):
-    a = arr(a, t)
-    if t in FLOATS:
-        with np.errstate(all='ignore'):
-            r = np.fmin.reduce(a, axis=axis, keepdims=keep)
-        return fin(r, t)
-    return np.min(a, axis=axis, keepdims=keep)
+    return _extreme(a, axis, keep, t, np.fmin, np.min)
 
 
 def ARGMAX(a, axis, keep, t):

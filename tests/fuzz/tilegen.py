@@ -378,6 +378,18 @@ class Kernel:
             return self.fexpr(depth)
         return self.iexpr(depth)
 
+    def where_parts(self, a, kind, d):
+        """The operands of where(c, a, b) for fexpr/iexpr: a fresh mask c and
+        value b of `kind`, both converted to their common type t over the
+        broadcast shape sh; None when the shapes do not broadcast."""
+        c = self.mask(d - 1)
+        b = self.expr(kind, d - 1)
+        t = promote(a.ty, b.ty)
+        sh = bshape(bshape(a.shape, b.shape) or (), c.shape)
+        if sh is None or bshape(a.shape, b.shape) is None:
+            return None
+        return c, b, self.conv(a, t), self.conv(b, t), t, sh
+
     def fexpr(self, d):
         r = self.r
         op = r.choice(['+', '-', '*', '+', '*', '/', 'max', 'min', 'abs', 'neg',
@@ -417,13 +429,10 @@ class Kernel:
             return V('(-%s)' % a.s, 'NEG(%s, %r)' % (a.np, a.ty), a.ty, a.shape,
                      E=a.E, B=a.B, needs=a.needs)
         if op == 'where':
-            c = self.mask(d - 1)
-            b = self.expr('f', d - 1)
-            t = promote(a.ty, b.ty)
-            sh = bshape(bshape(a.shape, b.shape) or (), c.shape)
-            if sh is None or bshape(a.shape, b.shape) is None:
+            w = self.where_parts(a, 'f', d)
+            if w is None:
                 return None
-            A, Bv = self.conv(a, t), self.conv(b, t)
+            c, b, A, Bv, t, sh = w
             return V('where(%s, %s, %s)' % (c.s, a.s, b.s),
                      'WHERE(%s, %s, %s, %r)' % (c.np, A.np, Bv.np, t), t, sh,
                      E=max(A.E, Bv.E), B=max(A.B, Bv.B), needs=a.needs | b.needs | c.needs)
@@ -612,13 +621,10 @@ class Kernel:
                      lo=-a.hi - 1 if a.ty[0] == 'i' else TR[a.ty][1] - a.hi,
                      hi=-a.lo - 1 if a.ty[0] == 'i' else TR[a.ty][1] - a.lo, needs=a.needs)
         if op == 'where':
-            c = self.mask(d - 1)
-            b = self.expr('i', d - 1)
-            t = promote(a.ty, b.ty)
-            sh = bshape(bshape(a.shape, b.shape) or (), c.shape)
-            if sh is None or bshape(a.shape, b.shape) is None:
+            w = self.where_parts(a, 'i', d)
+            if w is None:
                 return None
-            A, Bv = self.conv(a, t), self.conv(b, t)
+            c, b, A, Bv, t, sh = w
             return V('where(%s, %s, %s)' % (c.s, a.s, b.s),
                      'WHERE(%s, %s, %s, %r)' % (c.np, A.np, Bv.np, t), t, sh,
                      lo=min(A.lo, Bv.lo), hi=max(A.hi, Bv.hi),

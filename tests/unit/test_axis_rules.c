@@ -383,6 +383,27 @@ static int all_facts(Facts *out, int n, ScalarKind k) {
     return m;
 }
 
+/* The six comparisons of x and y (tiles of one kind, or pointers,
+ * compared as unsigned addresses), each through ax_rule and checked on
+ * the concrete result. */
+static void verify_cmps(const Tile *x, const Tile *y, const AxInfo *const *in, const Type *argty) {
+    int n = x->dim[0];
+    int32_t dims[1] = {n};
+    ScalarKind k = x->k == SK_PTR ? SK_U64 : x->k;
+    const Tile *args[2] = {x, y};
+    for (int p = CMP_EQ; p <= CMP_GE; p++) {
+        OpBox box;
+        IrOp *op = make_op(&box, IR_CMP, 2, argty, ty_tile(ty_scalar(SK_BOOL), 1, dims));
+        op->iattr[0] = p;
+        Tile out = *x;
+        out.k = SK_BOOL;
+        for (int e = 0; e < n; e++) out.v[e] = eval_cmp((CmpPred)p, k, x->v[e], y->v[e]);
+        char name[48];
+        snprintf(name, sizeof name, "cmp pred %d (%s, %d)", p, ty_kind_name(x->k), n);
+        verify(name, op, in, args, 2, &out, 1);
+    }
+}
+
 static const IrOpcode binops[] = {IR_ADD, IR_SUB, IR_MUL, IR_DIV, IR_REM, IR_SHL,
                                   IR_SHR, IR_AND, IR_OR,  IR_XOR, IR_MIN, IR_MAX};
 
@@ -393,7 +414,7 @@ static void test_binary(ScalarKind k, int samples) {
     int nf = all_facts(fs, N, k);
     Tile x, y, out;
     int32_t dims[1] = {N};
-    Type t = ty_tile(ty_scalar(k), 1, dims), tb = ty_tile(ty_scalar(SK_BOOL), 1, dims);
+    Type t = ty_tile(ty_scalar(k), 1, dims);
     Type argty[2] = {t, t};
     for (int i = 0; i < nf; i++)
         for (int j = 0; j < nf; j++) {
@@ -412,17 +433,7 @@ static void test_binary(ScalarKind k, int samples) {
                     for (int e = 0; e < N; e++) out.v[e] = eval_binary(binops[o], k, x.v[e], y.v[e], &skip);
                     if (!skip) verify(ir_op_name[binops[o]], op, in, args, 2, &out, 1);
                 }
-                for (int p = CMP_EQ; p <= CMP_GE; p++) {
-                    OpBox box;
-                    IrOp *op = make_op(&box, IR_CMP, 2, argty, tb);
-                    op->iattr[0] = p;
-                    out = x;
-                    out.k = SK_BOOL;
-                    for (int e = 0; e < N; e++) out.v[e] = eval_cmp((CmpPred)p, k, x.v[e], y.v[e]);
-                    char name[32];
-                    snprintf(name, sizeof name, "cmp pred %d (%s)", p, ty_kind_name(k));
-                    verify(name, op, in, args, 2, &out, 1);
-                }
+                verify_cmps(&x, &y, in, argty);
             }
         }
 }
@@ -437,7 +448,7 @@ static void test_narrow_cmp(int samples) {
         ScalarKind k = kinds[ki];
         int n = 256, nf = all_facts(fs, n, k);
         int32_t dims[1] = {n};
-        Type t = ty_tile(ty_scalar(k), 1, dims), tb = ty_tile(ty_scalar(SK_BOOL), 1, dims);
+        Type t = ty_tile(ty_scalar(k), 1, dims);
         Type argty[2] = {t, t};
         for (int i = 0; i < nf; i++)
             for (int j = 0; j < nf; j++) {
@@ -445,22 +456,11 @@ static void test_narrow_cmp(int samples) {
                 AxInfo a = to_info(&fs[i]), b = to_info(&fs[j]);
                 const AxInfo *in[2] = {&a, &b};
                 for (int s = 0; s < samples; s++) {
-                    Tile x, y, out;
+                    Tile x, y;
                     if (!gen_tile(&x, k, n, fs[i].C, fs[i].D, fs[i].K, fs[i].lo, fs[i].hi, 1) ||
                         !gen_tile(&y, k, n, fs[j].C, fs[j].D, fs[j].K, fs[j].lo, fs[j].hi, 1))
                         continue;
-                    const Tile *args[2] = {&x, &y};
-                    for (int p = CMP_EQ; p <= CMP_GE; p++) {
-                        OpBox box;
-                        IrOp *op = make_op(&box, IR_CMP, 2, argty, tb);
-                        op->iattr[0] = p;
-                        out = x;
-                        out.k = SK_BOOL;
-                        for (int e = 0; e < n; e++) out.v[e] = eval_cmp((CmpPred)p, k, x.v[e], y.v[e]);
-                        char name[40];
-                        snprintf(name, sizeof name, "cmp pred %d (%s, 256)", p, ty_kind_name(k));
-                        verify(name, op, in, args, 2, &out, 1);
-                    }
+                    verify_cmps(&x, &y, in, argty);
                 }
             }
     }
@@ -532,17 +532,8 @@ static void test_ptradd(int samples) {
                         /* comparisons of the sums with the bases */
                         AxInfo sum = ax_rule(op, in);
                         const AxInfo *cin[2] = {&sum, &a};
-                        const Tile *cargs[2] = {&out, &p};
                         Type cty[2] = {tp, tp};
-                        int32_t bd[1] = {N};
-                        for (int pr = CMP_EQ; pr <= CMP_GE; pr++) {
-                            Tile c = out;
-                            c.k = SK_BOOL;
-                            for (int e = 0; e < N; e++) c.v[e] = eval_cmp((CmpPred)pr, SK_U64, out.v[e], p.v[e]);
-                            IrOp *cop = make_op(&box, IR_CMP, 2, cty, ty_tile(ty_scalar(SK_BOOL), 1, bd));
-                            cop->iattr[0] = pr;
-                            verify("cmp of pointers", cop, cin, cargs, 2, &c, 1);
-                        }
+                        verify_cmps(&out, &p, cin, cty);
                     }
                 }
             }
