@@ -37,15 +37,12 @@
 
 #include "base/base.h"
 #include "bundle/bundle.h"
-#include "bundle/from_ir.h"
 #include "driver/compile.h"
 #include "examples/ref/ref.h"
 #include "interp/tile_interp.h"
 #include "lower/lower.h"
-#include "parser/parser.h"
 #include "runtime/driver.h"
 #include "runtime/tile.h"
-#include "sema/sema.h"
 
 /* Where the kernel runs: `kernel` set means the GPU (device buffers come
  * from the driver table libtile loaded, as in examples/host/host.c, so

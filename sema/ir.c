@@ -170,15 +170,22 @@ IrOp *ir_emit(IrBuilder *b, IrOpcode opc, int nres, const Type *resty,
         v->index = i;
         op->res[i] = v;
     }
-    IrBlock *blk = b->blk;
+    ir_insert_after(op, b->blk, b->blk->last);
+    return op;
+}
+
+void ir_insert_after(IrOp *op, IrBlock *blk, IrOp *pos) {
     op->parent = blk;
-    op->prev = blk->last;
-    if (blk->last)
-        blk->last->next = op;
+    op->prev = pos;
+    op->next = pos ? pos->next : blk->first;
+    if (op->next)
+        op->next->prev = op;
+    else
+        blk->last = op;
+    if (pos)
+        pos->next = op;
     else
         blk->first = op;
-    blk->last = op;
-    return op;
 }
 
 IrValue *ir_op1(IrBuilder *b, IrOpcode opc, Type t, ...) {

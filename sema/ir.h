@@ -259,6 +259,8 @@ IrBlock *ir_block(IrBuilder *b, int nargs, const Type *argty);
 /* Appends a new op to b->blk with nres results of the given types. */
 IrOp *ir_emit(IrBuilder *b, IrOpcode op, int nres, const Type *resty,
               int nargs, IrValue *const *args);
+/* Links op into blk right after pos (first in blk when pos is NULL). */
+void ir_insert_after(IrOp *op, IrBlock *blk, IrOp *pos);
 /* Shorthand for one result; the argument list ends with NULL. */
 IrValue *ir_op1(IrBuilder *b, IrOpcode op, Type t, ...);
 IrValue *ir_const_int(IrBuilder *b, Type t, int64_t v);  /* scalar t */

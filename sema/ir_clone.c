@@ -32,11 +32,9 @@ static IrValue *clone_value(Cloner *c, const IrValue *v) {
 
 static IrBlock *clone_block(Cloner *c, const IrBlock *b, IrOp *parent);
 
-static IrOp *clone_op(Cloner *c, const IrOp *op, IrBlock *parent) {
+static IrOp *clone_op(Cloner *c, const IrOp *op) {
     IrOp *n = ar_alloc(c->ar, sizeof *n);
     *n = *op;
-    n->parent = parent;
-    n->prev = n->next = NULL;
     n->args = ar_alloc(c->ar, sizeof(IrValue *) * (size_t)(op->nargs + 1));
     for (int i = 0; i < op->nargs; i++) n->args[i] = c->map[op->args[i]->id];
     n->regions = op->nregions ? ar_alloc(c->ar, sizeof(IrBlock *) * (size_t)op->nregions) : NULL;
@@ -58,15 +56,8 @@ static IrBlock *clone_block(Cloner *c, const IrBlock *b, IrOp *parent) {
         n->args[i] = clone_value(c, b->args[i]);
         n->args[i]->block = n;
     }
-    for (const IrOp *op = b->first; op; op = op->next) {
-        IrOp *o = clone_op(c, op, n);
-        o->prev = n->last;
-        if (n->last)
-            n->last->next = o;
-        else
-            n->first = o;
-        n->last = o;
-    }
+    for (const IrOp *op = b->first; op; op = op->next)
+        ir_insert_after(clone_op(c, op), n, n->last);
     return n;
 }
 

@@ -447,7 +447,7 @@ static void plan(LaCtx *c) {
 
 /* ---------------------------------------------------------- materializing */
 
-/* Builds an op outside any block (moved into place by place_after). */
+/* Builds an op outside any block (moved into place by ir_insert_after). */
 static IrOp *detached_op(LaCtx *c, IrOpcode opc, Type t, int nargs,
                          IrValue *const *args, Loc loc) {
     IrBuilder b = {c->ar, c->k, c->scratch, loc};
@@ -457,27 +457,12 @@ static IrOp *detached_op(LaCtx *c, IrOpcode opc, Type t, int nargs,
     return op;
 }
 
-/* Inserts op right after `pos` in blk, or first in blk when pos is NULL. */
-static void place_after(IrOp *op, IrBlock *blk, IrOp *pos) {
-    op->parent = blk;
-    op->prev = pos;
-    op->next = pos ? pos->next : blk->first;
-    if (op->next)
-        op->next->prev = op;
-    else
-        blk->last = op;
-    if (pos)
-        pos->next = op;
-    else
-        blk->first = op;
-}
-
 /* Right after v's definition: dominates every use of v. */
 static void place_after_def(IrOp *op, const IrValue *v) {
     if (v->def)
-        place_after(op, v->def->parent, v->def);
+        ir_insert_after(op, v->def->parent, v->def);
     else
-        place_after(op, v->block, NULL);
+        ir_insert_after(op, v->block, NULL);
 }
 
 static int cheap_op(int opc) {

@@ -9,7 +9,6 @@
 #include "bundle/from_ir.h"
 #include "driver/compile.h"
 #include "lower/lower.h"
-#include "parser/parser.h"
 #include "sema/sema.h"
 #include "tests/unit/check.h"
 
