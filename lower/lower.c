@@ -309,6 +309,7 @@ static int lw_finish(LwCtx *c, LwOutput *out) {
         LLVMDisposeErrorMessage(em);
         return -1;
     }
+    lw_widen_narrow_ints(c);
     if (c->opt->want_llvm) {
         char *ir = LLVMPrintModuleToString(c->mod);
         out->llvm = lw_arena_copy(c->ar, ir, strlen(ir));

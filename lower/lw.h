@@ -145,6 +145,9 @@ LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
 /* Sets `contract` on every float add/sub/mul/neg of the module (see
  * elementwise.c): run once libdevice is linked, before optimizing. */
 void lw_allow_contract(LwCtx *c);
+/* narrow.c: i8/i16 arithmetic of the optimised module rebuilt on i32 (a
+ * ptxas workaround; the file says why). */
+void lw_widen_narrow_ints(LwCtx *c);
 
 /* ---- layout.c: coordinates, register maps, shared memory */
 /* Coordinate of register r along dimension d, for this thread (i32). */

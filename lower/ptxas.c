@@ -1,6 +1,7 @@
 /*
  * ptxas.c — PTX to cubin, and the resource report, through the CUDA
- * toolkit's ptxas (configure --with-cuda).
+ * toolkit's ptxas (configure --with-cuda; $TILE_PTXAS names another at
+ * run time).
  *
  * ptxas runs as a child process on temporary files: `ptxas -v
  * --gpu-name ARCH -o T.cubin T.ptx`. Its `-v` report names each entry
@@ -89,6 +90,14 @@ int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
              "with the CUDA toolkit)");
     return -1;
 #else
+    /* $TILE_PTXAS picks another toolkit's ptxas (docs/cli.md: ptxas 13.0
+     * miscompiles some integer code that 13.5 gets right) */
+    const char *ptxas = getenv("TILE_PTXAS");
+    if (!ptxas || !*ptxas) ptxas = TILE_PTXAS;
+    if (strchr(ptxas, '\'')) {
+        dg_plain(dg, DG_ERROR, "TILE_PTXAS: a path with a quote is not supported: %s", ptxas);
+        return -1;
+    }
     const char *tmp = getenv("TMPDIR");
     if (!tmp || !*tmp) tmp = "/tmp";
     char dir[4096];
@@ -108,7 +117,7 @@ int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
     }
     fclose(f);
     char *cmd = ar_printf(ar, "'%s' -v --gpu-name %s -o '%s' '%s' >'%s' 2>&1",
-                          TILE_PTXAS, arch, out, in, log);
+                          ptxas, arch, out, in, log);
     int st = system(cmd);
     size_t loglen = 0;
     char *report = lw_slurp(ar, log, &loglen);

@@ -10,8 +10,13 @@
 # prepare writes build-gpu-fuzz/: tilec.xz, a tilec that runs without LLVM
 # (STATIC_TILEC=PATH, built with ./configure --enable-static-llvm; or the
 # tree's ./tilec when it does not load libLLVM), stripped and compressed,
-# and difftest (built by make check, or `make tests/gpu/ops/difftest`: a
-# static executable needing only libc and, at run time, libcuda.so.1).
+# difftest (built by make check, or `make tests/gpu/ops/difftest`: a
+# static executable needing only libc and, at run time, libcuda.so.1), and
+# with PTXAS=PATH that ptxas, compressed: run then gives it to tilec
+# (TILE_PTXAS), so that the bundles carry its cubins instead of leaving
+# the PTX to the driver's JIT. Use ptxas 13.5 or later (pip install
+# nvidia-cuda-nvcc: .../nvidia/cu13/bin/ptxas): 13.0's, which is also the
+# 580 driver's JIT, miscompiles the programs of tests/fuzz/gpu-only.
 # The GPU machine has no LLVM but python3: the programs are generated
 # there from the carried tree's tests/fuzz/tilegen.py, and compiled there
 # (xargs -P over its 16 cores).
@@ -48,6 +53,11 @@ prepare() {
     strip -o "$out/tilec" "$tilec"
     xz -f -T2 "$out/tilec"
     cp tests/gpu/ops/difftest "$out/difftest"
+    rm -f "$out/ptxas.xz"
+    if [ -n "${PTXAS:-}" ]; then
+        "$PTXAS" --version | tail -n 1
+        xz -c -T2 "$PTXAS" >"$out/ptxas.xz"
+    fi
     echo "prepared $out: $(ls "$out" | tr '\n' ' ')($(du -sh "$out" | cut -f1))"
     echo "device call:"
     echo "  run(command=\"scripts/gpu-fuzz.sh run 0 3999\", carry=[\"$out\"], kind=\"nvidia-h200\", timeout_s=600)"
@@ -66,12 +76,20 @@ run() {
     # (decompressed outside build-gpu-fuzz, which stays small enough to carry)
     local tilec=${TMPDIR:-/tmp}/tilec-fuzz.$$
     xz -dc "$out/tilec.xz" >"$tilec" && chmod +x "$tilec"
+    local ptxas=
+    if [ -f "$out/ptxas.xz" ]; then
+        ptxas=${TMPDIR:-/tmp}/ptxas-fuzz.$$
+        xz -dc "$out/ptxas.xz" >"$ptxas" && chmod +x "$ptxas"
+        export TILE_PTXAS=$ptxas
+        echo "ptxas: $("$ptxas" --version | tail -n 1)"
+    fi
     local o=${OUT:-$out/out} status=0
     mkdir -p "$o"
     # shellcheck disable=SC2086
     TILEC=$tilec DIFFTEST=$PWD/$out/difftest TILE_STDLIB=$PWD/stdlib \
         bash tests/fuzz/gen-run.sh -m gpu -j "$(nproc)" -T "${BUDGET:-360}" \
-        -s "${DT_SEED:-1}" -g "${GEN_OPTS:-}" -d "$out/run" "$1" "$2" >"$o/gen-run.log" 2>&1 ||
+        -s "${DT_SEED:-1}" -g "${GEN_OPTS:-}" -d "$out/run" "$1" "$2" \
+        tests/fuzz/regress/*.tile tests/fuzz/gpu-only/*.tile >"$o/gen-run.log" 2>&1 ||
         status=$?
     cp "$out/run/difftest.log" "$o/" 2>/dev/null || true
     for s in $(grep -o '^FAIL [^ :]*\.tile' "$out/run/difftest.log" 2>/dev/null |
@@ -81,7 +99,7 @@ run() {
     # the report: failures first (bounded), the summary table last
     head -n -3 "$o/gen-run.log" | head -n 400
     tail -n 3 "$o/gen-run.log"
-    rm -f "$tilec"
+    rm -f "$tilec" ${ptxas:+"$ptxas"}
     return $status
 }
 

@@ -30,7 +30,9 @@
 # the failure is attributed. The report lists, for every mismatch, the
 # seed, the kernel, difftest's lines and the kernel's source; a program
 # tilec rejects is reported with tilec's message (a generator or compiler
-# bug: both are failures). The last lines are a summary table: programs,
+# bug: both are failures), and so is one whose PTX holds 8- or 16-bit
+# integer arithmetic (tests/fuzz/narrow-check.sh: lower/narrow.c's
+# invariant, counted with the rejected). The last lines are a summary table: programs,
 # case runs, mismatches, rejected programs, seconds, failing seeds.
 #
 # Environment: TILEC (default ./tilec, from the build tree), DIFFTEST
@@ -63,6 +65,8 @@ if [ "${1:-}" = --one ]; then
     fi
     "$TILEC" --arch="$arch" -o "$d/g$s.tlb" "$f" 2>"$d/g$s.tilec.log" ||
         { echo "$s" >>"$d/rejected"; exit 0; }
+    sh "$src/tests/fuzz/narrow-check.sh" "$d/g$s.tlb" >"$d/g$s.narrow.log" ||
+        echo "$s" >>"$d/narrow"
     if [ "$mode" = sim ]; then
         sh "$src/tests/gpu/ops/sim/build.sh" kernel "$d/sim" "$f" "$arch" >"$d/g$s.sim.log" 2>&1 ||
             { echo "$s" >>"$d/simfail"; exit 0; }
@@ -113,7 +117,7 @@ fi
 mkdir -p "$dir"
 dir=$(cd "$dir" && pwd)
 rm -rf "$dir"/g*.tile "$dir"/g*.tlb "$dir"/g*.log "$dir"/sim "$dir"/batch.* \
-    "$dir"/ready "$dir"/rejected "$dir"/genfail "$dir"/simfail "$dir"/files "$dir"/notrun
+    "$dir"/ready "$dir"/rejected "$dir"/genfail "$dir"/simfail "$dir"/narrow "$dir"/files "$dir"/notrun
 if [ "$mode" = sim ]; then
     sh "$src/tests/gpu/ops/sim/build.sh" lib "$dir/sim" || exit 2
 fi
@@ -132,6 +136,8 @@ for f in "$@"; do
     b=$(basename "$f" .tile)
     "$TILEC" --arch="$arch" -o "$dir/$b.tlb" "$dir/$b.tile" 2>"$dir/$b.tilec.log" ||
         { echo "$b" >>"$dir/rejected"; continue; }
+    sh "$src/tests/fuzz/narrow-check.sh" "$dir/$b.tlb" >"$dir/$b.narrow.log" ||
+        echo "$b" >>"$dir/narrow"
     if [ "$mode" = sim ]; then
         sh "$src/tests/gpu/ops/sim/build.sh" kernel "$dir/sim" "$dir/$b.tile" "$arch" \
             >"$dir/$b.sim.log" 2>&1 || { echo "$b" >>"$dir/simfail"; continue; }
@@ -198,7 +204,7 @@ nprog=$(wc -l <"$dir/files")
 nrej=0
 [ -f "$dir/rejected" ] && nrej=$(wc -l <"$dir/rejected")
 nbad=0
-for x in genfail simfail; do
+for x in genfail simfail narrow; do
     [ -f "$dir/$x" ] && nbad=$((nbad + $(wc -l <"$dir/$x")))
 done
 failing=$(grep -o '^FAIL [^ :]*\.tile' "$dir/difftest.log" |
@@ -220,10 +226,11 @@ if [ "$quiet" = 0 ]; then
             [ -f "$dir/g$s.tile" ] && echo "g$s" || echo "$s").tile"
         head -5 "$dir/g$s.tilec.log" "$dir/$s.tilec.log" 2>/dev/null
     done
-    for x in genfail simfail; do
+    for x in genfail simfail narrow; do
         for s in $(cat "$dir/$x" 2>/dev/null); do
             echo "=== $x: $s"
-            tail -5 "$dir/g$s.gen.log" "$dir/g$s.sim.log" "$dir/$s.sim.log" 2>/dev/null
+            tail -5 "$dir/g$s.gen.log" "$dir/g$s.sim.log" "$dir/$s.sim.log" \
+                "$dir/g$s.narrow.log" "$dir/$s.narrow.log" 2>/dev/null
         done
     done
     # one report per failing kernel: its difftest lines, then its source

@@ -136,10 +136,13 @@ class V:
     """A generated value: Tile source s, numpy source np, type, shape,
     integer interval lo..hi, float bound B and error bound E, the masks
     its unspecified elements need (needs), whether it is a float product
-    (an add of it may be contracted) and whether it is a weak literal."""
+    (ismul: the product's eps, 0 if not one; an add of it may be
+    contracted, also through a negation or a widening conversion, which
+    LLVM folds into the fma: the product then goes unrounded) and whether
+    it is a weak literal."""
 
     def __init__(self, s, np, ty, shape, E=0.0, B=0.0, lo=None, hi=None,
-                 needs=frozenset(), ismul=False, weak=False, contig=False):
+                 needs=frozenset(), ismul=0.0, weak=False, contig=False):
         self.s, self.np, self.ty, self.shape = s, np, ty, tuple(shape)
         self.E, self.B, self.needs, self.ismul, self.weak = E, B, needs, ismul, weak
         self.contig = contig
@@ -217,7 +220,9 @@ class Kernel:
                 E = v.E
                 if v.E > 0 and EPS[t] > EPS[v.ty]:
                     E += EPS[t] * v.B
-                return V(s, np, t, v.shape, E=E, B=v.B, needs=v.needs)
+                # fadd(fpext(fmul)) contracts to an fma of the widened operands
+                ismul = v.ismul if EPS[t] < EPS[v.ty] else 0.0
+                return V(s, np, t, v.shape, E=E, B=v.B, needs=v.needs, ismul=ismul)
             return V(s, np, t, v.shape, B=float(max(abs(v.lo), abs(v.hi))), needs=v.needs)
         if isf(v.ty):
             raise ValueError('float->int goes through f2i')
@@ -242,11 +247,12 @@ class Kernel:
         if sh is None or not isf(t):
             return None
         A, Bv = self.conv(a, t), self.conv(b, t)
-        E, B, nondet = 0.0, 0.0, False
+        E, B, nondet, ceps = 0.0, 0.0, False, 0.0
         if op in '+-':
             B = A.B + Bv.B
             E = A.E + Bv.E
-            nondet = A.ismul or Bv.ismul
+            nondet = bool(A.ismul or Bv.ismul)
+            ceps = max(A.ismul, Bv.ismul)   # a contracted product skips its rounding
         elif op == '*':
             B = A.B * Bv.B
             E = A.E * Bv.B + Bv.E * A.B + A.E * Bv.E
@@ -260,11 +266,12 @@ class Kernel:
         if B > 0.5 * {'f16': 65504.0, 'bf16': 3e38, 'f32': 3e38, 'f64': 1e300}[t]:
             return None
         if E > 0 or nondet:
-            E += (2 if op == '/' else 1) * EPS[t] * max(B, 1e-30)
+            E += (2 if op == '/' else 1) * max(EPS[t], ceps) * max(B, 1e-30)
         s = '(%s %s %s)' % (a.s if not a.weak else lit(float(a.s.strip('()')), t), op,
                             b.s if not b.weak else lit(float(b.s.strip('()')), t))
         np = 'BIN(%r, %s, %s, %r)' % (op, A.np, Bv.np, t)
-        return V(s, np, t, sh, E=E, B=B, needs=a.needs | b.needs, ismul=(op == '*'))
+        return V(s, np, t, sh, E=E, B=B, needs=a.needs | b.needs,
+                 ismul=EPS[t] if op == '*' else 0.0)
 
     def iop(self, op, a, b):
         t = a.ty if b.weak else b.ty if a.weak else promote(a.ty, b.ty)
@@ -419,15 +426,17 @@ class Kernel:
                 return None
             A, Bv = self.conv(a, t), self.conv(b, t)
             f = 'maximum' if op == 'max' else 'minimum'
+            # maximum(x, x) folds to x, and x stays a product
             return V('%s(%s, %s)' % (f, a.s, b.s),
                      '%s(%s, %s, %r)' % ('MAXI' if op == 'max' else 'MINI', A.np, Bv.np, t),
-                     t, sh, E=max(A.E, Bv.E), B=max(A.B, Bv.B), needs=a.needs | b.needs)
-        if op == 'abs':
+                     t, sh, E=max(A.E, Bv.E), B=max(A.B, Bv.B), needs=a.needs | b.needs,
+                     ismul=A.ismul if A.s == Bv.s else 0.0)
+        if op == 'abs':   # abs(x * x) folds to x * x
             return V('abs(%s)' % a.s, 'ABS(%s, %r)' % (a.np, a.ty), a.ty, a.shape,
-                     E=a.E, B=a.B, needs=a.needs)
-        if op == 'neg':
+                     E=a.E, B=a.B, needs=a.needs, ismul=a.ismul)
+        if op == 'neg':   # fadd(fneg(fmul)) contracts as well
             return V('(-%s)' % a.s, 'NEG(%s, %r)' % (a.np, a.ty), a.ty, a.shape,
-                     E=a.E, B=a.B, needs=a.needs)
+                     E=a.E, B=a.B, needs=a.needs, ismul=a.ismul)
         if op == 'where':
             w = self.where_parts(a, 'f', d)
             if w is None:

@@ -21,7 +21,9 @@
 # plain stores), `createpolicy` (a dummy policy), cp.async with the
 # ignore-src predicate (ws_cp_async, zeros where it is set), the proxy
 # and wgmma ordering instructions (nothing to do here; wait_group's
-# accumulator outputs are its tied inputs), `mov.b64` of two words and wgmma
+# accumulator outputs are its tied inputs), `mov.b64` of two words, the
+# identity copies (`mov.b32`, the identity `prmt`: functions returning their
+# argument), and wgmma
 # (ws_wgmma: descriptors, scale-d, scales and transposes from the asm
 # text and operands; with A in registers, ws_wgmma_ra: A's four
 # registers, B's descriptor and the rest; the kernel's wrapper then tells
@@ -202,6 +204,9 @@ MOV64 = re.compile(r"mov\.b64 \$0, \{\$1, \$2\};$")
 # the identity byte permute tilec copies a register-A operand of wgmma
 # through (a copy ptxas cannot fold: dot.c, wgmma_a_regs)
 PRMT_ID = re.compile(r"prmt\.b32 \$0, \$1, 0, 0x3210;$")
+# the copy LLVM cannot see through that lower/narrow.c reads 8- and 16-bit
+# operands and results through
+MOV32 = re.compile(r"mov\.b32 \$0, \$1;$")
 
 
 WAIT_GROUP = re.compile(r"wgmma\.wait_group\.sync\.aligned (\d+);$")
@@ -369,8 +374,8 @@ def lower_asm(text):
                     m.group(1), names[key], ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))))
                 defs.extend(body + ["}"])
             return names[key]
-        if PRMT_ID.match(asm) and cons == "=r,r" and m.group(1) == "i32":
-            key = (asm, cons)
+        if (PRMT_ID.match(asm) or MOV32.match(asm)) and cons == "=r,r" and m.group(1) == "i32":
+            key = ("identity", cons)
             if key not in names:
                 names[key] = "@sim_asm_%d" % len(names)
                 defs.extend(["define internal i32 %s(i32 %%a0) {" % names[key],
