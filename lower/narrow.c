@@ -15,7 +15,8 @@
  * to get right; this pass gives ptxas that path too.
  *
  * What: every add, sub, mul, shift, division, remainder, comparison,
- * min/max/abs and saturating add/sub on i8 or i16 (vectors lane by lane)
+ * min/max/abs, saturating add/sub and bit count (cttz, ctlz, ctpop) on i8
+ * or i16 (vectors lane by lane)
  * is rebuilt on i32 operands, extended as the operation reads them (sext
  * for signed ones, zext for unsigned ones, either where only low bits
  * matter), its result truncated back. Conversions pass through a fence:
@@ -124,6 +125,11 @@ static int nw_reads(LLVMValueRef i, NwExt *how) {
             *how = NW_ZEXT;
             return 1;
         }
+        if (nw_prefix(s, "llvm.cttz.") || nw_prefix(s, "llvm.ctlz.") ||
+            nw_prefix(s, "llvm.ctpop.")) {
+            *how = NW_ZEXT;
+            return 1;
+        }
         return nw_prefix(s, "llvm.smax.") || nw_prefix(s, "llvm.smin.") ||
                nw_prefix(s, "llvm.abs.") || nw_prefix(s, "llvm.sadd.sat.") ||
                nw_prefix(s, "llvm.ssub.sat.");
@@ -139,22 +145,28 @@ static LLVMValueRef nw_lane32(LwCtx *c, LLVMValueRef i, LLVMValueRef a,
                               LLVMValueRef b, NwExt how, unsigned w) {
     LLVMOpcode op = LLVMGetInstructionOpcode(i);
     LLVMValueRef a32 = nw_ext(c, a, how);
-    if (op == LLVMCall && nw_prefix(nw_callee(i), "llvm.abs.")) {
-        LLVMValueRef args[2] = {a32, LLVMConstInt(c->i1, 0, 0)};
-        return nw_intrinsic(c, "llvm.abs", args, 2);
+    const char *s = op == LLVMCall ? nw_callee(i) : "";
+    LLVMValueRef args[2] = {a32, LLVMConstInt(c->i1, 0, 0)};
+    if (nw_prefix(s, "llvm.abs.")) return nw_intrinsic(c, "llvm.abs", args, 2);
+    if (nw_prefix(s, "llvm.ctpop.")) return nw_intrinsic(c, "llvm.ctpop", args, 1);
+    if (nw_prefix(s, "llvm.cttz.")) {   /* a bit above the w: w for 0 */
+        args[0] = LLVMBuildOr(c->b, a32, LLVMConstInt(c->i32, 1ull << w, 0), "");
+        return nw_intrinsic(c, "llvm.cttz", args, 2);
     }
+    if (nw_prefix(s, "llvm.ctlz."))
+        return LLVMBuildSub(c->b, nw_intrinsic(c, "llvm.ctlz", args, 2),
+                            LLVMConstInt(c->i32, 32 - w, 0), "");
     /* a shift's amount is read unsigned */
     NwExt bhow = op == LLVMShl || op == LLVMLShr || op == LLVMAShr ? NW_ZEXT : how;
     LLVMValueRef b32 = nw_ext(c, b, bhow);
     if (op == LLVMICmp) return LLVMBuildICmp(c->b, LLVMGetICmpPredicate(i), a32, b32, "");
     if (op != LLVMCall) return LLVMBuildBinOp(c->b, op, a32, b32, "");
-    const char *s = nw_callee(i);
     if (strstr(s, ".sat.")) return nw_saturate(c, s, a32, b32, w);
     char base[16];   /* "llvm.smax" of "llvm.smax.i16" */
     size_t n = strlen("llvm.smax");
     memcpy(base, s, n);
     base[n] = '\0';
-    LLVMValueRef args[2] = {a32, b32};
+    args[1] = b32;
     return nw_intrinsic(c, base, args, 2);
 }
 
@@ -162,7 +174,8 @@ static LLVMValueRef nw_lane32(LwCtx *c, LLVMValueRef i, LLVMValueRef a,
  * the value replacing it. */
 static LLVMValueRef nw_rebuild(LwCtx *c, LLVMValueRef i, NwExt how, unsigned w) {
     LLVMValueRef a = LLVMGetOperand(i, 0);
-    int unary = LLVMIsACallInst(i) && nw_prefix(nw_callee(i), "llvm.abs.");
+    const char *s = LLVMIsACallInst(i) ? nw_callee(i) : "";
+    int unary = nw_prefix(s, "llvm.abs.") || nw_prefix(s, "llvm.ct");
     LLVMValueRef b = unary ? NULL : LLVMGetOperand(i, 1);
     LLVMTypeRef rt = LLVMTypeOf(i);
     int is_cmp = LLVMGetInstructionOpcode(i) == LLVMICmp;
@@ -242,10 +255,10 @@ static unsigned nw_lane_width(LLVMTypeRef t) {
 /* Conversion i rebuilt to pass through the fence, or NULL when it is not
  * one the pass rebuilds: a truncation of a computed value to 8 or 16
  * bits (else the DAG narrows the computation), an extension of 8 or 16
- * bits to 16, 32 or 64 (else it narrows 32-bit code of which only low bits
- * are used: `(zext x << 1) & 254`), an extension of a bool to 8 or 16
- * bits, a conversion of 8 or 16 bits to floating point (else it extracts
- * a byte with shr.s16). */
+ * bits to 16, 32 or 64 (else it narrows 32-bit code of which only low
+ * bits are used: `(zext x << 1) & 254`), an extension of a bool to 8 or
+ * 16 bits (else it forms `selp.b16 1, 0; add.s16 -1`), a conversion of 8
+ * or 16 bits to floating point (fewer byte extractions by shr.s16). */
 static LLVMValueRef nw_fenced_conv(LwCtx *c, LLVMValueRef i) {
     LLVMValueRef x = LLVMGetOperand(i, 0);
     unsigned from = nw_lane_width(LLVMTypeOf(x)), to = nw_lane_width(LLVMTypeOf(i));
