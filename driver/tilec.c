@@ -26,7 +26,7 @@
 #include "driver/emit_c.h"
 #include "parser/parser.h"
 #include "lower/lower.h"
-#include "sema/layout.h"
+#include "plan/layout.h"
 #include "sema/sema.h"
 
 #include <ctype.h>

@@ -2,7 +2,7 @@
  * dot.c — matrix products: mma.sync on tensor cores, and the exact FMA
  * path.
  *
- * By the time a `dot` is lowered, layout assignment (sema/mma.c) has put
+ * By the time a `dot` is lowered, layout assignment (plan/mma.c) has put
  * its operands in the layouts the instruction reads and its accumulator
  * in the layout the instruction writes, and the conversions that get the
  * operands there are ordinary `convert_layout` ops. So this file only

@@ -59,17 +59,6 @@
 #include <math.h>
 #include <string.h>
 
-LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l) {
-    LwVal *x = lw_val(f, v);
-    if (v->layout == l || (v->layout && l && ly_eq(v->layout, l))) return *x;
-    if (!v->layout) {
-        LwVal out = lw_new_val(f, l ? ly_size(l, LY_REG) : 1);
-        for (int r = 0; r < out.n; r++) out.r[r] = x->r[0];
-        return out;
-    }
-    return lw_remap(f, *x, (ScalarKind)v->ty.k, v->layout, l, NULL);
-}
-
 /* ---------------------------------------------------------- contraction */
 
 void lw_allow_contract(LwCtx *c) {

@@ -25,23 +25,6 @@
 
 #include <string.h>
 
-LwVal *lw_val(LwFn *f, const IrValue *v) { return &f->vals[v->id]; }
-
-void lw_set(LwFn *f, const IrValue *v, LwVal x) { f->vals[v->id] = x; }
-
-LwVal lw_new_val(LwFn *f, int n) {
-    LwVal v = {n, ar_alloc(f->c->ar, sizeof(LLVMValueRef) * (size_t)n)};
-    return v;
-}
-
-int lw_nregs(const IrValue *v) {
-    return v->layout ? ly_size(v->layout, LY_REG) : 1;
-}
-
-LLVMBasicBlockRef lw_new_bb(LwFn *f, const char *name) {
-    return LLVMAppendBasicBlockInContext(f->c->ctx, f->fn, name);
-}
-
 /* `x` (a lowered value of IR value `from`) in the layout of `to`. */
 static LwVal lw_as(LwFn *f, const IrValue *from, const IrValue *to) {
     LwVal *x = lw_val(f, from);

@@ -3,7 +3,7 @@
  * register maps behind every shape op and layout conversion, ownership of
  * replicated elements, and the shared scratch.
  *
- * A layout (sema/layout.h) maps a hardware index (register r, lane l,
+ * A layout (plan/layout.h) maps a hardware index (register r, lane l,
  * warp w) to the packed (row-major) coordinate of the element it holds,
  * linearly over F2: coord(r, l, w) = R(r) ^ T(l, w). R(r) is a constant
  * per register; T is computed once per layout from the lane and warp ids
@@ -153,16 +153,6 @@ static LLVMValueRef lw_smem_at(LwFn *f, LLVMTypeRef t, LLVMValueRef i) {
 static LLVMValueRef lw_padded(LwFn *f, LLVMValueRef y) {
     LwCtx *c = f->c;
     return LLVMBuildAdd(c->b, y, LLVMBuildLShr(c->b, y, lw_i32(c, 5), ""), "");
-}
-
-static LLVMValueRef lw_to_mem(LwFn *f, LLVMValueRef v, ScalarKind k) {
-    return k == SK_BOOL ? LLVMBuildZExt(f->c->b, v, f->c->i8, "") : v;
-}
-
-static LLVMValueRef lw_from_mem(LwFn *f, LLVMValueRef v, ScalarKind k) {
-    return k == SK_BOOL ? LLVMBuildICmp(f->c->b, LLVMIntNE, v,
-                                        LLVMConstInt(f->c->i8, 0, 0), "")
-                        : v;
 }
 
 /* ----------------------------------------------------------- ownership */
@@ -359,6 +349,17 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
         out.r[r] = lw_from_mem(f, LLVMBuildLoad2(c->b, t, at, ""), k);
     }
     return out;
+}
+
+LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l) {
+    LwVal *x = lw_val(f, v);
+    if (v->layout == l || (v->layout && l && ly_eq(v->layout, l))) return *x;
+    if (!v->layout) {
+        LwVal out = lw_new_val(f, l ? ly_size(l, LY_REG) : 1);
+        for (int r = 0; r < out.n; r++) out.r[r] = x->r[0];
+        return out;
+    }
+    return lw_remap(f, *x, (ScalarKind)v->ty.k, v->layout, l, NULL);
 }
 
 /* ----------------------------------------------------------- shape ops */

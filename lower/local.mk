@@ -1,10 +1,10 @@
 # lower: the code generator (LLVM C API, NVPTX). liblower.la carries the
 # LLVM libraries chosen by configure (shared libLLVM-22, or the static
 # components with --enable-static-llvm), so whatever links it gets them.
-# It uses the layout pass (sema/layout.h): link sema/libsema.la after it.
+# It uses the layout pass (plan/layout.h): link sema/libsema.la after it.
 noinst_LTLIBRARIES += lower/liblower.la
 lower_liblower_la_SOURCES = lower/lower.h lower/lw.h lower/lw_target.h \
-	lower/target.c lower/lower.c lower/kernel.c lower/layout.c \
+	lower/target.c lower/base.c lower/lower.c lower/kernel.c lower/layout.c \
 	lower/elementwise.c lower/memory.c lower/reduce.c lower/debug.c \
 	lower/ptxas.c lower/dot.c lower/smem.c lower/pipeline.c \
 	lower/narrow.c

@@ -4,7 +4,7 @@
  * PTX emission.
  *
  * The flow of lw_compile: for each kernel configuration and each variant,
- * run layout assignment (sema/layout.h) on that variant's copy of the IR
+ * run layout assignment (plan/layout.h) on that variant's copy of the IR
  * and lower it to one LLVM function (kernel.c). Then, in this order:
  * finalize debug info; verify; link libdevice if any `__nv_*` function is
  * called, making every non-kernel function internal so that O3 deletes
@@ -25,7 +25,6 @@
 #include "bundle/from_ir.h"
 #include "lower/lw.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,107 +32,6 @@
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Transforms/PassBuilder.h>
-
-/* ------------------------------------------------------------- helpers */
-
-LLVMTypeRef lw_type(LwCtx *c, ScalarKind k) {
-    switch (k) {
-    case SK_BOOL: return c->i1;
-    case SK_I8: case SK_U8: return c->i8;
-    case SK_I16: case SK_U16: return c->i16;
-    case SK_I32: case SK_U32: return c->i32;
-    case SK_I64: case SK_U64: return c->i64;
-    case SK_F16: return c->f16;
-    case SK_BF16: return c->bf16;
-    case SK_F32: return c->f32;
-    case SK_F64: return c->f64;
-    case SK_PTR: return c->gptr;
-    default: return c->vd;
-    }
-}
-
-LLVMTypeRef lw_mem_type(LwCtx *c, ScalarKind k) {
-    return k == SK_BOOL ? c->i8 : lw_type(c, k);
-}
-
-LLVMValueRef lw_i32(LwCtx *c, int64_t v) {
-    return LLVMConstInt(c->i32, (unsigned long long)v, 1);
-}
-
-/* Intrinsics by name. An overloaded intrinsic needs exactly its overload
- * types (a wrong count crashes LLVM), a plain one none: checked here so
- * that a typo or a renamed intrinsic is a clear internal error. */
-LLVMValueRef lw_intrinsic(LwCtx *c, const char *name, LLVMTypeRef *over,
-                          int nover) {
-    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-    if (id == 0) {
-        fprintf(stderr, "tilec: internal error: LLVM has no intrinsic %s\n",
-                name);
-        abort();
-    }
-    if (!LLVMIntrinsicIsOverloaded(id))
-        nover = 0;
-    else if (nover == 0) {
-        fprintf(stderr, "tilec: internal error: intrinsic %s needs overload "
-                "types\n", name);
-        abort();
-    }
-    return LLVMGetIntrinsicDeclaration(c->mod, id, over, (size_t)nover);
-}
-
-LLVMValueRef lw_call(LwCtx *c, LLVMValueRef fn, LLVMValueRef *args, int n) {
-    return LLVMBuildCall2(c->b, LLVMGlobalGetValueType(fn), fn, args,
-                          (unsigned)n, "");
-}
-
-LLVMValueRef lw_call_intr(LwCtx *c, const char *name, LLVMTypeRef *over,
-                          int nover, LLVMValueRef *args, int n) {
-    return lw_call(c, lw_intrinsic(c, name, over, nover), args, n);
-}
-
-/* LLVM's memory(read) (MemoryEffects::readOnly(): ModRef::Ref for each
- * of LLVM 22's six memory locations, two bits each). */
-#define LW_MEMORY_READ 0x555u
-
-/* A call of inline asm `text` (constraints `cons`) returning rt. */
-LLVMValueRef lw_asm(LwCtx *c, LLVMTypeRef rt, const char *text, const char *cons,
-                    LLVMValueRef *args, int n, LwAsmMem mem) {
-    LLVMTypeRef *at = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)(n ? n : 1));
-    for (int i = 0; i < n; i++) at[i] = LLVMTypeOf(args[i]);
-    LLVMTypeRef ft = LLVMFunctionType(rt, at, (unsigned)n, 0);
-    LLVMValueRef fn = LLVMGetInlineAsm(ft, text, strlen(text), cons,
-                                       strlen(cons), mem == LW_ASM_WRITES, 0,
-                                       LLVMInlineAsmDialectATT, 0);
-    LLVMValueRef call = LLVMBuildCall2(c->b, ft, fn, args, (unsigned)n, "");
-    if (mem == LW_ASM_WRITES) return call;
-    unsigned kind = LLVMGetEnumAttributeKindForName("memory", 6);
-    unsigned ret = LLVMGetEnumAttributeKindForName("willreturn", 10);
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(c->ctx, kind,
-                                                     mem == LW_ASM_READS ? LW_MEMORY_READ : 0));
-    LLVMAddCallSiteAttribute(call, LLVMAttributeFunctionIndex,
-                             LLVMCreateEnumAttribute(c->ctx, ret, 0));
-    return call;
-}
-
-/* A libdevice function, declared on first use (defined once libdevice is
- * linked). */
-LLVMValueRef lw_libdevice(LwCtx *c, const char *name, LLVMTypeRef ret,
-                          LLVMTypeRef *params, int n) {
-    LLVMValueRef fn = LLVMGetNamedFunction(c->mod, name);
-    if (!fn)
-        fn = LLVMAddFunction(c->mod, name,
-                             LLVMFunctionType(ret, params, (unsigned)n, 0));
-    return fn;
-}
-
-void lw_error(LwFn *f, Loc l, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    dg_report(f->c->dg, DG_ERROR, l, fmt, ap);
-    va_end(ap);
-    f->failed = 1;
-}
 
 /* ----------------------------------------------------------- libdevice */
 

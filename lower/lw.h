@@ -4,7 +4,7 @@
  * function being built.
  *
  * The model every file of lower/ shares: a tile value lives in registers.
- * Its layout (sema/layout.h) says which element each register of each
+ * Its layout (plan/layout.h) says which element each register of each
  * thread holds; the lowering keeps, per IR value, an array of LLVM values,
  * one per register of the layout (LwVal). A scalar (rank 0) has one
  * register and every thread holds it: scalars are uniform across the
@@ -21,7 +21,7 @@
 #include "base/base.h"
 #include "lower/lower.h"
 #include "sema/ir.h"
-#include "sema/layout.h"
+#include "plan/layout.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/DebugInfo.h>
@@ -99,9 +99,13 @@ typedef struct LwFn {
     int failed;                /* an error was reported */
 } LwFn;
 
-/* ---- lower.c: types and helpers */
+/* ---- base.c: the helpers every file shares */
 LLVMTypeRef lw_type(LwCtx *c, ScalarKind k);       /* register type */
 LLVMTypeRef lw_mem_type(LwCtx *c, ScalarKind k);   /* in memory (bool: i8) */
+/* A value of kind k from its register form to its memory form and back
+ * (a bool is an i1 in registers, a byte in memory). */
+LLVMValueRef lw_to_mem(LwFn *f, LLVMValueRef v, ScalarKind k);
+LLVMValueRef lw_from_mem(LwFn *f, LLVMValueRef v, ScalarKind k);
 LLVMValueRef lw_intrinsic(LwCtx *c, const char *name, LLVMTypeRef *over,
                           int nover);
 LLVMValueRef lw_call(LwCtx *c, LLVMValueRef fn, LLVMValueRef *args, int n);
@@ -125,20 +129,24 @@ LLVMValueRef lw_libdevice(LwCtx *c, const char *name, LLVMTypeRef ret,
                           LLVMTypeRef *params, int n);
 void lw_error(LwFn *f, Loc l, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-
-/* ---- kernel.c: functions, regions, values */
-LwVal *lw_val(LwFn *f, const IrValue *v);
+LwVal *lw_val(LwFn *f, const IrValue *v);        /* an IR value's registers */
 void lw_set(LwFn *f, const IrValue *v, LwVal x);
 LwVal lw_new_val(LwFn *f, int n);
 int lw_nregs(const IrValue *v);
-void lw_block(LwFn *f, const IrBlock *b);
 LLVMBasicBlockRef lw_new_bb(LwFn *f, const char *name);
+/* Warp shuffles of a value of any register type (64-bit: two 32-bit
+ * shuffles; pointers as i64): bfly reads lane ^ `lane`, up reads
+ * lane - `lane` (its own value below lane 0), idx reads lane `lane`. */
+typedef enum { LW_SHFL_BFLY, LW_SHFL_UP, LW_SHFL_IDX } LwShfl;
+LLVMValueRef lw_shfl(LwFn *f, LwShfl mode, LLVMValueRef v, LLVMValueRef lane);
+LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
+
+/* ---- kernel.c: functions, regions */
+void lw_block(LwFn *f, const IrBlock *b);
 void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
                LyVariant variant, const char *name, LwEntry *entry);
 
 /* ---- elementwise.c */
-/* IR value v in layout l (converted, or replicated when v is a scalar). */
-LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l);
 int lw_elementwise(LwFn *f, const IrOp *op);
 LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
                             ScalarKind to);
@@ -159,6 +167,8 @@ LLVMValueRef lw_packed_coord(LwFn *f, const Layout *l, int r);
  * (proj a linear map over packed coordinates; NULL: identity). */
 LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
                const Layout *dl, const LyMap *proj);
+/* IR value v in layout l (converted, or replicated when v is a scalar). */
+LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l);
 int lw_shape_op(LwFn *f, const IrOp *op);
 /* Per-thread predicate: this thread is the first holder (lowest lane and
  * warp) of the elements it holds in register r: i1 (NULL for "always"). */
@@ -177,12 +187,6 @@ int lw_memory(LwFn *f, const IrOp *op);
 /* ---- reduce.c */
 int lw_reduce(LwFn *f, const IrOp *op);
 int lw_scan(LwFn *f, const IrOp *op);
-/* Warp shuffles of a value of any register type (64-bit: two 32-bit
- * shuffles; pointers as i64): bfly reads lane ^ `lane`, up reads
- * lane - `lane` (its own value below lane 0), idx reads lane `lane`. */
-typedef enum { LW_SHFL_BFLY, LW_SHFL_UP, LW_SHFL_IDX } LwShfl;
-LLVMValueRef lw_shfl(LwFn *f, LwShfl mode, LLVMValueRef v, LLVMValueRef lane);
-LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
 
 /* ---- dot.c: matrix products (mma.sync, or FMA chains) */
 int lw_dot(LwFn *f, const IrOp *op);

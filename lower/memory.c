@@ -99,16 +99,6 @@ static LLVMValueRef lw_and(LwFn *f, LLVMValueRef a, LLVMValueRef b) {
     return LLVMBuildAnd(f->c->b, a, b, "");
 }
 
-static LLVMValueRef lw_mem_val(LwFn *f, LLVMValueRef v, ScalarKind k) {
-    return k == SK_BOOL ? LLVMBuildZExt(f->c->b, v, f->c->i8, "") : v;
-}
-
-static LLVMValueRef lw_reg_val(LwFn *f, LLVMValueRef v, ScalarKind k) {
-    return k == SK_BOOL ? LLVMBuildICmp(f->c->b, LLVMIntNE, v,
-                                        LLVMConstInt(f->c->i8, 0, 0), "")
-                        : v;
-}
-
 /* Packs regs [g, g+vec) of x (memory form) into one value of type vt. */
 static LLVMValueRef lw_pack(LwFn *f, LLVMTypeRef vt, int vec, LLVMValueRef *x) {
     if (vec == 1) return x[0];
@@ -508,7 +498,7 @@ static void lw_load(LwFn *f, const IrOp *op) {
         if (has_mask) {
             LLVMValueRef oth[16];
             for (int i = 0; i < vec; i++)
-                oth[i] = has_other ? lw_mem_val(f, o.r[g + i], k)
+                oth[i] = has_other ? lw_to_mem(f, o.r[g + i], k)
                                    : LLVMConstNull(et);
             v = lw_guarded(f, m.r[g], lw_emit_load, &a, lw_pack(f, vt, vec, oth));
         } else {
@@ -517,7 +507,7 @@ static void lw_load(LwFn *f, const IrOp *op) {
         for (int i = 0; i < vec; i++) {
             LLVMValueRef e = vec == 1 ? v
                                       : LLVMBuildExtractElement(c->b, v, lw_i32(c, i), "");
-            out.r[g + i] = lw_reg_val(f, e, k);
+            out.r[g + i] = lw_from_mem(f, e, k);
         }
     }
     /* the result may have been given another layout than the pointer */
@@ -557,7 +547,7 @@ static void lw_store(LwFn *f, const IrOp *op) {
         LLVMValueRef own = lw_owner(f, l, g, &first);
         if (!first) continue;
         LLVMValueRef x[16];
-        for (int i = 0; i < vec; i++) x[i] = lw_mem_val(f, v.r[g + i], k);
+        for (int i = 0; i < vec; i++) x[i] = lw_to_mem(f, v.r[g + i], k);
         LwAccess a = {.t = vt, .ptr = p.r[g], .val = lw_pack(f, vt, vec, x),
                       .k = k, .vec = vec, .align = (unsigned)(vec * ty_bytes(k))};
         LLVMValueRef pred = lw_and(f, has_mask ? m.r[g] : NULL, own);

@@ -3,7 +3,7 @@
  * `for` loop become cp.async copies into rings of shared-memory buffers,
  * `stages - 1` iterations ahead of their use.
  *
- * sema/pipeline.c marks the loads (LOAD iattr[3] = stages) whose pointer,
+ * plan/pipeline.c marks the loads (LOAD iattr[3] = stages) whose pointer,
  * mask and `other` are pure functions of the induction variable and loop
  * invariants, whose `other` is zero and whose every use is a conversion
  * to an mma.sync operand layout. Here, per marked load of a loop, a ring

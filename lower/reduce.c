@@ -100,55 +100,6 @@ static LwPair lw_combine(LwFn *f, int kind, ScalarKind k, LwPair a, LwPair b) {
     return r;
 }
 
-/* ------------------------------------------------------------- shuffles */
-
-/* One 32-bit shuffle. `c` packs the clamp and segment mask: 0x1f for bfly
- * and idx (the whole warp), 0 for up (a source below lane 0 leaves the
- * value unchanged; callers mask such lanes themselves). */
-static LLVMValueRef lw_shfl32(LwFn *f, LwShfl mode, LLVMValueRef v,
-                              LLVMValueRef lane, int fl) {
-    static const char *const names[3][2] = {
-        {"llvm.nvvm.shfl.sync.bfly.i32", "llvm.nvvm.shfl.sync.bfly.f32"},
-        {"llvm.nvvm.shfl.sync.up.i32", "llvm.nvvm.shfl.sync.up.f32"},
-        {"llvm.nvvm.shfl.sync.idx.i32", "llvm.nvvm.shfl.sync.idx.f32"},
-    };
-    LwCtx *c = f->c;
-    LLVMValueRef a[4] = {LLVMConstInt(c->i32, 0xffffffffu, 0), v, lane,
-                         lw_i32(c, mode == LW_SHFL_UP ? 0 : 0x1f)};
-    return lw_call_intr(c, names[mode][fl], NULL, 0, a, 4);
-}
-
-LLVMValueRef lw_shfl(LwFn *f, LwShfl mode, LLVMValueRef v, LLVMValueRef lane) {
-    LwCtx *c = f->c;
-    LLVMBuilderRef b = c->b;
-    LLVMTypeRef t = LLVMTypeOf(v);
-    if (t == c->f32) return lw_shfl32(f, mode, v, lane, 1);
-    if (t == c->i32) return lw_shfl32(f, mode, v, lane, 0);
-    if (LLVMGetTypeKind(t) == LLVMPointerTypeKind)
-        return LLVMBuildIntToPtr(
-            b, lw_shfl(f, mode, LLVMBuildPtrToInt(b, v, c->i64, ""), lane), t, "");
-    unsigned bits = t == c->f16 || t == c->bf16 ? 16
-                    : t == c->f64               ? 64
-                                                : LLVMGetIntTypeWidth(t);
-    LLVMTypeRef it = LLVMIntTypeInContext(c->ctx, bits);
-    LLVMValueRef x = t == it ? v : LLVMBuildBitCast(b, v, it, "");
-    LLVMValueRef r;
-    if (bits == 64) {
-        LLVMValueRef lo = LLVMBuildTrunc(b, x, c->i32, "");
-        LLVMValueRef hi = LLVMBuildTrunc(b, LLVMBuildLShr(b, x, LLVMConstInt(c->i64, 32, 0), ""), c->i32, "");
-        lo = LLVMBuildZExt(b, lw_shfl32(f, mode, lo, lane, 0), c->i64, "");
-        hi = LLVMBuildZExt(b, lw_shfl32(f, mode, hi, lane, 0), c->i64, "");
-        r = LLVMBuildOr(b, lo, LLVMBuildShl(b, hi, LLVMConstInt(c->i64, 32, 0), ""), "");
-    } else {
-        r = LLVMBuildTrunc(b, lw_shfl32(f, mode, LLVMBuildZExt(b, x, c->i32, ""), lane, 0), it, "");
-    }
-    return t == it ? r : LLVMBuildBitCast(b, r, t, "");
-}
-
-LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask) {
-    return lw_shfl(f, LW_SHFL_BFLY, v, lw_i32(f->c, mask));
-}
-
 /* ------------------------------------------------------------ reduction */
 
 /* Packed-coordinate bits of dimension a of `shape`, and the projection

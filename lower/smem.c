@@ -30,7 +30,7 @@
  * operand's own bases say where that row starts — lane bits 2-4 walk the
  * core matrix's 8 rows (plain), or register bit 0 and lane bits 0-1 walk
  * its 8 K positions (.trans) — and the 32-bit register bits walk the
- * matrices. So the address layout (ly_ldmatrix_addr, sema/mma.c, where
+ * matrices. So the address layout (ly_ldmatrix_addr, plan/mma.c, where
  * tests/unit/test_mma.c simulates ldmatrix over it for every operand
  * case) takes its lane bases from the operand's, rearranged, and its
  * register bases from the operand's register bases above the group.

@@ -7,7 +7,7 @@
  * ops of their own (`%3 = const 1024 : i32`) so every operand is a value.
  */
 #include "ir.h"
-#include "layout.h"
+#include "plan/layout.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -93,7 +93,7 @@ const char *ty_str(Arena *a, Type t);
     X(LOAD,         "load")         /* ptr [, mask [, other]]; iattr[0]    \
                                        LoadFlags, [1] cache, [2] evict,    \
                                        [3] cp.async ring depth (0: none;   \
-                                       set by sema/pipeline.c) */          \
+                                       set by plan/pipeline.c) */          \
     X(STORE,        "store")        /* ptr, value [, mask] */              \
     X(ATOMIC,       "atomic")       /* ptr, value [, mask]; iattr[0]       \
                                        AtomicKind; result: old values */   \
@@ -136,7 +136,7 @@ typedef enum { EVICT_NORMAL, EVICT_FIRST, EVICT_LAST } EvictMode;
 
 typedef struct IrOp IrOp;
 typedef struct IrBlock IrBlock;
-struct Layout;           /* sema/layout.h */
+struct Layout;           /* plan/layout.h */
 
 typedef struct IrValue {
     Type ty;

@@ -3,7 +3,7 @@
  *
  * Sema builds one IrModule; the GPU back end plans each specialization
  * variant on its own copy, because layout assignment annotates values and
- * inserts conversions (sema/layout_assign.c). Copying the IR is linear in
+ * inserts conversions (plan/layout_assign.c). Copying the IR is linear in
  * its size, where running sema again re-parsed imports, re-inlined every
  * call and re-unrolled every static_range. The copy keeps every value's
  * id and every op's position, so what is planned and emitted from it is

@@ -1,6 +1,6 @@
 /*
  * test_axis_rules.c — brute-force soundness of the axis analysis
- * (sema/axis.c): every fact a transfer rule claims must hold on every
+ * (plan/axis.c): every fact a transfer rule claims must hold on every
  * concrete tile its inputs' facts admit.
  *
  * For each op and each combination of input facts (contiguity C,
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "sema/layout.h"
+#include "plan/layout.h"
 
 enum { N = 16, MAXN = 256 };
 

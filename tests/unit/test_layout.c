@@ -1,7 +1,7 @@
 /* test_layout.c — unit tests of layouts as linear maps over F2
- * (sema/linear.c): construction, coordinates, slices, inverses,
+ * (plan/linear.c): construction, coordinates, slices, inverses,
  * conversions, vector widths and printing, checked on the maps. */
-#include "../../sema/layout.h"
+#include "../../plan/layout.h"
 #include "check.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * control flow, in both variants, and the vector widths the lowering will
  * use (ly_mem_vec). */
 #include "../../parser/parser.h"
-#include "../../sema/layout.h"
+#include "../../plan/layout.h"
 #include "../../sema/sema.h"
 #include "check.h"
 

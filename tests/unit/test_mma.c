@@ -1,8 +1,8 @@
-/* test_mma.c — unit tests of the tensor-core layouts (sema/mma.c),
+/* test_mma.c — unit tests of the tensor-core layouts (plan/mma.c),
  * checked against the PTX ISA's fragment tables for mma.sync m16n8k16
  * (f16/bf16), m16n8k8 (tf32) and m16n8k32 (i8), and of the swizzled
  * shared-memory layouts: banks of every ldmatrix phase counted. */
-#include "../../sema/layout.h"
+#include "../../plan/layout.h"
 #include "check.h"
 
 #include <stdlib.h>

@@ -34,7 +34,7 @@
  * loop that does not fit back to ordinary loads (lower/pipeline.c), and
  * skips a configuration that does not fit at all (lower/lower.c).
  */
-#include "layout.h"
+#include "plan/layout.h"
 
 #include <math.h>
 

@@ -37,7 +37,7 @@
  * rows of one 128-byte line differ in their unit, and successive lines
  * differ in their phase (tests/unit/test_mma.c counts the banks).
  */
-#include "layout.h"
+#include "plan/layout.h"
 
 #include <string.h>
 

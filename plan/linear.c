@@ -24,7 +24,7 @@
  *    linear system per basis vector of the destination (the set of indices
  *    for which it holds is a subspace, so checking a basis suffices).
  */
-#include "layout.h"
+#include "plan/layout.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  *    warps laid along the order (ly_blocked_default). A load's result
  *    has its anchor's layout. Matrix products are the second kind of
  *    anchor: dot_layout() gives the result (and accumulator) an mma.sync
- *    layout (sema/mma.c; the FMA path's blocked layout where no
+ *    layout (plan/mma.c; the FMA path's blocked layout where no
  *    tensor-core instruction applies) and the operands the matching
  *    operand layouts, reached by conversions (docs/internals/mma.md).
  *
@@ -37,7 +37,7 @@
  * The pass runs on one IrKernel per variant: the variant changes axis info
  * and therefore the anchors.
  */
-#include "layout.h"
+#include "plan/layout.h"
 
 #include <string.h>
 
@@ -195,7 +195,7 @@ static int64_t ax_run(const AxTable *ax, const IrOp *op, int dim) {
 /* Operand i of dot `op` is loaded in the body of the `for` loop the
  * product is in, at least 4 bytes at a time by the axis info (the
  * layout is not known yet; ly_mem_vec decides later): what the pipeliner
- * may turn into a cp.async ring (sema/pipeline.c). */
+ * may turn into a cp.async ring (plan/pipeline.c). */
 static int loop_loaded(LaCtx *c, const IrOp *op, int i) {
     const IrOp *ld = op->args[i]->def;
     const IrOp *loop = op->parent ? op->parent->parent : NULL;
@@ -225,7 +225,7 @@ static int wgmma_fits(LaCtx *c, const IrOp *op, int mk) {
 }
 
 /* The anchor layout of a dot's accumulator and result: an mma.sync
- * accumulator layout (sema/mma.c) when a tensor-core instruction fits
+ * accumulator layout (plan/mma.c) when a tensor-core instruction fits
  * the operands, else (f32 with precision="ieee", i8 with K < 32) the
  * default blocked layout, which the FMA path computes in. */
 static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n,

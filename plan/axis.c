@@ -35,7 +35,7 @@
  * values, so this terminates (a bound on rounds falls back to "nothing
  * known"; intervals, which can grow, are dropped after a few rounds).
  */
-#include "layout.h"
+#include "plan/layout.h"
 
 #include <string.h>
 

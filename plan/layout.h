@@ -2,8 +2,8 @@
  * layout.h — how every tile is spread over the threads of a program:
  * layouts as linear maps over F2, axis info, and the layout assignment pass.
  *
- * This header is the contract between the analyses (sema/linear.c,
- * sema/axis.c, sema/layout_assign.c) and the lowering (lower/).
+ * This header is the contract between the analyses (plan/linear.c,
+ * plan/axis.c, plan/layout_assign.c) and the lowering (lower/).
  *
  * Layouts as linear maps. Every tile dimension, the vector of registers a
  * thread holds, the 32 lanes of a warp and the warps of a program are
@@ -39,7 +39,7 @@
 #ifndef TILE_LAYOUT_H
 #define TILE_LAYOUT_H
 
-#include "ir.h"
+#include "sema/ir.h"
 
 /* ------------------------------------------------------------ linear maps */
 
@@ -54,7 +54,7 @@ typedef enum {
     LY_BLOCKED,   /* spt/tpw/wpc/order below */
     LY_SLICE,     /* parent with dimension slice_dim removed */
     LY_LINEAR,    /* only the map (reshape results, permuted MMA layouts) */
-    LY_MMA,       /* mma.sync accumulator (sema/mma.c): mma_k, mma_warps */
+    LY_MMA,       /* mma.sync accumulator (plan/mma.c): mma_k, mma_warps */
     LY_DOT_OP,    /* operand op_idx of a dot whose accumulator layout is
                      `parent` (LY_MMA: registers as ldmatrix gives them;
                      LY_BLOCKED: the FMA path's broadcast operands) */
@@ -233,7 +233,7 @@ void ly_print(FILE *out, const Layout *l);
 /* The same text in an arena string. */
 const char *ly_str(Arena *ar, const Layout *l);
 
-/* ----------------------------------------------- tensor cores (sema/mma.c) */
+/* ----------------------------------------------- tensor cores (plan/mma.c) */
 
 /* The K of the mma.sync instruction for operands of kind `in` (m16n8k16
  * for f16/bf16, m16n8k8 tf32 for f32, m16n8k32 for i8), or 0 when no
@@ -402,7 +402,7 @@ int ly_verify_kernel(Arena *ar, const IrKernel *k);
 
 /* ------------------------------------ pipelining and shared memory budget */
 
-/* Software pipelining analysis (sema/pipeline.c), run by ly_assign_kernel
+/* Software pipelining analysis (plan/pipeline.c), run by ly_assign_kernel
  * at its end: marks each load that feeds a tensor-core operand inside a
  * `for` loop, and can be copied ahead with cp.async, by setting its
  * iattr[3] to the ring depth (k->stages); the IR prints it as

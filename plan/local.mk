@@ -1,0 +1,21 @@
+# plan: the middle end, the per-variant analyses between sema and lower:
+# layouts (linear maps over F2), axis info, layout assignment, the MMA
+# choice and software pipelining. Compiled into sema's two libraries
+# (sema/local.mk), since the IR printer prints layouts.
+plan_sources = plan/layout.h plan/linear.c plan/axis.c plan/layout_assign.c \
+	plan/mma.c plan/pipeline.c
+
+check_PROGRAMS += tests/unit/test_layout
+TESTS += tests/unit/test_layout
+tests_unit_test_layout_SOURCES = tests/unit/test_layout.c tests/unit/check.h
+tests_unit_test_layout_LDADD = sema/libir.la base/libbase.la -lm
+
+check_PROGRAMS += tests/unit/test_layout_assign
+TESTS += tests/unit/test_layout_assign
+tests_unit_test_layout_assign_SOURCES = tests/unit/test_layout_assign.c tests/unit/check.h
+tests_unit_test_layout_assign_LDADD = sema/libsema.la parser/libparser.la base/libbase.la -lm
+
+check_PROGRAMS += tests/unit/test_mma
+TESTS += tests/unit/test_mma
+tests_unit_test_mma_SOURCES = tests/unit/test_mma.c tests/unit/check.h
+tests_unit_test_mma_LDADD = sema/libir.la base/libbase.la -lm
