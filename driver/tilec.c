@@ -359,16 +359,11 @@ static void print_stats(Arena *ar, Diag *dg, const char *arch,
     }
 }
 
-/* The sema options from the command line; the stdlib is $TILE_STDLIB,
- * else the installed one. */
-static SmOptions sema_options(const Opts *o) {
-    const char *stdlib = getenv("TILE_STDLIB");
-#ifdef TILE_STDLIB_DIR
-    if (!stdlib || !*stdlib) stdlib = TILE_STDLIB_DIR;
-#endif
+/* The sema options from the command line; the stdlib is sm_stdlib_dir's
+ * ($TILE_STDLIB, else the one beside tilec, else the installed one). */
+static SmOptions sema_options(const Opts *o, Arena *ar) {
     SmOptions so = {o->defines.v, o->defines.n, o->include_dirs.v,
-                    o->include_dirs.n, stdlib && *stdlib ? stdlib : NULL,
-                    o->debug};
+                    o->include_dirs.n, sm_stdlib_dir(ar), o->debug};
     return so;
 }
 
@@ -378,7 +373,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                      const char *text, size_t len, FILE *out) {
     int bundle = o->emit == EMIT_BUNDLE || o->emit == EMIT_C;
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
-                    .fp_contract_off = o->fp_contract_off, .sema = sema_options(o),
+                    .fp_contract_off = o->fp_contract_off, .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())
                                  ? TC_CUBIN : 0u) |
@@ -414,7 +409,7 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
             ps_print_ast(out, ast);
         return;
     }
-    SmOptions so = sema_options(o);
+    SmOptions so = sema_options(o, ar);
     IrModule *m = tc_check(ar, dg, file, text, len, &so);
     if (m && o->emit == EMIT_DEPS)
         for (int i = 0; i < m->nfiles; i++) fprintf(out, "%s\n", m->files[i]);

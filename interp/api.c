@@ -43,17 +43,6 @@ static char *dup_or_null(const char *s) {
 
 /* --------------------------------------------------------------- compile */
 
-static const char *stdlib_dir(const TileCompileOptions *opt) {
-    if (opt && opt->stdlib_dir) return opt->stdlib_dir;
-    const char *env = getenv("TILE_STDLIB");
-    if (env && *env) return env;
-#ifdef TILE_STDLIB_DIR
-    return TILE_STDLIB_DIR;
-#else
-    return NULL;
-#endif
-}
-
 /* Splits the "NAME=VALUE" defines; reports a malformed one. */
 static int split_defines(Arena *ar, Diag *dg, const TileCompileOptions *opt,
                          SmOptions *so) {
@@ -81,7 +70,8 @@ static TileProgram *compile(Arena *ar, Diag *dg, uint32_t file, const char *text
     if (split_defines(ar, dg, opt, &so) == 0) {
         so.include_dirs = opt ? opt->include_dirs : NULL;
         so.ninclude_dirs = opt ? opt->ninclude_dirs : 0;
-        so.stdlib_dir = stdlib_dir(opt);
+        so.stdlib_dir = opt && opt->stdlib_dir ? opt->stdlib_dir
+                                                : sm_stdlib_dir(ar);
         so.debug = opt ? opt->debug : 0;
         AstFile *ast = ps_parse(ar, dg, file, text, len);
         if (!dg_errors(dg)) mod = sm_compile(ar, dg, ast, &so);

@@ -30,8 +30,10 @@ typedef struct TileCompileOptions {
     int ndefines;
     const char *const *include_dirs; /* as tilec -I */
     int ninclude_dirs;
-    const char *stdlib_dir;          /* NULL: $TILE_STDLIB or the installed
-                                        stdlib */
+    const char *stdlib_dir;          /* NULL: $TILE_STDLIB, else the stdlib
+                                        beside libtilec (build tree or
+                                        installed), else the configured
+                                        install directory */
     int debug;                       /* keep device_assert, as tilec -g */
 } TileCompileOptions;
 

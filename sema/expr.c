@@ -472,6 +472,7 @@ static SmVal name_expr(SmCtx *c, const AstExpr *e) {
         v.loc = e->loc;
         return v;
     }
+    if (c->mod->failed_import) return sm_poison();  /* reported (scope.c) */
     const char *s = sm_suggest(c, e->name);
     if (s)
         dg_error(c->dg, e->loc, "use of undeclared name '%s'; did you mean '%s'?",
@@ -500,6 +501,7 @@ SmVal sm_call(SmCtx *c, const AstExpr *e) {
                  e->name);
         return sm_poison();
     }
+    if (c->mod->failed_import) return sm_poison();  /* reported (scope.c) */
     const char *s = sm_suggest(c, e->name);
     if (s)
         dg_error(c->dg, e->nloc, "call to undeclared fn '%s'; did you mean '%s'?",

@@ -7,7 +7,7 @@ sema_libir_la_SOURCES = sema/ir.h sema/ir.c sema/ir_clone.c $(plan_sources)
 sema_libsema_la_SOURCES = sema/ir.h sema/ir.c sema/ir_clone.c $(plan_sources) \
 	sema/sema.h sema/sm.h \
 	sema/sema.c sema/scope.c sema/config.c sema/grid.c sema/types.c \
-	sema/expr.c sema/builtins.c sema/stmt.c sema/budget.c
+	sema/expr.c sema/builtins.c sema/stmt.c sema/budget.c sema/stdlib_dir.c
 
 check_PROGRAMS += tests/unit/test_sema
 TESTS += tests/unit/test_sema

@@ -3,11 +3,14 @@
  *
  * A module is one parsed file. `import "std/math";` finds `std/math.tile`
  * in the importing file's directory, then each -I directory, then each
- * TILE_PATH entry, then the installed stdlib; the first hit wins. Modules
+ * TILE_PATH entry, then the stdlib (SmOptions.stdlib_dir, which the
+ * callers take from sm_stdlib_dir: stdlib_dir.c); the first hit wins. Modules
  * are keyed by their real path, so a file imported from several places is
  * parsed once. Loading is a depth-first walk with an explicit stack, which
  * makes a cycle easy to spell out: the stack from the first occurrence of
- * the module to the top *is* the cycle.
+ * the module to the top *is* the cycle. A failed import is reported once:
+ * the module that made it does not report the names it would have
+ * supplied as undeclared (load_import).
  *
  * Visibility is per module, as in Python: a module sees its own consts and
  * fns, then those of the modules it imports directly (in import order). A
@@ -98,8 +101,8 @@ static SmModule *parse_module(SmCtx *c, const char *path, const char *name,
 }
 
 /* import "PATH"; */
-static void load_import(SmCtx *c, SmModule *m, const AstItem *it,
-                        SmModVec *stack) {
+static void import_one(SmCtx *c, SmModule *m, const AstItem *it,
+                       SmModVec *stack) {
     const char *rel = it->path;
     size_t n = strlen(rel);
     if (n < 5 || strcmp(rel + n - 5, ".tile") != 0)
@@ -141,6 +144,19 @@ static void load_import(SmCtx *c, SmModule *m, const AstItem *it,
         sm_load_imports(c, dep, stack);
     }
     vec_push(c->ar, &m->imports, dep);
+}
+
+/* An import that reported an error (not found, unreadable, a cycle, or
+ * errors inside the imported module or its own imports) marks m: the
+ * names it would have defined are then missing, and reporting each use as
+ * undeclared would bury the one real error under a cascade. Sema stays
+ * quiet about undeclared names in such a module (expr.c); the compilation
+ * has failed already, so nothing goes unreported for good. */
+static void load_import(SmCtx *c, SmModule *m, const AstItem *it,
+                        SmModVec *stack) {
+    int errors = dg_errors(c->dg);
+    import_one(c, m, it, stack);
+    if (dg_errors(c->dg) > errors) m->failed_import = 1;
 }
 
 void sm_load_imports(SmCtx *c, SmModule *m, SmModVec *stack) {

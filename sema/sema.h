@@ -2,8 +2,8 @@
  * sema.h — semantic analysis: AST in, typed tile IR out.
  *
  * sm_compile() resolves imports (search path: the importing file's
- * directory, then -I directories, then TILE_PATH entries, then the installed
- * stdlib), checks every item, enumerates each kernel's configurations
+ * directory, then -I directories, then TILE_PATH entries, then the stdlib
+ * directory), checks every item, enumerates each kernel's configurations
  * (@tune product filtered by @prune, with -D values and defaults), and for
  * each configuration builds one IrKernel: fn calls inlined per call site,
  * static_range loops unrolled, broadcasting made explicit. Errors go to the
@@ -26,7 +26,7 @@ typedef struct SmOptions {
     int ndefines;
     const char *const *include_dirs;   /* -I, in order */
     int ninclude_dirs;
-    const char *stdlib_dir;            /* installed stdlib; may be NULL */
+    const char *stdlib_dir;            /* the stdlib (sm_stdlib_dir); may be NULL */
     int debug;                         /* -g: keep device_assert */
 } SmOptions;
 
@@ -34,5 +34,11 @@ typedef struct SmOptions {
  * or NULL when errors were reported. All IR lives in `ar`. */
 IrModule *sm_compile(Arena *ar, Diag *dg, const AstFile *main,
                      const SmOptions *opt);
+
+/* The stdlib directory when the caller names none: $TILE_STDLIB, else one
+ * found beside the running libtilec or executable (the build tree's or an
+ * installed one), else the configure-time TILE_STDLIB_DIR; allocated in
+ * `ar` (stdlib_dir.c). NULL only when there is none at all. */
+const char *sm_stdlib_dir(Arena *ar);
 
 #endif

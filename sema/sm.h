@@ -84,6 +84,7 @@ struct SmModule {
     const char *dir;
     int loading;         /* on the import stack (cycle detection) */
     int loaded;
+    int failed_import;   /* an import of this module failed (see scope.c) */
     SmModVec imports;
     Vec(SmGlobal *) globals;
     StrMap by_name;      /* globals by name */

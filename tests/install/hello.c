@@ -3,8 +3,8 @@
  * would build it: `cc hello.c $(pkg-config --cflags --libs tile)`.
  * `make installcheck` (and so `make distcheck`) builds and runs it. It
  * compiles a kernel that imports the installed standard library (with
- * TILE_STDLIB unset, so the path compiled into the library is what finds
- * it), runs it in the interpreter and checks every element.
+ * TILE_STDLIB unset, so the library finds it beside itself:
+ * sema/stdlib_dir.c), runs it in the interpreter and checks every element.
  */
 #include <math.h>
 #include <stdio.h>
