@@ -24,7 +24,10 @@
 # run: gen-run.sh -m gpu -j $(nproc) -T BUDGET (default 360 s of
 # generating and compiling, so that difftest's phase fits in a 10-minute
 # call; seeds past it are counted "not run": rerun the rest as another
-# range) in build-gpu-fuzz/run, then copies the failing programs and the
+# range) in build-gpu-fuzz/run, with tests/fuzz/regress and
+# tests/fuzz/gpu-only (programs that failed on the GPU before) as extra
+# files every time, and with $TILE_PTXAS set when prepared with one (the
+# bundles then carry its cubins); then copies the failing programs and the
 # whole difftest log to $OUT (default build-gpu-fuzz/out). Its last lines
 # are the summary table: programs, case runs, mismatches, rejected
 # programs, seconds and the failing seeds. Environment: GEN_OPTS (more
