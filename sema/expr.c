@@ -14,7 +14,10 @@
  */
 #include "sm.h"
 
+#include <dirent.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *op_spelling(AstOp op) {
@@ -473,6 +476,17 @@ static SmVal name_expr(SmCtx *c, const AstExpr *e) {
         return v;
     }
     if (c->mod->failed_import) return sm_poison();  /* reported (scope.c) */
+    if (!strcmp(e->name, "break")) {
+        dg_error(c->dg, e->loc, "'break' is not supported in Tile: a 'for' "
+                 "loop runs to its bound; to stop early, use a 'while' loop "
+                 "whose condition turns false");
+        return sm_poison();
+    }
+    if (!strcmp(e->name, "continue")) {
+        dg_error(c->dg, e->loc, "'continue' is not supported in Tile: put "
+                 "the rest of the loop body under an 'if'");
+        return sm_poison();
+    }
     const char *s = sm_suggest(c, e->name);
     if (s)
         dg_error(c->dg, e->loc, "use of undeclared name '%s'; did you mean '%s'?",
@@ -483,6 +497,44 @@ static SmVal name_expr(SmCtx *c, const AstExpr *e) {
 }
 
 /* ---------------------------------------------------------------- calls */
+
+/* The stdlib module ("math" for std/math.tile) that defines fn `name`,
+ * found by reading the stdlib's std/ directory, so that the answer never
+ * drifts from the library; NULL if none. Runs only on the error path. */
+static const char *stdlib_module_of(SmCtx *c, const char *name) {
+    if (!c->opt->stdlib_dir) return NULL;
+    char dir[4096], path[4096];
+    int n = snprintf(dir, sizeof dir, "%s/std", c->opt->stdlib_dir);
+    if (n < 0 || (size_t)n >= sizeof dir) return NULL;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    const char *found = NULL;
+    size_t nlen = strlen(name);
+    struct dirent *de;
+    while (!found && (de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len <= 5 || strcmp(de->d_name + len - 5, ".tile")) continue;
+        n = snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        FILE *f = n >= 0 && (size_t)n < sizeof path ? fopen(path, "r") : NULL;
+        if (!f) continue;
+        char line[512];
+        while (fgets(line, sizeof line, f)) {
+            const char *p = line;
+            while (*p == ' ' || *p == '\t') p++;
+            if (strncmp(p, "fn", 2) || (p[2] != ' ' && p[2] != '\t')) continue;
+            p += 2;
+            while (*p == ' ' || *p == '\t') p++;
+            if (!strncmp(p, name, nlen) &&
+                (p[nlen] == '(' || p[nlen] == ' ' || p[nlen] == '<')) {
+                found = ar_strndup(c->ar, de->d_name, len - 5);
+                break;
+            }
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
 
 SmVal sm_call(SmCtx *c, const AstExpr *e) {
     int n = e->nargs + e->nnamed;
@@ -508,6 +560,10 @@ SmVal sm_call(SmCtx *c, const AstExpr *e) {
                  e->name, s);
     else
         dg_error(c->dg, e->nloc, "call to undeclared fn '%s'", e->name);
+    const char *m = stdlib_module_of(c, e->name);
+    if (m)
+        dg_note(c->dg, e->nloc, "'%s' is defined in the standard library: "
+                "add 'import \"std/%s\";'", e->name, m);
     return sm_poison();
 }
 
