@@ -74,14 +74,11 @@ static int nw_prefix(const char *s, const char *p) {
     return strncmp(s, p, strlen(p)) == 0;
 }
 
-/* An i32 intrinsic of one or two operands. */
+/* A call of intrinsic `name` overloaded on i32 (base.c's lw_call_intr). */
 static LLVMValueRef nw_intrinsic(LwCtx *c, const char *name, LLVMValueRef *args,
                                  unsigned n) {
-    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
     LLVMTypeRef t = c->i32;
-    LLVMValueRef fn = LLVMGetIntrinsicDeclaration(c->mod, id, &t, 1);
-    LLVMTypeRef ft = LLVMIntrinsicGetType(c->ctx, id, &t, 1);
-    return LLVMBuildCall2(c->b, ft, fn, args, n, "");
+    return lw_call_intr(c, name, &t, 1, args, (int)n);
 }
 
 /* Saturating add/sub of w-bit values a and b (extended as the signedness
@@ -121,11 +118,8 @@ static int nw_reads(LLVMValueRef i, NwExt *how) {
     case LLVMCall: {
         const char *s = nw_callee(i);
         if (nw_prefix(s, "llvm.umax.") || nw_prefix(s, "llvm.umin.") ||
-            nw_prefix(s, "llvm.uadd.sat.") || nw_prefix(s, "llvm.usub.sat.")) {
-            *how = NW_ZEXT;
-            return 1;
-        }
-        if (nw_prefix(s, "llvm.cttz.") || nw_prefix(s, "llvm.ctlz.") ||
+            nw_prefix(s, "llvm.uadd.sat.") || nw_prefix(s, "llvm.usub.sat.") ||
+            nw_prefix(s, "llvm.cttz.") || nw_prefix(s, "llvm.ctlz.") ||
             nw_prefix(s, "llvm.ctpop.")) {
             *how = NW_ZEXT;
             return 1;
