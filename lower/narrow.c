@@ -15,8 +15,8 @@
  * to get right; this pass gives ptxas that path too.
  *
  * What: every add, sub, mul, shift, division, remainder, comparison,
- * min/max/abs, saturating add/sub and bit count (cttz, ctlz, ctpop) on i8
- * or i16 (vectors lane by lane)
+ * min/max/abs, saturating add/sub, bit count (cttz, ctlz, ctpop) and
+ * vector reduction (add, mul, min, max) on i8 or i16 (vectors lane by lane)
  * is rebuilt on i32 operands, extended as the operation reads them (sext
  * for signed ones, zext for unsigned ones, either where only low bits
  * matter), its result truncated back. Conversions pass through a fence:
@@ -37,6 +37,7 @@
  */
 #include "lower/lw.h"
 
+#include <stdio.h>
 #include <string.h>
 
 typedef enum { NW_SEXT, NW_ZEXT } NwExt;
@@ -272,6 +273,34 @@ static LLVMValueRef nw_fenced_conv(LwCtx *c, LLVMValueRef i) {
     }
 }
 
+/* A reduction of narrow lanes the SLP vectorizer formed
+ * (llvm.vector.reduce.add/mul/smax/smin/umax/umin; and/or/xor are
+ * bitwise and stay): the lanes combined in i32 in order, the result
+ * truncated through the fence. Wrapping add and mul agree with the
+ * narrow ones in the low bits. NULL when i is not one. */
+static LLVMValueRef nw_vector_reduce(LwCtx *c, LLVMValueRef i) {
+    static const char *const kinds[] = {"add", "mul", "smax", "smin", "umax", "umin"};
+    const char *s = nw_callee(i), *prefix = "llvm.vector.reduce.";
+    if (!nw_prefix(s, prefix)) return NULL;
+    s += strlen(prefix);
+    int k = 0;
+    while (k < 6 && !(nw_prefix(s, kinds[k]) && s[strlen(kinds[k])] == '.')) k++;
+    if (k == 6) return NULL;
+    LLVMValueRef v = LLVMGetOperand(i, 0), acc = NULL;
+    NwExt how = kinds[k][0] == 'u' ? NW_ZEXT : NW_SEXT;
+    char intr[16];
+    snprintf(intr, sizeof intr, "llvm.%s", kinds[k]);
+    for (unsigned j = 0; j < LLVMGetVectorSize(LLVMTypeOf(v)); j++) {
+        LLVMValueRef x = nw_ext(c, LLVMBuildExtractElement(c->b, v, LLVMConstInt(c->i32, j, 0), ""),
+                                how);
+        LLVMValueRef args[2] = {acc, x};
+        acc = !acc ? x : k == 0 ? LLVMBuildAdd(c->b, acc, x, "")
+                       : k == 1 ? LLVMBuildMul(c->b, acc, x, "")
+                                : nw_intrinsic(c, intr, args, 2);
+    }
+    return LLVMBuildTrunc(c->b, nw_fence(c, acc), LLVMTypeOf(i), "");
+}
+
 static void nw_block(LwCtx *c, LLVMBasicBlockRef bb) {
     LLVMValueRef next;
     for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = next) {
@@ -282,6 +311,8 @@ static void nw_block(LwCtx *c, LLVMBasicBlockRef bb) {
         LLVMValueRef r = NULL;
         if (w && nw_reads(i, &how))
             r = nw_rebuild(c, i, how, w);
+        else if (w && LLVMIsACallInst(i))
+            r = nw_vector_reduce(c, i);
         else if (LLVMGetNumOperands(i) > 0)
             r = nw_fenced_conv(c, i);
         if (!r) continue;
