@@ -131,6 +131,7 @@ static int config_from_ir(Arena *ar, const IrKernel *ik, int index, const TlbCod
                      "for a bundle", ik->name);
             return -1;
         }
+    if (!code) return 0;   /* a descriptor without code (the interpreter's) */
     c->variants = ar_alloc(ar, sizeof *c->variants * (size_t)(code->nvariants + 1));
     for (int i = 0; i < code->nvariants; i++) {
         const TlbCodeVariant *v = &code->variants[i];
@@ -145,22 +146,37 @@ static int config_from_ir(Arena *ar, const IrKernel *ik, int index, const TlbCod
     return 0;
 }
 
+int tlb_ir_config_rank(const IrModule *m, int i) {
+    const IrKernel *ki = m->kernels[i];
+    int rank = 0;
+    for (int j = 0; j < m->nkernels; j++) {
+        const IrKernel *kj = m->kernels[j];
+        if (!strcmp(kj->name, ki->name) &&
+            (kj->config_index < ki->config_index ||
+             (kj->config_index == ki->config_index && j < i)))
+            rank++;
+    }
+    return rank;
+}
+
 int tlb_from_ir(Arena *ar, const IrModule *m, const TlbCode *code,
                 TlbBundle *out, char *err, size_t errlen) {
+    static const TlbCode none = {0};
     memset(out, 0, sizeof *out);
-    for (int i = 0; i < code->nvariants; i++)
-        if (code->variants[i].kernel < 0 || code->variants[i].kernel >= m->nkernels) {
+    const TlbCode *c = code ? code : &none;
+    for (int i = 0; i < c->nvariants; i++)
+        if (c->variants[i].kernel < 0 || c->variants[i].kernel >= m->nkernels) {
             snprintf(err, errlen, "variant '%s' names kernel %d of %d",
-                     code->variants[i].entry ? code->variants[i].entry : "",
-                     code->variants[i].kernel, m->nkernels);
+                     c->variants[i].entry ? c->variants[i].entry : "",
+                     c->variants[i].kernel, m->nkernels);
             return -1;
         }
-    out->producer = code->producer;
-    out->arch = code->arch;
-    out->ptx = code->ptx ? code->ptx : "";
+    out->producer = c->producer;
+    out->arch = c->arch;
+    out->ptx = c->ptx ? c->ptx : "";
     out->ptx_size = strlen(out->ptx);
-    out->ncubins = (uint32_t)code->ncubins;
-    out->cubins = (TlbCubin *)code->cubins;
+    out->ncubins = (uint32_t)c->ncubins;
+    out->cubins = (TlbCubin *)c->cubins;
     out->kernels = ar_alloc(ar, sizeof *out->kernels * (size_t)(m->nkernels + 1));
     /* Group the IR kernels by name, in order of first appearance. */
     int *owner = ar_alloc(ar, sizeof *owner * (size_t)(m->nkernels + 1));
@@ -176,17 +192,11 @@ int tlb_from_ir(Arena *ar, const IrModule *m, const TlbCode *code,
         TlbKernel *tk = &out->kernels[k];
         tk->configs = ar_alloc(ar, sizeof *tk->configs * tk->nconfigs);
         /* Configurations in config_index order: place each by its rank. */
-        for (int i = 0; i < m->nkernels; i++) {
-            if (owner[i] != (int)k) continue;
-            uint32_t rank = 0;
-            for (int j = 0; j < m->nkernels; j++)
-                if (owner[j] == (int)k &&
-                    (m->kernels[j]->config_index < m->kernels[i]->config_index ||
-                     (m->kernels[j]->config_index == m->kernels[i]->config_index && j < i)))
-                    rank++;
-            if (config_from_ir(ar, m->kernels[i], i, code, &tk->configs[rank], err, errlen))
+        for (int i = 0; i < m->nkernels; i++)
+            if (owner[i] == (int)k &&
+                config_from_ir(ar, m->kernels[i], i, code,
+                               &tk->configs[tlb_ir_config_rank(m, i)], err, errlen))
                 return -1;
-        }
     }
     return 0;
 }

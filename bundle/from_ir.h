@@ -37,9 +37,15 @@ typedef struct TlbCode {
 
 /* Fills *out (arena memory; out->mem stays NULL, so never tlb_free it).
  * Returns 0, or -1 with the reason in err (a configuration without any
- * variant, a variant naming no kernel, an expression too deep). */
+ * variant, a variant naming no kernel, an expression too deep). With code
+ * NULL, *out is the kernels' descriptor alone (no PTX, no variants): what
+ * the interpreter chooses configurations on (bundle/choose.h). */
 int tlb_from_ir(Arena *ar, const IrModule *m, const TlbCode *code,
                 TlbBundle *out, char *err, size_t errlen);
+
+/* The position of m->kernels[i] among its kernel's configurations in
+ * tlb_from_ir's output (config_index order). */
+int tlb_ir_config_rank(const IrModule *m, int i);
 
 /* The postfix form of one GExpr (arena memory); -1 when it is deeper than
  * the format allows. Exposed for the tests. */

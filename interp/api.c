@@ -13,7 +13,11 @@
  * warps/stages) selects the configurations that agree with it; without
  * one, every configuration is a candidate. The first candidate (in the
  * @tune order sema keeps) whose @require expressions hold for these
- * arguments runs. Failures name the kernel and list what exists.
+ * arguments runs. That choice is libtile's own code (bundle/choose.c)
+ * over the same kernel descriptor a bundle carries: tlb_from_ir builds it
+ * from the module once, at compilation, with a table from each of its
+ * configurations back to the IrKernel that runs. Failures name the kernel,
+ * what exists, and for @require the failed conditions and the arguments.
  *
  * Errors that have no source position (arguments, configuration, grid)
  * are returned as one line without a trailing newline; errors found while
@@ -22,6 +26,8 @@
 #include "tile_interp.h"
 
 #include "interp.h"
+#include "../bundle/choose.h"
+#include "../bundle/from_ir.h"
 #include "../parser/parser.h"
 #include "../sema/sema.h"
 
@@ -35,6 +41,8 @@ struct TileProgram {
     Arena *ar;
     Diag *dg;            /* the compilation's; holds the file table */
     IrModule *mod;
+    TlbBundle desc;      /* the kernels as a bundle describes them, no code */
+    const IrKernel ***ir;   /* [kernel][configuration] of desc: what runs */
 };
 
 static char *dup_or_null(const char *s) {
@@ -62,11 +70,33 @@ static int split_defines(Arena *ar, Diag *dg, const TileCompileOptions *opt,
     return 0;
 }
 
+/* The bundle kernels' descriptor of m (configuration choice works on it)
+ * and, per kernel and configuration, its IrKernel; NULL, reported, when
+ * an expression does not fit the bundle format. */
+static const IrKernel ***describe(Arena *ar, Diag *dg, const IrModule *m, TlbBundle *desc) {
+    char err[256];
+    if (tlb_from_ir(ar, m, NULL, desc, err, sizeof err)) {
+        dg_plain(dg, DG_ERROR, "%s", err);
+        return NULL;
+    }
+    const IrKernel ***ir = ar_alloc(ar, sizeof *ir * (desc->nkernels + 1));
+    for (uint32_t k = 0; k < desc->nkernels; k++)
+        ir[k] = ar_alloc(ar, sizeof **ir * desc->kernels[k].nconfigs);
+    for (int i = 0; i < m->nkernels; i++) {
+        uint32_t k = 0;
+        while (strcmp(desc->kernels[k].name, m->kernels[i]->name)) k++;
+        ir[k][tlb_ir_config_rank(m, i)] = m->kernels[i];
+    }
+    return ir;
+}
+
 static TileProgram *compile(Arena *ar, Diag *dg, uint32_t file, const char *text,
                             size_t len, const TileCompileOptions *opt,
                             char **diagnostics) {
     SmOptions so = {0};
     IrModule *mod = NULL;
+    TlbBundle desc;
+    const IrKernel ***ir = NULL;
     if (split_defines(ar, dg, opt, &so) == 0) {
         so.include_dirs = opt ? opt->include_dirs : NULL;
         so.ninclude_dirs = opt ? opt->ninclude_dirs : 0;
@@ -75,9 +105,10 @@ static TileProgram *compile(Arena *ar, Diag *dg, uint32_t file, const char *text
         so.debug = opt ? opt->debug : 0;
         AstFile *ast = ps_parse(ar, dg, file, text, len);
         if (!dg_errors(dg)) mod = sm_compile(ar, dg, ast, &so);
+        if (mod && !dg_errors(dg)) ir = describe(ar, dg, mod, &desc);
     }
     if (diagnostics) *diagnostics = dup_or_null(dg_text(dg));
-    if (!mod || dg_errors(dg)) {
+    if (!ir || dg_errors(dg)) {
         dg_free(dg);
         ar_free(ar);
         return NULL;
@@ -92,7 +123,7 @@ static TileProgram *compile(Arena *ar, Diag *dg, uint32_t file, const char *text
         }
         return NULL;
     }
-    *p = (TileProgram){ar, dg, mod};
+    *p = (TileProgram){ar, dg, mod, desc, ir};
     return p;
 }
 
@@ -140,66 +171,35 @@ void tile_program_free(TileProgram *p) {
 
 /* ---------------------------------------------------------------- queries */
 
-/* The i-th distinct kernel name (configurations of one kernel are
- * consecutive in the module). */
-static const IrKernel *nth_kernel(const TileProgram *p, int n) {
-    for (int i = 0, seen = -1; i < p->mod->nkernels; i++) {
-        if (i == 0 || strcmp(p->mod->kernels[i]->name, p->mod->kernels[i - 1]->name))
-            seen++;
-        if (seen == n) return p->mod->kernels[i];
-    }
-    return NULL;
+/* Kernel `name`'s index in p->desc, or -1. */
+static int kernel_index(const TileProgram *p, const char *name) {
+    for (uint32_t k = 0; name && k < p->desc.nkernels; k++)
+        if (!strcmp(p->desc.kernels[k].name, name)) return (int)k;
+    return -1;
 }
 
-int tile_kernel_count(const TileProgram *p) {
-    int n = 0;
-    while (nth_kernel(p, n)) n++;
-    return n;
-}
+int tile_kernel_count(const TileProgram *p) { return (int)p->desc.nkernels; }
 
 const char *tile_kernel_name(const TileProgram *p, int i) {
-    const IrKernel *k = i >= 0 ? nth_kernel(p, i) : NULL;
-    return k ? k->name : NULL;
-}
-
-static void config_str(Buf *b, const IrKernel *k) {
-    for (int i = 0; i < k->ncparams; i++) {
-        const IrCparam *c = &k->cparams[i];
-        buf_printf(b, "%s=", c->name);
-        if (c->kind == CP_TYPE)
-            buf_puts(b, ty_kind_name((ScalarKind)c->value));
-        else if (c->kind == CP_BOOL)
-            buf_puts(b, c->value ? "true" : "false");
-        else
-            buf_printf(b, "%" PRId64, c->value);
-        buf_putc(b, ',');
-    }
-    buf_printf(b, "warps=%d,stages=%d", k->warps, k->stages);
-}
-
-/* Appends every configuration of `name`, separated by `sep`. */
-static int list_configs(Buf *b, const TileProgram *p, const char *name, const char *sep) {
-    int n = 0;
-    for (int i = 0; i < p->mod->nkernels; i++)
-        if (strcmp(p->mod->kernels[i]->name, name) == 0) {
-            if (n++) buf_puts(b, sep);
-            config_str(b, p->mod->kernels[i]);
-        }
-    return n;
+    return i >= 0 && (uint32_t)i < p->desc.nkernels ? p->desc.kernels[i].name : NULL;
 }
 
 char *tile_kernel_configs(const TileProgram *p, const char *kernel) {
+    int k = kernel_index(p, kernel);
+    if (k < 0) return NULL;
     Buf b = {0};
-    if (!list_configs(&b, p, kernel, "\n")) return NULL;
-    buf_putc(&b, '\n');
+    for (uint32_t c = 0; c < p->desc.kernels[k].nconfigs; c++) {
+        char name[1024];
+        tlb_config_name(&p->desc.kernels[k], c, name, sizeof name);
+        buf_printf(&b, "%s\n", name);
+    }
     return b.s;
 }
 
-/* The first configuration of `name`, or NULL. */
+/* The first configuration of `name` (they share the signature), or NULL. */
 static const IrKernel *first_config(const TileProgram *p, const char *name) {
-    for (int i = 0; name && i < p->mod->nkernels; i++)
-        if (strcmp(p->mod->kernels[i]->name, name) == 0) return p->mod->kernels[i];
-    return NULL;
+    int k = kernel_index(p, name);
+    return k < 0 ? NULL : p->ir[k][0];
 }
 
 char *tile_kernel_params(const TileProgram *p, const char *kernel) {
@@ -284,90 +284,41 @@ static int check_args(Run *r, const IrKernel *k) {
     return 0;
 }
 
-/* Does configuration k agree with NAME=VALUE? -1: k has no such name. */
-static int config_matches(const IrKernel *k, const char *name, const char *value) {
-    char *end;
-    if (!strcmp(name, "warps") || !strcmp(name, "stages")) {
-        long v = strtol(value, &end, 0);
-        return !*end && v == (!strcmp(name, "warps") ? k->warps : k->stages);
-    }
-    for (int i = 0; i < k->ncparams; i++) {
-        const IrCparam *c = &k->cparams[i];
-        if (strcmp(c->name, name)) continue;
-        if (c->kind == CP_TYPE) return ty_kind_by_name(value) == (ScalarKind)c->value;
-        if (c->kind == CP_BOOL && (!strcmp(value, "true") || !strcmp(value, "false")))
-            return (value[0] == 't') == (c->value != 0);
-        long long v = strtoll(value, &end, 0);
-        return *value && !*end && v == c->value;
-    }
-    return -1;
+/* The message of a kernel name that is not there. */
+static void no_kernel(Run *r) {
+    fail(r, "no kernel named '%s'", r->name);
+    for (int i = 0, n = tile_kernel_count(r->p); i < n; i++)
+        buf_printf(&r->err, "%s'%s'", i ? ", " : " (kernels: ", tile_kernel_name(r->p, i));
+    if (tile_kernel_count(r->p)) buf_putc(&r->err, ')');
 }
 
-/* Does k agree with every NAME=VALUE of the config string? */
-static int config_selects(Run *r, const IrKernel *k, const char *config) {
-    char *s = strdup(config), *save = NULL;
-    if (!s) return fail(r, "out of memory running kernel '%s'", k->name);
-    int ok = 1;
-    for (char *item = strtok_r(s, ",", &save); item && ok; item = strtok_r(NULL, ",", &save)) {
-        while (*item == ' ') item++;
-        char *eq = strchr(item, '=');
-        if (!eq) {
-            ok = fail(r, "kernel '%s': invalid configuration '%s' (expected NAME=VALUE,...)",
-                      k->name, config);
-            break;
-        }
-        *eq = 0;
-        char *v = eq + 1, *e = v + strlen(v);
-        for (char *t = eq; t > item && t[-1] == ' ';) *--t = 0;
-        while (*v == ' ') v++;
-        while (e > v && e[-1] == ' ') *--e = 0;
-        int m = config_matches(k, item, v);
-        if (m < 0) ok = fail(r, "kernel '%s' has no compile-time parameter '%s'", k->name, item);
-        else ok = m;
-    }
-    free(s);
-    return ok;
-}
-
-static int requires_hold(Run *r, const IrKernel *k) {
-    for (int i = 0; i < k->nrequire; i++) {
-        int64_t v;
-        if (gx_eval(k->require[i], r->scalars, &v) || !v) return 0;
-    }
-    return 1;
-}
-
-/* Picks the configuration to run, or reports why there is none. */
+/* Picks the configuration to run, or reports why there is none: the
+ * selection and @require by bundle/choose.c, as libtile picks ("" selects
+ * all, as tile_kernel_select's does). */
 static const IrKernel *choose(Run *r, const char *config) {
-    const IrModule *m = r->p->mod;
-    int named = 0, selected = 0;
-    for (int i = 0; i < m->nkernels; i++) {
-        const IrKernel *k = m->kernels[i];
-        if (strcmp(k->name, r->name)) continue;
-        if (!named++ && check_args(r, k)) return NULL;
-        if (config) {
-            int s = config_selects(r, k, config);
-            if (s < 0) return NULL;
-            if (!s) continue;
-        }
-        selected++;
-        if (requires_hold(r, k)) return k;
-    }
-    if (!named) {
-        fail(r, "no kernel named '%s'", r->name);
-        for (int i = 0, n = tile_kernel_count(r->p); i < n; i++)
-            buf_printf(&r->err, "%s'%s'", i ? ", " : " (kernels: ", tile_kernel_name(r->p, i));
-        if (tile_kernel_count(r->p)) buf_putc(&r->err, ')');
+    if (config && !*config) config = NULL;
+    int ki = kernel_index(r->p, r->name);
+    if (ki < 0) {
+        no_kernel(r);
         return NULL;
     }
-    if (config && !selected)
-        fail(r, "kernel '%s' has no configuration '%s'; available: ", r->name, config);
-    else
-        fail(r, "no configuration of kernel '%s'%s%s%s satisfies its @require for these "
-             "arguments; available: ", r->name, config ? " matching '" : "",
-             config ? config : "", config ? "'" : "");
-    list_configs(&r->err, r->p, r->name, "; ");
-    return NULL;
+    const TlbKernel *k = &r->p->desc.kernels[ki];
+    if (check_args(r, r->p->ir[ki][0])) return NULL;
+    uint8_t *in = config ? calloc(k->nconfigs, 1) : NULL;
+    if (config && !in) {
+        fail(r, "out of memory running kernel '%s'", r->name);
+        return NULL;
+    }
+    char err[TLB_CHOOSE_ERRLEN];
+    uint32_t c = 0;
+    TlbChoice rc = config ? tlb_select(k, config, in, err, sizeof err) : TLB_CHOICE_OK;
+    if (!rc) rc = tlb_choose(k, in, config, r->scalars, &c, err, sizeof err);
+    free(in);
+    if (rc) {
+        fail(r, "%s", err);
+        return NULL;
+    }
+    return r->p->ir[ki][c];
 }
 
 /* The launch grid: the caller's, or the kernel's grid() evaluated. */

@@ -11,10 +11,11 @@ interp_libinterp_la_SOURCES = interp/interp.h interp/tile_interp.h \
 check_PROGRAMS += tests/unit/test_interp tests/unit/test_tile_api
 TESTS += tests/unit/test_interp tests/unit/test_tile_api
 tests_unit_test_interp_SOURCES = tests/unit/test_interp.c tests/unit/check.h
-tests_unit_test_interp_LDADD = interp/libinterp.la sema/libir.la base/libbase.la -lm
+tests_unit_test_interp_LDADD = interp/libinterp.la bundle/libtlbir.la \
+	bundle/libtlb.la sema/libir.la base/libbase.la -lm
 tests_unit_test_tile_api_SOURCES = tests/unit/test_tile_api.c tests/unit/check.h
-tests_unit_test_tile_api_LDADD = interp/libinterp.la sema/libsema.la \
-	parser/libparser.la base/libbase.la -lm
+tests_unit_test_tile_api_LDADD = interp/libinterp.la bundle/libtlbir.la \
+	bundle/libtlb.la sema/libsema.la parser/libparser.la base/libbase.la -lm
 
 # test_interp_limits: memory of unrolled kernels, out of memory, the step
 # limit and the cancel flag.
@@ -22,5 +23,5 @@ check_PROGRAMS += tests/unit/test_interp_limits
 TESTS += tests/unit/test_interp_limits
 tests_unit_test_interp_limits_SOURCES = tests/unit/test_interp_limits.c \
 	tests/unit/check.h
-tests_unit_test_interp_limits_LDADD = interp/libinterp.la sema/libsema.la \
-	parser/libparser.la base/libbase.la -lm -lpthread
+tests_unit_test_interp_limits_LDADD = interp/libinterp.la bundle/libtlbir.la \
+	bundle/libtlb.la sema/libsema.la parser/libparser.la base/libbase.la -lm -lpthread

@@ -93,9 +93,11 @@ static inline TileArg tile_arg_float(double v) {
 }
 
 typedef struct TileRunOptions {
-    const char *config;  /* "BLOCK=1024,warps=4": run that configuration;
-                            NULL: the first configuration whose @require
-                            holds for these arguments */
+    const char *config;  /* "BLOCK=1024,warps=4": run the first of the
+                            configurations agreeing with it whose @require
+                            holds for these arguments; NULL or "": the
+                            first of all. libtile's rules and messages
+                            (tile_kernel_select, the same code) */
     unsigned grid[3];    /* all zero: evaluate the kernel's grid();
                             otherwise a 0 in y or z counts as 1 */
     unsigned long long max_steps;

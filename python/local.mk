@@ -21,8 +21,8 @@ check_PROGRAMS += tests/unit/test_tile_params
 TESTS += tests/unit/test_tile_params
 tests_unit_test_tile_params_SOURCES = tests/unit/test_tile_params.c \
 	tests/unit/check.h
-tests_unit_test_tile_params_LDADD = interp/libinterp.la sema/libsema.la \
-	parser/libparser.la base/libbase.la -lm
+tests_unit_test_tile_params_LDADD = interp/libinterp.la bundle/libtlbir.la \
+	bundle/libtlb.la sema/libsema.la parser/libparser.la base/libbase.la -lm
 
 # Writes a real (hand-written PTX) bundle for the GPU-mode tests.
 check_PROGRAMS += python/tests/write_vadd_bundle

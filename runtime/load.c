@@ -82,26 +82,10 @@ static char *make_signature(const TlbKernel *k, const char **types) {
 }
 
 /* "BLOCK=1024,warps=4,stages=3": the form tile_interp_run's config and
- * tile_kernel_select take. */
-static char *config_name(const TlbKernel *k, const TlbConfig *c) {
+ * tile_kernel_select take (bundle/choose.c writes it). */
+static char *config_name(const TlbKernel *k, uint32_t c) {
     char buf[1024];
-    size_t used = 0;
-    for (uint32_t i = 0; i < k->ncparams && used < sizeof buf; i++) {
-        const TlbCparam *cp = &k->cparams[i];
-        int64_t v = c->cvalues[i];
-        int w = cp->kind == TLB_CPARAM_TYPE
-                    ? snprintf(buf + used, sizeof buf - used, "%s=%s,", cp->name,
-                               tlb_type_name((TlbType)v))
-                : cp->kind == TLB_CPARAM_BOOL
-                    ? snprintf(buf + used, sizeof buf - used, "%s=%s,", cp->name,
-                               v ? "true" : "false")
-                    : snprintf(buf + used, sizeof buf - used, "%s=%lld,", cp->name,
-                               (long long)v);
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-    if (used < sizeof buf)
-        snprintf(buf + used, sizeof buf - used, "warps=%u,stages=%u", c->warps, c->stages);
+    tlb_config_name(k, c, buf, sizeof buf);
     return strdup(buf);
 }
 
@@ -115,7 +99,7 @@ static int prepare_kernel(TileBundle *b, TileKernel *tk, const TlbKernel *k) {
     tk->config_names = zalloc(sizeof *tk->config_names * k->nconfigs);
     if (!tk->config_names) return -1;
     for (uint32_t c = 0; c < k->nconfigs; c++)
-        if (!(tk->config_names[c] = config_name(k, &k->configs[c]))) return -1;
+        if (!(tk->config_names[c] = config_name(k, c))) return -1;
     tk->params = zalloc(sizeof *tk->params * k->nparams);
     tk->type_names = zalloc(sizeof *tk->type_names * k->nparams);
     tk->configs = zalloc(sizeof *tk->configs * k->nconfigs);

@@ -62,3 +62,12 @@ tests_unit_test_tune_SOURCES = tests/unit/test_tune.c tests/unit/check.h \
 tests_unit_test_tune_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_tune_LDADD = runtime/libtile.la -ldl
 EXTRA_tests_unit_test_tune_DEPENDENCIES = tests/unit/fakecuda.so
+
+# The interpreter and libtile pick configurations through one chooser
+# (bundle/choose.c): the same picks and messages, on a CPU.
+check_PROGRAMS += tests/unit/test_choose_agree
+TESTS += tests/unit/test_choose_agree
+tests_unit_test_choose_agree_SOURCES = tests/unit/test_choose_agree.c tests/unit/check.h
+tests_unit_test_choose_agree_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_choose_agree_LDADD = libtilec.la runtime/libtile.la
+EXTRA_DIST += tests/unit/Inputs/choose.tile

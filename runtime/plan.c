@@ -12,8 +12,10 @@
  * @require expressions.
  *
  * Then: the first configuration of the selection whose @require
- * expressions all hold (the order of the bundle; tune.c may choose
- * another candidate afterwards), its most specialized variant whose
+ * expressions all hold (the order of the bundle; bundle/choose.c decides,
+ * as it does for the interpreter, and words the message when none does;
+ * tune.c may choose another candidate afterwards), its most specialized
+ * variant whose
  * assumptions the arguments satisfy (variants are pre-sorted, so the
  * first that fits), and the grid.
  *
@@ -138,57 +140,23 @@ TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, Rt
     return TILE_OK;
 }
 
-/* "rows=4, cols=5000" for messages: the integer arguments. */
-static void describe_ints(const TileKernel *k, const int64_t *ints, char *buf, size_t n) {
-    size_t used = 0;
-    buf[0] = 0;
-    for (uint32_t i = 0; i < k->k->nparams && used < n; i++) {
-        if (k->params[i].cls != RT_PARAM_INT && k->params[i].cls != RT_PARAM_BOOL) continue;
-        int w = snprintf(buf + used, n - used, "%s%s=%" PRId64, used ? ", " : "",
-                         k->k->params[i].name, ints[i]);
-        if (w < 0) break;
-        used += (size_t)w;
-    }
-}
-
 int rt_config_holds(const TileKernel *k, uint32_t c, const RtPlan *p) {
-    const TlbConfig *cfg = k->configs[c].c;
-    for (uint32_t r = 0; r < cfg->nrequire; r++) {
-        int64_t v;
-        if (tlb_eval(&cfg->require[r], p->ints, &v)) {
-            rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': division by zero in @require of "
-                     "configuration %u", k->k->name, c);
-            return -1;
-        }
-        if (!v) return 0;
-    }
-    return 1;
+    char err[TLB_CHOOSE_ERRLEN];
+    int h = tlb_config_holds(k->k, c, p->ints, err, sizeof err);
+    if (h < 0) rt_error(TILE_ERROR_NO_CONFIG, "%s", err);
+    return h;
 }
 
+/* The first configuration of the selection whose @require holds
+ * (bundle/choose.c, the interpreter's chooser too). */
 static TileStatus pick_config(const TileKernel *k, int selection, RtPlan *p,
                               uint32_t *config) {
-    const TlbKernel *tk = k->k;
-    uint32_t nselected = 0;
-    for (uint32_t c = 0; c < tk->nconfigs; c++) {
-        if (!rt_selected(k, selection, c)) continue;
-        nselected++;
-        int h = rt_config_holds(k, c, p);
-        if (h < 0) return TILE_ERROR_NO_CONFIG;
-        if (h) {
-            *config = c;
-            return TILE_OK;
-        }
-    }
-    char vals[256];
-    describe_ints(k, p->ints, vals, sizeof vals);
-    if (selection)
-        return rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': no configuration matching '%s' "
-                        "has its @require hold for these arguments (%s; %u of %u "
-                        "configurations selected)", tk->name, k->selections[selection].spec,
-                        vals, nselected, tk->nconfigs);
-    return rt_error(TILE_ERROR_NO_CONFIG, "kernel '%s': no configuration's @require "
-                    "holds for these arguments (%s; %u configuration%s)", tk->name, vals,
-                    tk->nconfigs, tk->nconfigs == 1 ? "" : "s");
+    const RtSelection *sel = selection ? &k->selections[selection] : NULL;
+    char err[TLB_CHOOSE_ERRLEN];
+    if (tlb_choose(k->k, sel ? sel->in : NULL, sel ? sel->spec : NULL, p->ints, config, err,
+                   sizeof err))
+        return rt_error(TILE_ERROR_NO_CONFIG, "%s", err);
+    return TILE_OK;
 }
 
 static TileStatus compute_grid(const TileKernel *k, const uint32_t *given, RtPlan *p) {

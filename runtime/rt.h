@@ -29,10 +29,12 @@
 #include <stdio.h>
 
 #include "bundle/bundle.h"
+#include "bundle/choose.h"
 #include "runtime/driver.h"
 #include "runtime/tile.h"
 
-#define RT_ERRLEN 640
+#define RT_ERRLEN 1024
+_Static_assert(RT_ERRLEN >= TLB_CHOOSE_ERRLEN, "the chooser's messages fit whole");
 #define RT_MAX_DEVICES 64
 #define RT_MAX_PARAMS 256     /* more than a PTX entry's parameter space */
 #define RT_MAX_CONTEXTS 32
@@ -156,7 +158,7 @@ TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, Rt
 /* Sets configuration c, its variant and grid, for packed p. */
 TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid, RtPlan *p);
 /* Does every @require of configuration c hold for p's arguments? 1 yes,
- * 0 no, -1 division by zero (error set). */
+ * 0 no, -1 division by zero (error set). bundle/choose.c decides. */
 int rt_config_holds(const TileKernel *k, uint32_t c, const RtPlan *p);
 /* Is configuration c in the selection? */
 static inline int rt_selected(const TileKernel *k, int selection, uint32_t c) {

@@ -104,7 +104,9 @@ def test_config_keywords_select(example, tmp_path, monkeypatch):
     assert k.choose(a, a, 4, 300, 300, BLOCK=512, warps=8) == \
         {"BLOCK": "512", "warps": "8", "stages": "3"}
     with pytest.raises(tile.ConfigError, match=r"no configuration matching 'BLOCK=256' has "
-                       r"its @require hold for these arguments \(rows=4, cols=300"):
+                       r"its @require hold for these arguments \(rows=4, cols=300, "
+                       r"stride=300; 3 of 21 configurations selected\): "
+                       r"BLOCK=256,warps=4,stages=3 and 2 more need 256 >= cols"):
         k.choose(a, a, 4, 300, 300, BLOCK=256)
     if not gpu.available():
         with pytest.raises(tile.GPUUnavailableError):

@@ -182,7 +182,10 @@ def test_config_errors(example):
     with pytest.raises(tile.ConfigError, match="no configuration BLOCK=333 was built"):
         mod.softmax(out, x, 2, 300, 300, BLOCK=333)
     # BLOCK=256 exists but its @require (BLOCK >= cols) fails for 300 columns.
-    with pytest.raises(tile.LaunchError, match="satisfies its @require"):
+    with pytest.raises(tile.LaunchError, match=r"no configuration matching 'BLOCK=256' has its "
+                       r"@require hold for these arguments \(rows=2, cols=300, stride=300; "
+                       r"3 of 21 configurations selected\): BLOCK=256,warps=4,stages=3 and "
+                       r"2 more need 256 >= cols"):
         mod.softmax(out, x, 2, 300, 300, BLOCK=256)
     mod.softmax(out, x, 2, 300, 300, BLOCK=512, warps=16)
 

@@ -10,8 +10,8 @@ EXTRA_DIST += tests/fuzz/run.sh tests/fuzz/replay-corpus.sh tests/fuzz/tile.dict
 	$(patsubst $(abs_top_srcdir)/%,%,$(wildcard $(abs_top_srcdir)/tests/fuzz/corpus/*))
 if TILE_HAVE_PARSER
 TILE_FUZZ_PARSE_LIBS = parser/libparser.la base/libbase.la
-TILE_FUZZ_COMPILE_LIBS = interp/libinterp.la sema/libsema.la \
-	parser/libparser.la base/libbase.la -lm
+TILE_FUZZ_COMPILE_LIBS = interp/libinterp.la bundle/libtlbir.la bundle/libtlb.la \
+	sema/libsema.la parser/libparser.la base/libbase.la -lm
 TILE_FUZZ_COMPILE_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 
 EXTRA_PROGRAMS += tests/fuzz/fuzz_parse tests/fuzz/fuzz_compile

@@ -10,6 +10,7 @@ tests_numerics_numerics_SOURCES = tests/numerics/numerics.c \
 	tests/numerics/run_mma.c
 tests_numerics_numerics_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_numerics_numerics_LDADD = examples/ref/libref.la interp/libinterp.la \
+	bundle/libtlbir.la bundle/libtlb.la \
 	sema/libsema.la parser/libparser.la base/libbase.la -lm
 
 TEST_EXTENSIONS += .num

@@ -8,6 +8,7 @@
 
 #include "base/base.h"
 #include "bundle/bundle.h"
+#include "bundle/choose.h"
 #include "bundle/from_ir.h"
 #include "parser/parser.h"
 #include "sema/sema.h"
@@ -613,6 +614,29 @@ static void test_from_ir(void) {
     }
     tlb_free(r);
     free(d);
+
+    /* Without code: the descriptor alone, as the interpreter chooses
+     * configurations on it; each IR kernel at its tlb_ir_config_rank. */
+    TlbBundle dsc;
+    CHECK(tlb_from_ir(ar, m, NULL, &dsc, err, sizeof err) == 0);
+    CHECK(dsc.nkernels == 5 && dsc.ptx_size == 0 && dsc.ncubins == 0);
+    for (int i = 0; i < m->nkernels; i++) {
+        const IrKernel *ik = m->kernels[i];
+        const TlbKernel *dk = find(&dsc, ik->name);
+        int rank = tlb_ir_config_rank(m, i);
+        CHECK(dk && rank >= 0 && (uint32_t)rank < dk->nconfigs);
+        if (!dk || rank < 0 || (uint32_t)rank >= dk->nconfigs) continue;
+        const TlbConfig *c = &dk->configs[rank];
+        CHECK(c->nvariants == 0 && c->warps == (uint32_t)ik->warps &&
+              c->stages == (uint32_t)ik->stages && c->nrequire == (uint32_t)ik->nrequire);
+        for (int j = 0; j < ik->ncparams; j++)
+            CHECK(ik->cparams[j].kind == CP_TYPE || c->cvalues[j] == ik->cparams[j].value);
+    }
+    const TlbKernel *dsm = find(&dsc, "softmax");
+    uint32_t chosen = 99;
+    int64_t rargs[5] = {0, 0, 7, 300, 300};
+    CHECK(dsm && tlb_choose(dsm, NULL, NULL, rargs, &chosen, err, sizeof err) == 0 &&
+          chosen == 3 && dsm->configs[3].cvalues[0] == 512);
 
     /* A configuration without code is an error. */
     code.nvariants = nv - 2;

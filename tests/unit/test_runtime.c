@@ -233,11 +233,15 @@ static void test_argument_errors(void) {
     a[3] = tile_int(5000);
     EXPECT(tile_launch(sm, a, 5, NULL), TILE_ERROR_NO_CONFIG,
            "kernel 'softmax': no configuration's @require holds for these arguments "
-           "(rows=4, cols=5000, stride=300; 3 configurations)");
+           "(rows=4, cols=5000, stride=300; 3 configurations): warps=4,stages=3 needs "
+           "256 >= cols; warps=8,stages=3 needs 1024 >= cols; warps=16,stages=3 needs "
+           "4096 >= cols");
     a[3] = tile_int(1000);
     a[4] = tile_int(0);
     EXPECT(tile_launch(sm, a, 5, NULL), TILE_ERROR_NO_CONFIG,
-           "kernel 'softmax': division by zero in @require of configuration 1");
+           "kernel 'softmax': division by zero in @require of configuration 1 "
+           "(warps=8,stages=3), in stride / stride, for these arguments (rows=4, "
+           "cols=1000, stride=0)");
     a[4] = ok[4];
     a[2] = tile_int(-1);
     EXPECT(tile_launch(sm, a, 5, NULL), TILE_ERROR_GRID,
@@ -424,7 +428,11 @@ static void test_tilec_bundles(void) {
         a[3] = tile_int(100000);
         EXPECT(tile_launch(k, a, 5, NULL), TILE_ERROR_NO_CONFIG,
                "kernel 'softmax': no configuration's @require holds for these arguments "
-               "(rows=7, cols=100000, stride=300; 21 configurations)");
+               "(rows=7, cols=100000, stride=300; 21 configurations): "
+               "BLOCK=256,warps=4,stages=3 and 2 more need 256 >= cols; "
+               "BLOCK=512,warps=4,stages=3 and 2 more need 512 >= cols; "
+               "BLOCK=1024,warps=4,stages=3 and 2 more need 1024 >= cols; "
+               "BLOCK=2048,warps=4,stages=3 and 2 more need 2048 >= cols; and 9 more");
     }
     tile_bundle_free(b);
 }

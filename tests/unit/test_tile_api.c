@@ -154,9 +154,10 @@ static void test_softmax(TileProgram *p) {
     /* an explicit configuration must still satisfy @require */
     TileRunOptions o = {.config = "BLOCK=512"};
     CHECK(tile_interp_run(p, "softmax", args, 5, &o, &err) == -1);
-    CHECK(starts_with(err, "no configuration of kernel 'softmax' matching 'BLOCK=512' "
-                              "satisfies its @require for these arguments; available: "
-                              "BLOCK=256,warps=4,stages=3; BLOCK=256,warps=8,stages=3;"));
+    CHECK_STR(err, "kernel 'softmax': no configuration matching 'BLOCK=512' has its "
+              "@require hold for these arguments (rows=37, cols=1000, stride=1024; 3 of "
+              "21 configurations selected): BLOCK=512,warps=4,stages=3 and 2 more need "
+              "512 >= cols");
     free(err);
     o.config = "BLOCK=2048, warps=16";
     CHECK(tile_interp_run(p, "softmax", args, 5, &o, &err) == 0 && err == NULL);
@@ -167,12 +168,15 @@ static void test_softmax(TileProgram *p) {
     free(err);
     o.config = "BLK=1024";
     CHECK(tile_interp_run(p, "softmax", args, 5, &o, &err) == -1);
-    CHECK_STR(err, "kernel 'softmax' has no compile-time parameter 'BLK'");
+    CHECK_STR(err, "kernel 'softmax': no compile-time parameter 'BLK' (configurations "
+              "set BLOCK, warps, stages)");
     free(err);
     args[3] = tile_arg_int(20000);   /* wider than every BLOCK */
     CHECK(tile_interp_run(p, "softmax", args, 5, NULL, &err) == -1);
-    CHECK(starts_with(err, "no configuration of kernel 'softmax' satisfies its @require "
-                              "for these arguments; available: "));
+    CHECK(starts_with(err, "kernel 'softmax': no configuration's @require holds for "
+                              "these arguments (rows=37, cols=20000, stride=1024; 21 "
+                              "configurations): BLOCK=256,warps=4,stages=3 and 2 more "
+                              "need 256 >= cols; "));
     free(err);
     free(x);
     free(out);

@@ -170,7 +170,7 @@ static void test_introspection(void) {
     CHECK(choose(k, s4, 300) == -1);
     CHECK_STR(tile_last_error(), "kernel 'pick': no configuration matching 'BLOCK=512' has "
               "its @require hold for these arguments (n=300; 1 of 4 configurations "
-              "selected)");
+              "selected): BLOCK=512,warps=4,stages=1 needs n >= 512");
     CHECK(choose(k, 9, 300) == -1);
     CHECK_STR(tile_last_error(), "tile_kernel_choose: kernel 'pick' has no selection 9");
     tile_bundle_free(b);
