@@ -140,7 +140,7 @@ static void lw_emit_printf(LwFn *f, const char *fmt, LLVMValueRef *args, int n) 
     lw_call(c, lw_vprintf(c), a, 2);
 }
 
-static void lw_print(LwFn *f, const IrOp *op) {
+void lw_print(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const char *fmt = op->sattr ? op->sattr : "";
     size_t len = strlen(fmt);
@@ -204,7 +204,7 @@ static void lw_print(LwFn *f, const IrOp *op) {
 
 /* ------------------------------------------------------------- assert */
 
-static void lw_assert(LwFn *f, const IrOp *op) {
+void lw_assert(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     LwVal x = *lw_val(f, op->args[0]);
     LLVMValueRef ok = x.r[0];
@@ -225,13 +225,4 @@ static void lw_assert(LwFn *f, const IrOp *op) {
     lw_call(c, fn, a, 5);
     LLVMBuildBr(c->b, join);
     LLVMPositionBuilderAtEnd(c->b, join);
-}
-
-int lw_debug_op(LwFn *f, const IrOp *op) {
-    switch (op->op) {
-    case IR_PRINT: lw_print(f, op); return 1;
-    case IR_ASSERT: lw_assert(f, op); return 1;
-    case IR_BARRIER: lw_barrier(f); return 1;
-    default: return 0;
-    }
 }

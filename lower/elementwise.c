@@ -379,19 +379,7 @@ static uint32_t lw_repeated_regs(const Layout *l, const AxInfo *a) {
     return mask;
 }
 
-int lw_elementwise(LwFn *f, const IrOp *op) {
-    switch (op->op) {
-    case IR_CAST: case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV:
-    case IR_REM: case IR_AND: case IR_OR: case IR_XOR: case IR_SHL:
-    case IR_SHR: case IR_MIN: case IR_MAX: case IR_POW: case IR_UMULHI:
-    case IR_CMP: case IR_NEG: case IR_NOT: case IR_ABS: case IR_EXP:
-    case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT: case IR_RSQRT:
-    case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF: case IR_FLOOR:
-    case IR_CEIL: case IR_FMA: case IR_SELECT: case IR_PTRADD:
-        break;
-    default:
-        return 0;
-    }
+void lw_elementwise(LwFn *f, const IrOp *op) {
     const IrValue *res = op->res[0];
     const Layout *l = res->layout;
     LwVal in[3];
@@ -413,5 +401,4 @@ int lw_elementwise(LwFn *f, const IrOp *op) {
         out.r[r] = lw_scalar(f, op, k, (ScalarKind)res->ty.k, x);
     }
     lw_set(f, res, out);
-    return 1;
 }

@@ -229,32 +229,65 @@ static void lw_arange(LwFn *f, const IrOp *op) {
     lw_set(f, op->res[0], v);
 }
 
+/* The program id or count along a dimension (i32, widened for i64). */
+static void lw_program_reg(LwFn *f, const IrOp *op) {
+    LwVal v = lw_new_val(f, 1);
+    v.r[0] = lw_sreg(f, op->op == IR_PROGRAM_ID ? "ctaid" : "nctaid", (int)op->iattr[0]);
+    if (ty_bits((ScalarKind)op->res[0]->ty.k) == 64)
+        v.r[0] = LLVMBuildZExt(f->c->b, v.r[0], f->c->i64, "");
+    lw_set(f, op->res[0], v);
+}
+
+/* A layout conversion, the way the plan chose (plan/lowering.c). */
+static void lw_convert(LwFn *f, const IrOp *op) {
+    switch ((LyHow)f->plan->how[op->res[0]->id]) {
+    case LY_HOW_RING: lw_pipe_operand(f, op); return;
+    case LY_HOW_LDMATRIX: lw_dot_operand(f, op); return;
+    case LY_HOW_SWIZZLED: lw_acc_convert(f, op); return;
+    case LY_HOW_KIND: lw_shape_op(f, op); return;
+    }
+}
+
+/* One op: the one dispatch of the lowering. Loads and conversions that
+ * have more than one way go the way the plan says. */
 void lw_op(LwFn *f, const IrOp *op) {
     lw_set_loc(f, op->loc);
     switch (op->op) {
     case IR_CONST: lw_const(f, op); return;
-    case IR_PROGRAM_ID:
-    case IR_NUM_PROGRAMS: {
-        LwVal v = lw_new_val(f, 1);
-        v.r[0] = lw_sreg(f, op->op == IR_PROGRAM_ID ? "ctaid" : "nctaid",
-                         (int)op->iattr[0]);
-        if (ty_bits((ScalarKind)op->res[0]->ty.k) == 64)
-            v.r[0] = LLVMBuildZExt(f->c->b, v.r[0], f->c->i64, "");
-        lw_set(f, op->res[0], v);
-        return;
-    }
+    case IR_PROGRAM_ID: case IR_NUM_PROGRAMS: lw_program_reg(f, op); return;
     case IR_ARANGE: lw_arange(f, op); return;
     case IR_FOR: f->loops++; lw_for(f, op); return;
     case IR_IF: lw_if(f, op); return;
     case IR_WHILE: f->loops++; lw_while(f, op); return;
     case IR_YIELD: case IR_CONDITION: return;   /* read by the parent */
     case IR_DOT: lw_dot(f, op); return;
+    case IR_LOAD:
+        if (f->plan->how[op->res[0]->id] == LY_HOW_RING) lw_pipe_load(f, op);
+        else lw_load(f, op);
+        return;
+    case IR_STORE: lw_store(f, op); return;
+    case IR_ATOMIC: case IR_ATOMIC_CAS: lw_atomic(f, op); return;
+    case IR_CONVERT_LAYOUT: lw_convert(f, op); return;
+    case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_RESHAPE:
+    case IR_PERMUTE: case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
+        lw_shape_op(f, op);
+        return;
+    case IR_CAST: case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV:
+    case IR_REM: case IR_AND: case IR_OR: case IR_XOR: case IR_SHL:
+    case IR_SHR: case IR_MIN: case IR_MAX: case IR_POW: case IR_UMULHI:
+    case IR_CMP: case IR_NEG: case IR_NOT: case IR_ABS: case IR_EXP:
+    case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT: case IR_RSQRT:
+    case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF: case IR_FLOOR:
+    case IR_CEIL: case IR_FMA: case IR_SELECT: case IR_PTRADD:
+        lw_elementwise(f, op);
+        return;
+    case IR_REDUCE: lw_reduce(f, op); return;
+    case IR_SCAN: lw_scan(f, op); return;
+    case IR_PRINT: lw_print(f, op); return;
+    case IR_ASSERT: lw_assert(f, op); return;
+    case IR_BARRIER: lw_barrier(f); return;
     default: break;
     }
-    if (lw_pipe_op(f, op) || lw_dot_operand(f, op) || lw_acc_convert(f, op) ||
-        lw_shape_op(f, op) || lw_elementwise(f, op) || lw_memory(f, op) ||
-        lw_reduce(f, op) || lw_scan(f, op) || lw_debug_op(f, op))
-        return;
     lw_error(f, op->loc, "internal error: no lowering for '%s'",
              ir_op_name[op->op]);
 }
@@ -317,7 +350,7 @@ static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
     /* cp.async rings (pipeline.c) above the scratch used while they are
      * live, 128-byte aligned (1024 for wgmma's, and the array with
      * them); the rest of the scratch overlaps them */
-    int64_t align = f->ring_align > 128 ? f->ring_align : 128;
+    int64_t align = f->plan->ring_align > 128 ? f->plan->ring_align : 128;
     int64_t ring_off = (f->smem_pinned + align - 1) & ~(align - 1);
     if (f->ring && ring_off + f->ring_bytes > f->smem_bytes)
         f->smem_bytes = ring_off + f->ring_bytes;
@@ -346,21 +379,14 @@ static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
     }
 }
 
-static void lw_count_uses(LwFn *f, const IrBlock *b) {
-    for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nargs; i++) f->uses[op->args[i]->id]++;
-        for (int r = 0; r < op->nregions; r++) lw_count_uses(f, op->regions[r]);
-    }
-}
-
-void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
+void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *plan,
                LyVariant variant, const char *name, LwEntry *entry) {
-    LwFn fs = {.c = c, .k = k, .ly = ly, .entry = entry}, *f = &fs;
-    entry->unpipelined = 0;
-    entry->unpipelined_need = 0;
+    LwFn fs = {.c = c, .k = k, .ly = ly, .plan = plan, .uses = plan->uses, .entry = entry},
+         *f = &fs;
+    entry->unpipelined = plan->unpipelined;
+    entry->unpipelined_loop = plan->unpipelined_loop;
+    entry->unpipelined_need = plan->unpipelined_need;
     f->vals = ar_alloc(c->ar, sizeof(LwVal) * (size_t)(k->nvalues + 1));
-    f->uses = ar_alloc(c->ar, sizeof(int) * (size_t)(k->nvalues + 1));
-    lw_count_uses(f, k->body);
     LLVMTypeRef *pt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)(k->nparams + 1));
     for (int i = 0; i < k->nparams; i++) pt[i] = lw_param_type(c, &k->params[i]);
     LLVMTypeRef ft = LLVMFunctionType(c->vd, pt, (unsigned)k->nparams, 0);

@@ -396,15 +396,7 @@ static LyMap lw_shape_map(const IrOp *op) {
     return m;
 }
 
-int lw_shape_op(LwFn *f, const IrOp *op) {
-    switch (op->op) {
-    case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_RESHAPE:
-    case IR_PERMUTE: case IR_CONVERT_LAYOUT: case IR_MULTIPLE_OF:
-    case IR_MAX_CONTIG:
-        break;
-    default:
-        return 0;
-    }
+void lw_shape_op(LwFn *f, const IrOp *op) {
     const IrValue *s = op->args[0], *d = op->res[0];
     LyMap m = lw_shape_map(op);
     const LyMap *proj = op->op == IR_SPLAT ? NULL : &m;
@@ -412,9 +404,8 @@ int lw_shape_op(LwFn *f, const IrOp *op) {
         LwVal out = lw_new_val(f, lw_nregs(d));
         for (int r = 0; r < out.n; r++) out.r[r] = lw_val(f, s)->r[0];
         lw_set(f, d, out);
-        return 1;
+        return;
     }
     lw_set(f, d, lw_remap(f, *lw_val(f, s), (ScalarKind)s->ty.k, s->layout,
                           d->layout, proj));
-    return 1;
 }

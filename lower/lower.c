@@ -324,8 +324,9 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
             LyResult *ly = ly_assign_kernel(ar, k, lv, lw_arch_wgmma(c.opt->arch));
             const char *name = ar_printf(ar, "%s__c%d__%s", k->name,
                                          k->config_index, lw_variant_tag(v));
+            LyPlan *plan = ly_plan_lowering(ar, k, ly, lw_arch_max_shared(c.opt->arch));
             e[v].variant = v;
-            lw_kernel(&c, k, ly, lv, name, &e[v]);
+            lw_kernel(&c, k, ly, plan, lv, name, &e[v]);
             if (dg_errors(dg) > errors) goto done;
         }
         fits[i] = (char)lw_fits(&c, e, ks, nkernels, i);

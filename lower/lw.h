@@ -65,9 +65,10 @@ typedef struct LwFn {
     LwCtx *c;
     const IrKernel *k;
     const LyResult *ly;
+    const LyPlan *plan;        /* how each op is done, the rings (plan/lowering.c) */
     LLVMValueRef fn;
     LwVal *vals;               /* by IrValue id */
-    int *uses;                 /* number of uses, by IrValue id */
+    const int *uses;           /* number of uses, by IrValue id (the plan's) */
     LLVMValueRef lane, warp;   /* i32 */
     LLVMValueRef entry_br;     /* end of the prologue (entry block) */
     Vec(LwTpart) tparts;       /* thread parts computed in the prologue */
@@ -80,8 +81,6 @@ typedef struct LwFn {
     LLVMValueRef ring;         /* placeholder: cp.async rings (pipeline.c),
                                   placed after the scratch at the end */
     int64_t ring_bytes;
-    int64_t ring_align;        /* of the rings' region: 128, or 1024 for
-                                  wgmma's swizzle (0 until a ring) */
     struct LwPipe *pipe;       /* pipelined loops being lowered, innermost
                                   first */
     LwFrag **frag;             /* by IrValue id: a ring operand whose
@@ -143,11 +142,11 @@ LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
 
 /* ---- kernel.c: functions, regions */
 void lw_block(LwFn *f, const IrBlock *b);
-void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly,
+void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *plan,
                LyVariant variant, const char *name, LwEntry *entry);
 
 /* ---- elementwise.c */
-int lw_elementwise(LwFn *f, const IrOp *op);
+void lw_elementwise(LwFn *f, const IrOp *op);
 LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
                             ScalarKind to);
 /* Sets `contract` on every float add/sub/mul/neg of the module (see
@@ -169,7 +168,8 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
                const Layout *dl, const LyMap *proj);
 /* IR value v in layout l (converted, or replicated when v is a scalar). */
 LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l);
-int lw_shape_op(LwFn *f, const IrOp *op);
+/* A shape op, or a conversion by the generic remap. */
+void lw_shape_op(LwFn *f, const IrOp *op);
 /* Per-thread predicate: this thread is the first holder (lowest lane and
  * warp) of the elements it holds in register r: i1 (NULL for "always"). */
 LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg);
@@ -182,20 +182,22 @@ void lw_scratch_barrier(LwFn *f);
 void lw_barrier(LwFn *f);
 
 /* ---- memory.c */
-int lw_memory(LwFn *f, const IrOp *op);
+void lw_load(LwFn *f, const IrOp *op);
+void lw_store(LwFn *f, const IrOp *op);
+void lw_atomic(LwFn *f, const IrOp *op);
 
 /* ---- reduce.c */
-int lw_reduce(LwFn *f, const IrOp *op);
-int lw_scan(LwFn *f, const IrOp *op);
+void lw_reduce(LwFn *f, const IrOp *op);
+void lw_scan(LwFn *f, const IrOp *op);
 
 /* ---- dot.c: matrix products (mma.sync, or FMA chains) */
 int lw_dot(LwFn *f, const IrOp *op);
 
-/* ---- smem.c: conversions to mma operands via swizzled smem + ldmatrix */
-int lw_dot_operand(LwFn *f, const IrOp *op);
-/* conversions out of an MMA accumulator layout (the epilogue's) */
-int lw_acc_convert(LwFn *f, const IrOp *op);
-int lw_is_mma_operand(const Layout *dl);
+/* ---- smem.c: conversions the plan sends through swizzled buffers: to
+ * mma operands read by ldmatrix (LY_HOW_LDMATRIX), out of an MMA
+ * accumulator layout (the epilogue's, LY_HOW_SWIZZLED) */
+void lw_dot_operand(LwFn *f, const IrOp *op);
+void lw_acc_convert(LwFn *f, const IrOp *op);
 Layout *lw_offset_layout(Arena *ar, const Layout *l, const LySmem *s);
 /* The address of register r's element of offset layout ol (elements of
  * esize bytes) in a buffer at `base`: base + T ^ R(r), with the bits of
@@ -239,7 +241,10 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2],
 /* wgmma.wait_group n, acc's registers tied through it so that nothing
  * reads them before it (the values it returns are acc's). */
 LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n);
-int lw_pipe_op(LwFn *f, const IrOp *op);
+/* A ring's load (emits nothing) and its conversion (LY_HOW_RING): read
+ * from the slot of the current iteration. */
+void lw_pipe_load(LwFn *f, const IrOp *op);
+void lw_pipe_operand(LwFn *f, const IrOp *op);
 /* Called by a product before the mma.sync of its last K sub-step: where
  * the loop carries its first sub-step's fragments, the wait, the
  * barrier and the ldmatrix of the next slot's first sub-step. */
@@ -248,7 +253,8 @@ void lw_pipe_last_step(LwFn *f, const IrOp *dot);
 void lw_op(LwFn *f, const IrOp *op);
 
 /* ---- debug.c */
-int lw_debug_op(LwFn *f, const IrOp *op);
+void lw_print(LwFn *f, const IrOp *op);
+void lw_assert(LwFn *f, const IrOp *op);
 void lw_set_loc(LwFn *f, Loc l);
 void lw_di_kernel(LwFn *f, const char *name);
 void lw_di_init(LwCtx *c, const char *file);

@@ -471,7 +471,7 @@ static const char *lw_load_quals(LwFn *f, const IrOp *op) {
 }
 
 /* load ptr [, mask [, other]] */
-static void lw_load(LwFn *f, const IrOp *op) {
+void lw_load(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const IrValue *res = op->res[0], *pv = op->args[0];
     const Layout *l = pv->layout;
@@ -529,7 +529,7 @@ static int lw_store_predicated(const LwFn *f, const LwAccess *a) {
     return f->loops == 0 && a->vec * ty_bytes(a->k) == 16;
 }
 
-static void lw_store(LwFn *f, const IrOp *op) {
+void lw_store(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const IrValue *pv = op->args[0];
     const Layout *l = pv->layout;
@@ -558,7 +558,7 @@ static void lw_store(LwFn *f, const IrOp *op) {
 }
 
 /* atomic ptr, value [, mask]; atomic_cas ptr, cmp, value */
-static void lw_atomic(LwFn *f, const IrOp *op) {
+void lw_atomic(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const IrValue *pv = op->args[0], *res = op->res[0];
     const Layout *l = pv->layout;
@@ -616,13 +616,4 @@ static void lw_atomic(LwFn *f, const IrOp *op) {
     if (res->layout != l && !(res->layout && l && ly_eq(res->layout, l)))
         out = lw_remap(f, old, k, l, res->layout, NULL);
     lw_set(f, res, out);
-}
-
-int lw_memory(LwFn *f, const IrOp *op) {
-    switch (op->op) {
-    case IR_LOAD: lw_load(f, op); return 1;
-    case IR_STORE: lw_store(f, op); return 1;
-    case IR_ATOMIC: case IR_ATOMIC_CAS: lw_atomic(f, op); return 1;
-    default: return 0;
-    }
 }

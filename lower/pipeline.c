@@ -6,7 +6,9 @@
  * plan/pipeline.c marks the loads (LOAD iattr[3] = stages) whose pointer,
  * mask and `other` are pure functions of the induction variable and loop
  * invariants, whose `other` is zero and whose every use is a conversion
- * to an mma.sync operand layout. Here, per marked load of a loop, a ring
+ * to an mma.sync operand layout; plan/lowering.c lays out the rings (or
+ * leaves a loop unpipelined) before any LLVM exists. Here, per marked
+ * load of a loop, a ring
  * of `stages` swizzled buffers (ly_smem_swizzled, rows along the pointer
  * layout's contiguous dimension, as smem.c stages operands) in a region
  * of shared memory of its own. With S stages and iteration j using slot
@@ -63,33 +65,24 @@
  * the scratch inside the loop, do not fit the architecture's shared
  * memory is lowered without pipelining: the loads stay ordinary loads and
  * the conversions go through the scratch (smem.c). That is no error (the
- * configuration still runs, only slower), but it is recorded in the entry
- * (LwEntry.unpipelined) and `tilec --stats` says it, with the loop.
+ * configuration still runs, only slower), but the plan records it, the
+ * entry carries it (LwEntry.unpipelined) and `tilec --stats` says it,
+ * with the loop.
  */
 #include "lower/lw.h"
 
 #include <string.h>
 
-typedef struct LwRing {
-    const IrOp *load;
-    LySmem *s;
-    int64_t off;        /* of slot 0 in the ring region */
-    int64_t buf;        /* bytes per slot (128-byte aligned) */
-    int w;              /* elements per cp.async */
-} LwRing;
+typedef LyRing LwRing;
 
+/* A pipelined loop being lowered: its plan (plan/lowering.c) and the
+ * LLVM values its iterations share. */
 struct LwPipe {
     struct LwPipe *prev;
+    const LyPipe *plan;
     const IrOp *loop;
-    int stages, nring;
-    int ahead;          /* copies run this many iterations ahead */
-    /* The body's products when they run as wgmma (wgmma_plan): their
-     * ring operands are read through descriptors, and with `pending` (one
-     * product) one warpgroup MMA group stays in flight across the barrier
-     * (the accumulator: carried value `carry`). */
-    const IrOp *wg_dot[4];
-    int nwg, pending, carry;
-    LwRing *ring;
+    int stages, nring, ahead, nwg, pending, carry;   /* the plan's */
+    const LwRing *ring;
     char *need;         /* by IrValue id: part of an address computation */
     LLVMValueRef lo, hi, step;
     LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
@@ -107,81 +100,12 @@ struct LwPipe {
     int carry_n[2];
 };
 
-static int64_t align128(int64_t x) { return (x + 127) & ~(int64_t)127; }
-static int64_t align1024(int64_t x) { return (x + 1023) & ~(int64_t)1023; }
-
-/* An upper bound of the scratch the body uses: the largest tile an op
- * that takes scratch produces or reduces — a layout conversion (padded:
- * layout.c's round trip is the largest user), an atomic's old values,
- * a reduction or scan. A conversion of a load read from a ring (by
- * ldmatrix, descriptors or element loads) takes none, and neither do
- * the products: mma.sync, wgmma and the FMA chains write their
- * accumulator in place. (Counting every tile instead counted a [64, 256]
- * i32 index tile of a matmul's masks: 64 KiB that no one uses.) */
-static int uses_scratch(const IrOp *op) {
-    switch (op->op) {
-    case IR_CONVERT_LAYOUT: {
-        const IrOp *ld = op->args[0]->def;
-        return !(ld && ld->op == IR_LOAD && ld->iattr[3] >= 2);
-    }
-    case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_REDUCE: case IR_SCAN:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static int64_t padded_bytes(const Type *t) {
-    if (t->rank == 0 || t->k == SK_PTR) return 0;
-    int64_t n = ty_numel(*t);
-    return (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
-}
-
-static int64_t scratch_bound(const IrBlock *b) {
-    int64_t m = 0;
-    for (const IrOp *op = b->first; op; op = op->next) {
-        for (int r = 0; r < op->nregions; r++) {
-            int64_t x = scratch_bound(op->regions[r]);
-            if (x > m) m = x;
-        }
-        if (!uses_scratch(op)) continue;
-        for (int i = 0; i < op->nres; i++) {
-            int64_t x = padded_bytes(&op->res[i]->ty);
-            if (x > m) m = x;
-        }
-        for (int i = 0; i < op->nargs && (op->op == IR_REDUCE || op->op == IR_SCAN); i++) {
-            int64_t x = padded_bytes(&op->args[i]->ty);
-            if (x > m) m = x;
-        }
-    }
-    return m;
-}
-
 /* Marks v and, within `body`, everything it is computed from. */
 static void mark_cone(struct LwPipe *p, const IrBlock *body, const IrValue *v) {
     const IrOp *op = v->def;
     if (!op || op->parent != body || p->need[v->id]) return;
     for (int i = 0; i < op->nres; i++) p->need[op->res[i]->id] = 1;
     for (int i = 0; i < op->nargs; i++) mark_cone(p, body, op->args[i]);
-}
-
-/* The ring for marked load `load` of this loop, or 0 when it cannot be
- * copied with cp.async. */
-static int ring_for(LwFn *f, const IrOp *load, LwRing *r, int wgmma) {
-    const Layout *pl = load->args[0]->layout;
-    const Type *t = &load->res[0]->ty;
-    if (!pl || pl->rank != 2 || t->rank != 2) return 0;
-    int esize = ty_bytes((ScalarKind)t->k), fast = ly_fastest_dim(pl);
-    LySmem *s = wgmma ? ly_smem_wgmma(f->c->ar, t->dim, fast, esize)
-                      : ly_smem_swizzled(f->c->ar, t->dim, fast, esize);
-    int w = ly_mem_vec(f->ly, load), bytes = w * esize;
-    if (!s || (bytes != 4 && bytes != 8 && bytes != 16) || w > s->vec ||
-        w > ly_vec_width(pl, fast))
-        return 0;
-    int64_t size = ly_smem_bytes(s);
-    *r = (LwRing){.load = load, .s = s, .w = w,
-                  .buf = wgmma ? align1024(size) : align128(size)};
-    return 1;
 }
 
 static LLVMValueRef slot_base(LwFn *f, const LwRing *r, LLVMValueRef slot) {
@@ -269,45 +193,11 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
     lw_set(f, ivv, saved);
 }
 
-/* Records, for --stats, a loop lowered without pipelining (need: the
- * shared memory it would have taken, 0 when room was not the reason). */
-static struct LwPipe *unpipelined(LwFn *f, const IrOp *loop, int64_t need) {
-    if (!f->entry->unpipelined++) {
-        f->entry->unpipelined_loop = loop->loc;
-        f->entry->unpipelined_need = need;
-    }
-    return NULL;
-}
-
-/* Every use of conversion op's result is an operand of a product later
- * in the same block: the product then emits the ldmatrix itself, each
- * K sub-step's just before the mma.sync of the one before (dot.c). */
-static int only_products(LwFn *f, const IrOp *op) {
-    const IrValue *v = op->res[0];
-    int n = 0;
-    for (const IrOp *u = op->next; u; u = u->next)
-        for (int i = 0; i < 2 && u->op == IR_DOT; i++) n += u->args[i] == v;
-    return n > 0 && n == f->uses[v->id];
-}
-
 /* The ring of this loop that marked load `load` is copied into. */
 static const LwRing *ring_of(struct LwPipe *p, const IrOp *load) {
     for (int i = 0; i < p->nring; i++)
         if (p->ring[i].load == load) return &p->ring[i];
     return NULL;
-}
-
-/* Operand i of `dot`: its conversion, in `body`, of a load of this loop
- * marked for a ring that nothing else reads; or NULL. */
-static const IrOp *ring_operand(LwFn *f, const IrBlock *body, const IrOp *dot,
-                                int i) {
-    const IrOp *cv = dot->args[i]->def;
-    if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body) return NULL;
-    const IrOp *ld = cv->args[0]->def;
-    if (!ld || ld->op != IR_LOAD || ld->parent != body || ld->iattr[3] < 2 ||
-        f->uses[ld->res[0]->id] != 1 || !only_products(f, cv))
-        return NULL;
-    return cv;
 }
 
 /* Loop-carried fragments, CUTLASS-style: when the body's one product on
@@ -336,11 +226,11 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
      * product): lw_dot_mma then reads B whole before its tiles and never
      * reaches a last sub-step (lw_pipe_last_step) to read the next slot
      * in; only B's ring would be carried, and nothing would feed it */
-    if (!ring_operand(f, body, dot, 0)) return;
+    if (!ly_ring_operand(f->plan, body, dot, 0)) return;
     int covered = 0;
     LwFrag *z[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++) {
-        const IrOp *cv = ring_operand(f, body, dot, i);
+        const IrOp *cv = ly_ring_operand(f->plan, body, dot, i);
         if (!cv) continue;   /* in registers, or a ring read elsewhere too */
         const IrOp *ld = cv->args[0]->def;
         const LwRing *r = ring_of(p, ld);
@@ -364,86 +254,24 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
     p->carry_dot = dot;
 }
 
-/* Warpgroup MMA (sm_90a): when layout assignment allowed it for the
- * body's products (Layout.wgmma; at most 4), each takes B from a ring
- * only it reads and A from one too or from registers (attention's Q and
- * probabilities), and the rings are exactly theirs, the products read
- * the rings through descriptors (dot.c) and the rings take wgmma's
- * canonical layout (ly_smem_wgmma). wgmma runs asynchronously: when the
- * body's one product carries its accumulator straight from one
- * iteration's product to the next (acc = dot(a, b, acc=acc), nothing
- * else reading it), one iteration's group stays in flight while the next
- * iteration waits for its copies and crosses the barrier (`pending`); the
- * copies then run stages-2 iterations ahead, so that the slot they
- * overwrite was read by a product already waited for. Otherwise each
- * product waits for its group at once. Returns 1 and fills p when so. */
-static int wgmma_plan(LwFn *f, struct LwPipe *p, int nmarked) {
-    const IrBlock *body = p->loop->regions[0];
-    int rings = 0, n = 0;
-    for (const IrOp *op = body->first; op; op = op->next) {
-        if (op->op != IR_DOT) continue;
-        const Layout *cl = op->res[0]->layout;
-        if (!cl || cl->kind != LY_MMA || !cl->wgmma || n == 4 ||
-            !ring_operand(f, body, op, 1))
-            return 0;
-        rings += 1 + (ring_operand(f, body, op, 0) != NULL);
-        p->wg_dot[n++] = op;
-    }
-    if (!n || rings != nmarked) return 0;
-    p->nwg = n;
-    p->carry = -1;
-    const IrOp *dot = p->wg_dot[0], *y = body->last;
-    for (int i = 0; n == 1 && y && y->op == IR_YIELD && i < y->nargs; i++)
-        if (y->args[i] == dot->res[0] && dot->args[2] == body->args[i + 1] &&
-            f->uses[dot->res[0]->id] == 1 && f->uses[body->args[i + 1]->id] == 1 &&
-            ly_eq(body->args[i + 1]->layout, dot->res[0]->layout))
-            p->carry = i;
-    p->pending = p->carry >= 0 && p->stages >= 3;
-    return 1;
-}
-
 struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
                              LLVMValueRef hi, LLVMValueRef step) {
     LwCtx *c = f->c;
     const IrBlock *body = loop->regions[0];
-    int n = 0, stages = 0;
-    for (const IrOp *op = body->first; op; op = op->next)
-        if (op->op == IR_LOAD && op->iattr[3] >= 2) {
-            n++;
-            stages = (int)op->iattr[3];
-        }
-    if (!n) return NULL;
+    const LyPipe *q = ly_pipe_of(f->plan, loop);
+    if (!q) return NULL;
     struct LwPipe *p = ar_alloc(c->ar, sizeof *p);
-    *p = (struct LwPipe){.loop = loop, .stages = stages, .lo = lo, .hi = hi,
+    *p = (struct LwPipe){.plan = q, .loop = loop, .stages = q->stages, .nring = q->nring,
+                         .ahead = q->ahead, .nwg = q->nwg, .pending = q->pending,
+                         .carry = q->carry, .ring = q->ring, .lo = lo, .hi = hi,
                          .step = step};
-    p->ring = ar_alloc(c->ar, sizeof(LwRing) * (size_t)n);
-    int wg = wgmma_plan(f, p, n);
-    p->ahead = p->pending ? stages - 2 : stages - 1;
-    /* wgmma's swizzle repeats every 1024 bytes from an aligned start */
-    int64_t start = wg ? align1024(f->ring_bytes) : f->ring_bytes, total = 0;
-    for (const IrOp *op = body->first; op; op = op->next) {
-        if (op->op != IR_LOAD || op->iattr[3] < 2) continue;
-        LwRing *r = &p->ring[p->nring++];
-        if (op->iattr[3] != stages || !ring_for(f, op, r, wg))
-            return unpipelined(f, loop, 0);
-        r->off = start + total;
-        total += stages * r->buf;
-    }
-    total += start - f->ring_bytes;
-    if (wg) f->ring_align = 1024;
-    /* The scratch used while the rings are live lies below them; the
-     * rest of the scratch may overlap them (kernel.c places both). */
-    int64_t inside = align128(scratch_bound(body)) + f->ring_bytes + total;
-    int64_t outside = scratch_bound(f->k->body);
-    int64_t need = inside > outside ? inside : outside;
-    if (need > lw_arch_max_shared(c->opt->arch)) return unpipelined(f, loop, need);
     if (!f->ring) {
         lw_smem(f, 0);   /* the region lives in the scratch's global */
         f->ring = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->i8, 0),
                                               "tile.ring.placeholder",
                                               LW_AS_SHARED);
     }
-    f->ring_bytes += total;
+    f->ring_bytes += q->bytes;
     p->need = ar_alloc(c->ar, (size_t)f->k->nvalues + 1);
     memset(p->need, 0, (size_t)f->k->nvalues + 1);
     for (int i = 0; i < p->nring; i++)
@@ -574,26 +402,26 @@ static const LwRing *find_ring(LwFn *f, const IrOp *load, LLVMValueRef *slot) {
     return NULL;
 }
 
-int lw_pipe_op(LwFn *f, const IrOp *op) {
+void lw_pipe_load(LwFn *f, const IrOp *op) {
+    lw_set(f, op->res[0], (LwVal){0, NULL});   /* read only from the ring */
+}
+
+void lw_pipe_operand(LwFn *f, const IrOp *op) {
     LLVMValueRef slot;
-    if (op->op == IR_LOAD) {
-        if (!find_ring(f, op, &slot)) return 0;
-        lw_set(f, op->res[0], (LwVal){0, NULL});   /* read only from the ring */
-        return 1;
-    }
-    if (op->op != IR_CONVERT_LAYOUT || !lw_is_mma_operand(op->res[0]->layout))
-        return 0;
     const LwRing *r = find_ring(f, op->args[0]->def, &slot);
-    if (!r) return 0;
-    if (f->pipe && f->pipe->nwg && only_products(f, op)) {
+    if (!r) {
+        lw_error(f, op->loc, "internal error: a ring operand outside its loop");
+        return;
+    }
+    if (f->pipe && f->pipe->nwg && ly_only_products(f->plan, op)) {
         lw_set(f, op->res[0], (LwVal){0, NULL});   /* read by descriptors */
-        return 1;
+        return;
     }
     LLVMValueRef base = slot_base(f, r, slot);
     ScalarKind k = (ScalarKind)op->args[0]->ty.k;
     struct LwPipe *p = f->pipe;
     int carried = p && p->carry_dot && (p->carry_cvt[0] == op || p->carry_cvt[1] == op);
-    LwFrag *z = only_products(f, op)
+    LwFrag *z = ly_only_products(f->plan, op)
                     ? lw_frag_operand(f, base, k, op->res[0]->layout, r->s, carried)
                     : NULL;
     if (z && carried)
@@ -609,7 +437,6 @@ int lw_pipe_op(LwFn *f, const IrOp *op) {
     } else {
         lw_set(f, op->res[0], lw_read_operand(f, base, k, op->res[0]->layout, r->s));
     }
-    return 1;
 }
 
 void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
@@ -635,7 +462,7 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *
                   int *pending) {
     struct LwPipe *p = f->pipe;
     int planned = 0;
-    for (int i = 0; p && i < p->nwg; i++) planned |= p->wg_dot[i] == dot;
+    for (int i = 0; p && i < p->nwg; i++) planned |= p->plan->wg_dot[i] == dot;
     if (!planned) return 0;
     for (int i = 0; i < 2; i++) {
         LLVMValueRef slot;

@@ -130,8 +130,7 @@ static uint32_t lw_rpart(const Layout *l, int r) {
     return y;
 }
 
-int lw_reduce(LwFn *f, const IrOp *op) {
-    if (op->op != IR_REDUCE) return 0;
+void lw_reduce(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     const IrValue *x = op->args[0], *res = op->res[0];
@@ -145,7 +144,7 @@ int lw_reduce(LwFn *f, const IrOp *op) {
         LwVal out = lw_new_val(f, 1);
         out.r[0] = arg ? lw_i32(c, 0) : in.r[0];
         lw_set(f, res, out);
-        return 1;
+        return;
     }
     int off, na;
     uint32_t A = lw_axis_bits(S, a, &off, &na);
@@ -181,7 +180,7 @@ int lw_reduce(LwFn *f, const IrOp *op) {
         if (bv & ~A) {
             lw_error(f, op->loc, "unsupported layout for a reduction (lanes "
                      "walk two dimensions)");
-            return 1;
+            return;
         }
         lbits[nlb++] = i;
         for (int j = 0; j < ng; j++) {
@@ -199,7 +198,7 @@ int lw_reduce(LwFn *f, const IrOp *op) {
         if (bv & ~A) {
             lw_error(f, op->loc, "unsupported layout for a reduction (warps "
                      "walk two dimensions)");
-            return 1;
+            return;
         }
         W |= 1u << i;
         nwb++;
@@ -275,7 +274,7 @@ int lw_reduce(LwFn *f, const IrOp *op) {
         out.r[0] = g[0].v;
         if (res->layout) out = lw_remap(f, out, rk, NULL, res->layout, NULL);
         lw_set(f, res, out);
-        return 1;
+        return;
     }
     const Layout *N = ly_slice(c->ar, S, a);
     LwVal out = lw_new_val(f, ly_size(N, LY_REG));
@@ -286,13 +285,12 @@ int lw_reduce(LwFn *f, const IrOp *op) {
         if (j == ng) {
             lw_error(f, op->loc, "internal error: reduction result register "
                      "without a group");
-            return 1;
+            return;
         }
         out.r[r] = g[j].v;
     }
     if (!ly_eq(N, res->layout)) out = lw_remap(f, out, rk, N, res->layout, NULL);
     lw_set(f, res, out);
-    return 1;
 }
 
 /* ----------------------------------------------------------------- scan */
@@ -571,8 +569,7 @@ static LwVal lw_scan_split_layout(LwFn *f, Loc loc, LwVal in, const Layout *S, i
     return lw_scan_chunks(&q, in.n);
 }
 
-int lw_scan(LwFn *f, const IrOp *op) {
-    if (op->op != IR_SCAN) return 0;
+void lw_scan(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const IrValue *x = op->args[0], *res = op->res[0];
     const Layout *D = res->layout;
@@ -582,13 +579,13 @@ int lw_scan(LwFn *f, const IrOp *op) {
     int a = (int)op->iattr[0], off, na;
     if (!D) {   /* a scalar is its own prefix sum */
         lw_set(f, res, in);
-        return 1;
+        return;
     }
     lw_axis_bits(D, a, &off, &na);
     LwScanSplit sp;
     if (lw_scan_split(D, off, na, &sp)) {
         lw_set(f, res, lw_scan_split_layout(f, op->loc, in, D, a, &sp, k, ak));
-        return 1;
+        return;
     }
     /* a layout that mixes the axis with other bits (a reshape's, an mma
      * accumulator's along its rows): scan in the default blocked layout */
@@ -597,10 +594,9 @@ int lw_scan(LwFn *f, const IrOp *op) {
     const Layout *B = ly_blocked_default(c->ar, D->rank, D->shape, f->k->warps, 1, order);
     if (!B || !lw_scan_split(B, off, na, &sp)) {
         lw_error(f, op->loc, "internal error: no scan layout for cumsum");
-        return 1;
+        return;
     }
     LwVal t = lw_remap(f, in, k, D, B, NULL);
     t = lw_scan_split_layout(f, op->loc, t, B, a, &sp, k, ak);
     lw_set(f, res, lw_remap(f, t, k, B, D, NULL));
-    return 1;
 }

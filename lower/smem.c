@@ -230,31 +230,17 @@ static LwVal load_ldmatrix(LwFn *f, LLVMValueRef base, ScalarKind k,
     return z->out;
 }
 
-/* ldmatrix can read operand layout dl from buffer s (rows along `fast`):
- * 32-bit registers of 16-bit pairs (or whole tf32 / packed i8), full
- * warps of lanes, 16-byte units; `.trans` only for 16-bit elements.
- * *trans says which. */
-static int ldmatrix_ok(const Layout *dl, int esize, int fast, const LySmem *s,
-                       int *trans) {
-    int kdim = dl->op_idx == 0 ? 1 : 0;
-    *trans = fast != kdim;
-    return dl->kwidth * esize == 4 && !(*trans && esize != 2) &&
-           dl->nbits[LY_LANE] == 5 &&
-           (int)dl->nbits[LY_REG] >= ly_log2(dl->kwidth) && s &&
-           s->vec * esize == 16;
-}
-
 LwFrag *lw_frag_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
                         const Layout *dl, const LySmem *s, int split) {
     int trans;
-    if (!ldmatrix_ok(dl, ty_bytes(k), s->fast, s, &trans)) return NULL;
+    if (!ly_ldmatrix_ok(dl, ty_bytes(k), s->fast, s, &trans)) return NULL;
     return frag_new(f, base, k, dl, trans, s, split);
 }
 
 LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
                       const Layout *dl, const LySmem *s) {
     int trans;
-    if (ldmatrix_ok(dl, ty_bytes(k), s->fast, s, &trans))
+    if (ly_ldmatrix_ok(dl, ty_bytes(k), s->fast, s, &trans))
         return load_ldmatrix(f, base, k, dl, trans, s);
     /* element by element, at each register's swizzled offset */
     LwCtx *c = f->c;
@@ -300,44 +286,26 @@ static LwVal load_swizzled(LwFn *f, ScalarKind k, const Layout *dl, const LySmem
  * swizzle keeps both sides free of bank conflicts: the 8 rows a warp's
  * stores touch at one 16-byte unit land in 8 distinct units, and 8 lanes
  * reading 16 consecutive bytes each of one row read 8 distinct units. */
-int lw_acc_convert(LwFn *f, const IrOp *op) {
-    if (op->op != IR_CONVERT_LAYOUT) return 0;
+void lw_acc_convert(LwFn *f, const IrOp *op) {
     const IrValue *sv = op->args[0], *dv = op->res[0];
-    const Layout *sl = sv->layout, *dl = dv->layout;
     ScalarKind k = (ScalarKind)sv->ty.k;
-    if (!sl || !dl || sl->kind != LY_MMA || sl->rank != 2 || dl->rank != 2 ||
-        lw_is_mma_operand(dl) || k == SK_BOOL ||
-        !(ly_cvt_moves(sl, dl) & (LY_MOVE_LANE | LY_MOVE_WARP)))
-        return 0;
-    LySmem *s = ly_smem_swizzled(f->c->ar, dl->shape, ly_fastest_dim(dl), ty_bytes(k));
-    if (!s) return 0;
+    const LySmem *s = f->plan->smem[dv->id];
     lw_smem(f, ly_smem_bytes(s));
     lw_scratch_barrier(f);
-    store_swizzled(f, *lw_val(f, sv), k, sl, s);
+    store_swizzled(f, *lw_val(f, sv), k, sv->layout, s);
     lw_barrier(f);
-    lw_set(f, dv, load_swizzled(f, k, dl, s));
-    return 1;
+    lw_set(f, dv, load_swizzled(f, k, dv->layout, s));
 }
 
-int lw_is_mma_operand(const Layout *dl) {
-    return dl && dl->kind == LY_DOT_OP && dl->parent &&
-           dl->parent->kind == LY_MMA && dl->rank == 2;
-}
-
-int lw_dot_operand(LwFn *f, const IrOp *op) {
-    if (op->op != IR_CONVERT_LAYOUT) return 0;
+void lw_dot_operand(LwFn *f, const IrOp *op) {
     const IrValue *sv = op->args[0], *dv = op->res[0];
-    const Layout *sl = sv->layout, *dl = dv->layout;
-    if (!sl || !lw_is_mma_operand(dl) || sl->rank != 2) return 0;
-    if (!(ly_cvt_moves(sl, dl) & (LY_MOVE_LANE | LY_MOVE_WARP))) return 0;
     ScalarKind k = (ScalarKind)sv->ty.k;
-    int esize = ty_bytes(k), fast = ly_fastest_dim(sl), trans;
-    LySmem *s = ly_smem_swizzled(f->c->ar, dl->shape, fast, esize);
-    if (!s || !ldmatrix_ok(dl, esize, fast, s, &trans)) return 0;
+    const LySmem *s = f->plan->smem[dv->id];
+    int trans;
+    ly_ldmatrix_ok(dv->layout, ty_bytes(k), s->fast, s, &trans);
     lw_smem(f, ly_smem_bytes(s));
     lw_scratch_barrier(f);
-    store_swizzled(f, *lw_val(f, sv), k, sl, s);
+    store_swizzled(f, *lw_val(f, sv), k, sv->layout, s);
     lw_barrier(f);
-    lw_set(f, dv, load_ldmatrix(f, f->smem, k, dl, trans, s));
-    return 1;
+    lw_set(f, dv, load_ldmatrix(f, f->smem, k, dv->layout, trans, s));
 }

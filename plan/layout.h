@@ -410,6 +410,80 @@ int ly_verify_kernel(Arena *ar, const IrKernel *k);
  * docs/internals/mma.md for the conditions. */
 int ly_pipeline_kernel(const LyResult *r, IrKernel *k);
 
+/* ------------------------------------------------------ the lowering plan */
+
+/* How the lowering does an op that has more than one way
+ * (plan/lowering.c); every other op is lowered by its kind. */
+typedef enum LyHow {
+    LY_HOW_KIND = 0,    /* by its kind: an ordinary load; a conversion by
+                           the generic remap (registers, shuffles or the
+                           padded scratch round trip, lower/layout.c) */
+    LY_HOW_RING,        /* a load copied into its loop's cp.async ring (it
+                           emits nothing), and its conversion to a
+                           tensor-core operand, read from the ring */
+    LY_HOW_LDMATRIX,    /* a conversion to an mma.sync operand across
+                           lanes or warps: a swizzled buffer, ldmatrix */
+    LY_HOW_SWIZZLED,    /* an accumulator's conversion across lanes or
+                           warps through a swizzled buffer */
+} LyHow;
+
+/* One marked load's ring: `stages` buffers of `buf` bytes from `off` in
+ * the kernel's ring region, each thread copying w elements at a time. */
+typedef struct LyRing {
+    const IrOp *load;
+    LySmem *s;
+    int64_t off;        /* of slot 0 in the ring region */
+    int64_t buf;        /* bytes per slot (128-byte aligned; 1024 for wgmma) */
+    int w;              /* elements per cp.async */
+} LyRing;
+
+/* A pipelined loop (lower/pipeline.c says how it runs). */
+typedef struct LyPipe {
+    const IrOp *loop;
+    int stages, nring;
+    int ahead;          /* copies run this many iterations ahead */
+    LyRing *ring;
+    /* The body's products when they run as wgmma: their ring operands
+     * are read through descriptors, and with `pending` (one product) one
+     * warpgroup MMA group stays in flight across the barrier (the
+     * accumulator: carried value `carry`). */
+    const IrOp *wg_dot[4];
+    int nwg, pending, carry;
+    int64_t bytes;      /* the ring region grows by this, alignment included */
+} LyPipe;
+
+typedef struct LyPlan {
+    int *uses;          /* operands reading each value, by IrValue id */
+    uint8_t *how;       /* LyHow of a load or conversion, by its result's id */
+    LySmem **smem;      /* LDMATRIX, SWIZZLED: the buffer, by the same id */
+    LyPipe **pipe;      /* by id of a `for` body's induction variable;
+                           NULL: not pipelined */
+    int64_t ring_align; /* of the ring region: 1024 once a loop's rings
+                           were laid out for wgmma, else 0 (128) */
+    int unpipelined;    /* loops with marked loads that run without rings */
+    Loc unpipelined_loop;      /* the first of them */
+    int64_t unpipelined_need;  /* its rings' shared memory when room was the
+                                  reason, else 0 */
+} LyPlan;
+
+/* The plan of kernel k (layouts assigned; ly its result) for a target
+ * with max_shared bytes of shared memory per block. */
+LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
+                         int64_t max_shared);
+const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
+/* l is an mma.sync operand layout (#dot_op of an MMA parent, rank 2). */
+int ly_is_mma_operand(const Layout *l);
+/* Every use of conversion op's result is an operand of a product later
+ * in its block. */
+int ly_only_products(const LyPlan *p, const IrOp *op);
+/* Operand i of `dot`: its conversion, in `body`, of a load of body
+ * marked for a ring that nothing else reads, the conversion read only by
+ * products; or NULL. */
+const IrOp *ly_ring_operand(const LyPlan *p, const IrBlock *body, const IrOp *dot, int i);
+/* ldmatrix can read operand layout dl (elements of esize bytes) from
+ * buffer s whose contiguous dimension is `fast`; *trans: with .trans. */
+int ly_ldmatrix_ok(const Layout *dl, int esize, int fast, const LySmem *s, int *trans);
+
 /* Elements per access for a load, store or atomic op after assignment:
  * the vector width of its pointer's layout along the fastest dimension,
  * bounded by the pointer's contiguity and byte alignment, the mask's

@@ -302,3 +302,16 @@ Layout *ly_ldmatrix_addr(Arena *ar, const Layout *dl, int n, int trans,
             a->basis[d][i] = ly_smem_offset(s, a->basis[d][i]);
     return a;
 }
+
+/* ldmatrix can read operand layout dl from buffer s (rows along `fast`):
+ * 32-bit registers of 16-bit pairs (or whole tf32 / packed i8), full
+ * warps of lanes, 16-byte units; `.trans` only for 16-bit elements.
+ * *trans says which. */
+int ly_ldmatrix_ok(const Layout *dl, int esize, int fast, const LySmem *s, int *trans) {
+    int kdim = dl->op_idx == 0 ? 1 : 0;
+    *trans = fast != kdim;
+    return dl->kwidth * esize == 4 && !(*trans && esize != 2) &&
+           dl->nbits[LY_LANE] == 5 &&
+           (int)dl->nbits[LY_REG] >= ly_log2(dl->kwidth) && s &&
+           s->vec * esize == 16;
+}

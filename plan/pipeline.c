@@ -30,9 +30,9 @@
  *    size.
  *
  * Whether a configuration's rings fit is not decided here: the lowering
- * sizes them, with the rest of the kernel's shared memory, and drops a
- * loop that does not fit back to ordinary loads (lower/pipeline.c), and
- * skips a configuration that does not fit at all (lower/lower.c).
+ * plan (plan/lowering.c) sizes them beside a bound on the scratch and
+ * drops a loop that does not fit back to ordinary loads, and lower/lower.c
+ * skips a configuration that does not fit at all.
  */
 #include "plan/layout.h"
 

@@ -1,0 +1,299 @@
+/*
+ * lowering.c — the lowering plan: the choices LLVM emission (lower/)
+ * reads instead of making, made once per kernel configuration and
+ * variant, after layout assignment and before any LLVM exists.
+ *
+ *  - Uses: how many operands read each value (lower/ and the rules below
+ *    ask whether a conversion is read only by products, whether a ring's
+ *    load has one reader).
+ *  - Pipelines: for each `for` loop whose body has loads marked for a
+ *    ring (plan/pipeline.c), the rings — their swizzled or wgmma buffer,
+ *    the elements per cp.async, offsets in the ring region — and whether
+ *    the body's products read them as wgmma through descriptors (with
+ *    one group in flight across iterations: `pending`); or the reason
+ *    the loop runs unpipelined (a chunk cp.async cannot copy, or rings
+ *    beside a bound on the scratch that do not fit `max_shared`), kept
+ *    for --stats. Loops are planned in program order, as the ring region
+ *    grows: a later loop's rings start above an earlier one's.
+ *  - How: for each load and each layout conversion, which of the
+ *    lowering's ways does it (LyHow): a ring load emits nothing and its
+ *    conversion reads the ring; a conversion to an mma.sync operand
+ *    across lanes or warps goes through a swizzled buffer and ldmatrix
+ *    when ldmatrix can read it; an accumulator's conversion across lanes
+ *    or warps through a swizzled buffer; everything else by its kind.
+ *    The buffers are part of the plan (LyPlan.smem).
+ *
+ * The plan reads the IR and its layouts and writes only its own tables;
+ * lower/kernel.c's lw_op dispatches on it with one switch.
+ */
+#include "plan/layout.h"
+
+#include <string.h>
+
+static int64_t align128(int64_t x) { return (x + 127) & ~(int64_t)127; }
+static int64_t align1024(int64_t x) { return (x + 1023) & ~(int64_t)1023; }
+
+typedef struct Planner {
+    Arena *ar;
+    const IrKernel *k;
+    const LyResult *ly;
+    int64_t max_shared;
+    int64_t ring_bytes;       /* the ring region so far */
+    LyPlan *p;
+} Planner;
+
+static void count_uses(int *uses, const IrBlock *b) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nargs; i++) uses[op->args[i]->id]++;
+        for (int r = 0; r < op->nregions; r++) count_uses(uses, op->regions[r]);
+    }
+}
+
+int ly_is_mma_operand(const Layout *l) {
+    return l && l->kind == LY_DOT_OP && l->parent && l->parent->kind == LY_MMA &&
+           l->rank == 2;
+}
+
+int ly_only_products(const LyPlan *p, const IrOp *op) {
+    const IrValue *v = op->res[0];
+    int n = 0;
+    for (const IrOp *u = op->next; u; u = u->next)
+        for (int i = 0; i < 2 && u->op == IR_DOT; i++) n += u->args[i] == v;
+    return n > 0 && n == p->uses[v->id];
+}
+
+const IrOp *ly_ring_operand(const LyPlan *p, const IrBlock *body, const IrOp *dot, int i) {
+    const IrOp *cv = dot->args[i]->def;
+    if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body) return NULL;
+    const IrOp *ld = cv->args[0]->def;
+    if (!ld || ld->op != IR_LOAD || ld->parent != body || ld->iattr[3] < 2 ||
+        p->uses[ld->res[0]->id] != 1 || !ly_only_products(p, cv))
+        return NULL;
+    return cv;
+}
+
+/* ------------------------------------------------------------ scratch */
+
+/* An upper bound of the scratch the body uses: the largest tile an op
+ * that takes scratch produces or reduces — a layout conversion (padded:
+ * layout.c's round trip is the largest user), an atomic's old values,
+ * a reduction or scan. A conversion of a load read from a ring (by
+ * ldmatrix, descriptors or element loads) takes none, and neither do
+ * the products: mma.sync, wgmma and the FMA chains write their
+ * accumulator in place. (Counting every tile instead counted a [64, 256]
+ * i32 index tile of a matmul's masks: 64 KiB that no one uses.) */
+static int uses_scratch(const IrOp *op) {
+    switch (op->op) {
+    case IR_CONVERT_LAYOUT: {
+        const IrOp *ld = op->args[0]->def;
+        return !(ld && ld->op == IR_LOAD && ld->iattr[3] >= 2);
+    }
+    case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_REDUCE: case IR_SCAN:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int64_t padded_bytes(const Type *t) {
+    if (t->rank == 0 || t->k == SK_PTR) return 0;
+    int64_t n = ty_numel(*t);
+    return (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
+}
+
+static int64_t scratch_bound(const IrBlock *b) {
+    int64_t m = 0;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++) {
+            int64_t x = scratch_bound(op->regions[r]);
+            if (x > m) m = x;
+        }
+        if (!uses_scratch(op)) continue;
+        for (int i = 0; i < op->nres; i++) {
+            int64_t x = padded_bytes(&op->res[i]->ty);
+            if (x > m) m = x;
+        }
+        for (int i = 0; i < op->nargs && (op->op == IR_REDUCE || op->op == IR_SCAN); i++) {
+            int64_t x = padded_bytes(&op->args[i]->ty);
+            if (x > m) m = x;
+        }
+    }
+    return m;
+}
+
+/* ---------------------------------------------------------- pipelines */
+
+/* The ring for marked load `load`, or 0 when it cannot be copied with
+ * cp.async: a chunk of the pointer layout's vector would cross a 16-byte
+ * unit of the buffer, or be other than 4, 8 or 16 bytes. */
+static int ring_for(Planner *pl, const IrOp *load, LyRing *r, int wgmma) {
+    const Layout *ptr = load->args[0]->layout;
+    const Type *t = &load->res[0]->ty;
+    if (!ptr || ptr->rank != 2 || t->rank != 2) return 0;
+    int esize = ty_bytes((ScalarKind)t->k), fast = ly_fastest_dim(ptr);
+    LySmem *s = wgmma ? ly_smem_wgmma(pl->ar, t->dim, fast, esize)
+                      : ly_smem_swizzled(pl->ar, t->dim, fast, esize);
+    int w = ly_mem_vec(pl->ly, load), bytes = w * esize;
+    if (!s || (bytes != 4 && bytes != 8 && bytes != 16) || w > s->vec ||
+        w > ly_vec_width(ptr, fast))
+        return 0;
+    int64_t size = ly_smem_bytes(s);
+    *r = (LyRing){.load = load, .s = s, .w = w,
+                  .buf = wgmma ? align1024(size) : align128(size)};
+    return 1;
+}
+
+/* Warpgroup MMA (sm_90a; lower/pipeline.c says how it runs): when layout
+ * assignment allowed it for the body's products (Layout.wgmma; at most
+ * 4), each takes B from a ring only it reads and A from one too or from
+ * registers, and the rings are exactly theirs. With one product that
+ * carries its accumulator straight from one iteration to the next
+ * (acc = dot(a, b, acc=acc), nothing else reading it) and 3 stages or
+ * more, its group stays in flight across the barrier (`pending`).
+ * Returns 1 and fills q when so. */
+static int wgmma_plan(const LyPlan *p, LyPipe *q, int nmarked) {
+    const IrBlock *body = q->loop->regions[0];
+    int rings = 0, n = 0;
+    for (const IrOp *op = body->first; op; op = op->next) {
+        if (op->op != IR_DOT) continue;
+        const Layout *cl = op->res[0]->layout;
+        if (!cl || cl->kind != LY_MMA || !cl->wgmma || n == 4 ||
+            !ly_ring_operand(p, body, op, 1))
+            return 0;
+        rings += 1 + (ly_ring_operand(p, body, op, 0) != NULL);
+        q->wg_dot[n++] = op;
+    }
+    if (!n || rings != nmarked) return 0;
+    q->nwg = n;
+    q->carry = -1;
+    const IrOp *dot = q->wg_dot[0], *y = body->last;
+    for (int i = 0; n == 1 && y && y->op == IR_YIELD && i < y->nargs; i++)
+        if (y->args[i] == dot->res[0] && dot->args[2] == body->args[i + 1] &&
+            p->uses[dot->res[0]->id] == 1 && p->uses[body->args[i + 1]->id] == 1 &&
+            ly_eq(body->args[i + 1]->layout, dot->res[0]->layout))
+            q->carry = i;
+    q->pending = q->carry >= 0 && q->stages >= 3;
+    return 1;
+}
+
+/* Records a loop with marked loads that runs without rings (need: the
+ * shared memory its rings would have taken, 0 when room was not the
+ * reason). */
+static void unpipelined(Planner *pl, const IrOp *loop, int64_t need) {
+    LyPlan *p = pl->p;
+    if (!p->unpipelined++) {
+        p->unpipelined_loop = loop->loc;
+        p->unpipelined_need = need;
+    }
+}
+
+/* The rings of `loop`'s marked loads, placed above the region so far;
+ * NULL when the loop has none or runs without them. */
+static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
+    const IrBlock *body = loop->regions[0];
+    int n = 0, stages = 0;
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->op == IR_LOAD && op->iattr[3] >= 2) {
+            n++;
+            stages = (int)op->iattr[3];
+        }
+    if (!n) return NULL;
+    LyPipe *q = ar_alloc(pl->ar, sizeof *q);
+    *q = (LyPipe){.loop = loop, .stages = stages};
+    q->ring = ar_alloc(pl->ar, sizeof(LyRing) * (size_t)n);
+    int wg = wgmma_plan(pl->p, q, n);
+    q->ahead = q->pending ? stages - 2 : stages - 1;
+    /* wgmma's swizzle repeats every 1024 bytes from an aligned start */
+    int64_t start = wg ? align1024(pl->ring_bytes) : pl->ring_bytes, total = 0;
+    for (const IrOp *op = body->first; op; op = op->next) {
+        if (op->op != IR_LOAD || op->iattr[3] < 2) continue;
+        LyRing *r = &q->ring[q->nring++];
+        if (op->iattr[3] != stages || !ring_for(pl, op, r, wg)) {
+            unpipelined(pl, loop, 0);
+            return NULL;
+        }
+        r->off = start + total;
+        total += stages * r->buf;
+    }
+    total += start - pl->ring_bytes;
+    if (wg) pl->p->ring_align = 1024;   /* even when the budget says no */
+    /* The scratch used while the rings are live lies below them; the
+     * rest of the scratch may overlap them (lower/kernel.c places both). */
+    int64_t inside = align128(scratch_bound(body)) + pl->ring_bytes + total;
+    int64_t outside = scratch_bound(pl->k->body);
+    int64_t need = inside > outside ? inside : outside;
+    if (need > pl->max_shared) {
+        unpipelined(pl, loop, need);
+        return NULL;
+    }
+    q->bytes = total;
+    pl->ring_bytes += total;
+    return q;
+}
+
+/* ---------------------------------------------------------------- how */
+
+static LyHow convert_how(Planner *pl, const IrOp *op) {
+    const IrValue *sv = op->args[0], *dv = op->res[0];
+    const Layout *sl = sv->layout, *dl = dv->layout;
+    const IrOp *ld = sv->def;
+    if (ly_is_mma_operand(dl) && ld && ld->op == IR_LOAD &&
+        pl->p->how[ld->res[0]->id] == LY_HOW_RING)
+        return LY_HOW_RING;
+    if (!sl || !dl || sl->rank != 2 || dl->rank != 2 ||
+        !(ly_cvt_moves(sl, dl) & (LY_MOVE_LANE | LY_MOVE_WARP)))
+        return LY_HOW_KIND;
+    ScalarKind k = (ScalarKind)sv->ty.k;
+    int esize = ty_bytes(k), trans;
+    if (ly_is_mma_operand(dl)) {
+        LySmem *s = ly_smem_swizzled(pl->ar, dl->shape, ly_fastest_dim(sl), esize);
+        if (!s || !ly_ldmatrix_ok(dl, esize, ly_fastest_dim(sl), s, &trans))
+            return LY_HOW_KIND;
+        pl->p->smem[dv->id] = s;
+        return LY_HOW_LDMATRIX;
+    }
+    if (sl->kind != LY_MMA || k == SK_BOOL) return LY_HOW_KIND;
+    LySmem *s = ly_smem_swizzled(pl->ar, dl->shape, ly_fastest_dim(dl), esize);
+    if (!s) return LY_HOW_KIND;
+    pl->p->smem[dv->id] = s;
+    return LY_HOW_SWIZZLED;
+}
+
+/* Plans b's loops (in program order) and the how of its ops; the rings
+ * of a pipelined loop are known before its body's ops are visited. */
+static void plan_block(Planner *pl, const IrBlock *b) {
+    LyPlan *p = pl->p;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        if (op->op == IR_FOR) {
+            LyPipe *q = plan_pipe(pl, op);
+            p->pipe[op->regions[0]->args[0]->id] = q;
+            for (int i = 0; q && i < q->nring; i++)
+                p->how[q->ring[i].load->res[0]->id] = LY_HOW_RING;
+        }
+        if (op->op == IR_CONVERT_LAYOUT) p->how[op->res[0]->id] = (uint8_t)convert_how(pl, op);
+        for (int r = 0; r < op->nregions; r++) plan_block(pl, op->regions[r]);
+    }
+}
+
+LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
+                         int64_t max_shared) {
+    size_t n = (size_t)k->nvalues + 1;
+    LyPlan *p = ar_alloc(ar, sizeof *p);
+    memset(p, 0, sizeof *p);
+    p->uses = ar_alloc(ar, sizeof(int) * n);
+    p->how = ar_alloc(ar, n);
+    p->smem = ar_alloc(ar, sizeof(LySmem *) * n);
+    p->pipe = ar_alloc(ar, sizeof(LyPipe *) * n);
+    memset(p->uses, 0, sizeof(int) * n);
+    memset(p->how, LY_HOW_KIND, n);
+    memset(p->smem, 0, sizeof(LySmem *) * n);
+    memset(p->pipe, 0, sizeof(LyPipe *) * n);
+    count_uses(p->uses, k->body);
+    Planner pl = {.ar = ar, .k = k, .ly = ly, .max_shared = max_shared, .p = p};
+    plan_block(&pl, k->body);
+    return p;
+}
+
+const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop) {
+    return p->pipe[loop->regions[0]->args[0]->id];
+}
