@@ -272,13 +272,7 @@ void lw_op(LwFn *f, const IrOp *op) {
     case IR_PERMUTE: case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
         lw_shape_op(f, op);
         return;
-    case IR_CAST: case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV:
-    case IR_REM: case IR_AND: case IR_OR: case IR_XOR: case IR_SHL:
-    case IR_SHR: case IR_MIN: case IR_MAX: case IR_POW: case IR_UMULHI:
-    case IR_CMP: case IR_NEG: case IR_NOT: case IR_ABS: case IR_EXP:
-    case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT: case IR_RSQRT:
-    case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF: case IR_FLOOR:
-    case IR_CEIL: case IR_FMA: case IR_SELECT: case IR_PTRADD:
+    LW_ELEMENTWISE_CASES:
         lw_elementwise(f, op);
         return;
     case IR_REDUCE: lw_reduce(f, op); return;

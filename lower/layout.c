@@ -165,6 +165,10 @@ static uint32_t lw_copy_bits(const Layout *l, LyIn d, int nbits) {
     return m;
 }
 
+int lw_replicated(const Layout *l, int warps) {
+    return lw_copy_bits(l, LY_LANE, 5) || lw_copy_bits(l, LY_WARP, ly_log2(warps));
+}
+
 LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg) {
     LwCtx *c = f->c;
     if (first_reg)
@@ -290,52 +294,91 @@ static uint32_t lw_map(const LyMap *m, uint32_t x) {
     return y;
 }
 
+/* How lw_remap moves a value: within threads, by shuffles, or through
+ * the scratch. */
+typedef enum { LW_REMAP_THREAD, LW_REMAP_SHUFFLE, LW_REMAP_SCRATCH } LwRemapWay;
+
+/* P∘D: destination layout dl with source coordinates (proj applied). */
+static void lw_remap_target(const Layout *sl, const Layout *dl, const LyMap *proj,
+                            Layout *pd) {
+    memset(pd, 0, sizeof *pd);
+    if (sl) {
+        pd->rank = sl->rank;
+        memcpy(pd->shape, sl->shape, sizeof pd->shape);
+    }
+    for (int d = 0; d < LY_NIN; d++) {
+        pd->nbits[d] = (uint8_t)lw_nbits(dl, (LyIn)d);
+        for (int i = 0; i < pd->nbits[d]; i++)
+            pd->basis[d][i] = lw_map(proj, lw_basis(dl, (LyIn)d, i));
+    }
+}
+
+/* The source register (of ns) holding destination register r of pd in
+ * the same thread, or -1. */
+static int lw_same_thread_reg(const Layout *sl, const Layout *pd, int r, int ns) {
+    uint32_t y = lw_reg_part(pd, r);
+    for (int s = 0; s < ns; s++)
+        if (lw_reg_part(sl, s) == y) return s;
+    return -1;
+}
+
+/* The way from sl (ns registers) to pd (nd registers); pure, so that the
+ * plan of the scratch (scratch.c) and lw_remap agree by construction. */
+static LwRemapWay lw_remap_way(const Layout *sl, const Layout *dl, const Layout *pd,
+                               int nd, int ns) {
+    int in_thread = 1;
+    for (int d = LY_LANE; d <= LY_WARP && in_thread; d++) {
+        int n = pd->nbits[d] > lw_nbits(sl, (LyIn)d) ? pd->nbits[d] : lw_nbits(sl, (LyIn)d);
+        for (int i = 0; i < n; i++)
+            if (lw_basis(pd, (LyIn)d, i) != lw_basis(sl, (LyIn)d, i)) in_thread = 0;
+    }
+    for (int r = 0; r < nd && in_thread; r++)
+        if (lw_same_thread_reg(sl, pd, r, ns) < 0) in_thread = 0;
+    if (in_thread) return LW_REMAP_THREAD;
+    LwShflPlan plan;
+    int shuffle = sl && dl;
+    for (int r = 0; r < ly_size(pd, LY_REG) && shuffle; r++)
+        shuffle = lw_shfl_plan(sl, pd, r, &plan);
+    return shuffle ? LW_REMAP_SHUFFLE : LW_REMAP_SCRATCH;
+}
+
+static int64_t lw_remap_bytes(const Layout *sl, ScalarKind k) {
+    int64_t numel = 1;
+    for (int d = 0; sl && d < sl->rank; d++) numel *= sl->shape[d];
+    return (numel + numel / 32 + 1) * ty_bytes(k);
+}
+
+int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
+                         ScalarKind k) {
+    Layout pd;
+    lw_remap_target(sl, dl, proj, &pd);
+    int nd = dl ? ly_size(dl, LY_REG) : 1, ns = sl ? ly_size(sl, LY_REG) : 1;
+    return lw_remap_way(sl, dl, &pd, nd, ns) == LW_REMAP_SCRATCH ? lw_remap_bytes(sl, k) : 0;
+}
+
 LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
                const Layout *dl, const LyMap *proj) {
     LwCtx *c = f->c;
-    /* P∘D: the destination layout with source coordinates. */
     Layout pd;
-    memset(&pd, 0, sizeof pd);
-    if (sl) {
-        pd.rank = sl->rank;
-        memcpy(pd.shape, sl->shape, sizeof pd.shape);
-    }
-    for (int d = 0; d < LY_NIN; d++) {
-        pd.nbits[d] = (uint8_t)lw_nbits(dl, (LyIn)d);
-        for (int i = 0; i < pd.nbits[d]; i++)
-            pd.basis[d][i] = lw_map(proj, lw_basis(dl, (LyIn)d, i));
-    }
+    lw_remap_target(sl, dl, proj, &pd);
     int nd = dl ? ly_size(dl, LY_REG) : 1;
     int ns = src.n;
     LwVal out = lw_new_val(f, nd);
-    int in_thread = 1;
-    for (int d = LY_LANE; d <= LY_WARP && in_thread; d++) {
-        int n = pd.nbits[d] > lw_nbits(sl, (LyIn)d) ? pd.nbits[d]
-                                                     : lw_nbits(sl, (LyIn)d);
-        for (int i = 0; i < n; i++)
-            if (lw_basis(&pd, (LyIn)d, i) != lw_basis(sl, (LyIn)d, i))
-                in_thread = 0;
+    LwRemapWay way = lw_remap_way(sl, dl, &pd, nd, ns);
+    if (way == LW_REMAP_THREAD) {
+        for (int r = 0; r < nd; r++) out.r[r] = src.r[lw_same_thread_reg(sl, &pd, r, ns)];
+        return out;
     }
-    for (int r = 0; r < nd && in_thread; r++) {
-        uint32_t y = lw_reg_part(&pd, r);
-        out.r[r] = NULL;
-        for (int s = 0; s < ns; s++)
-            if (lw_reg_part(sl, s) == y) {
-                out.r[r] = src.r[s];
-                break;
-            }
-        if (!out.r[r]) in_thread = 0;
-    }
-    if (in_thread) return out;
 
     /* Inside warps: shuffles. */
-    if (sl && dl && lw_remap_shuffle(f, src, sl, &pd, &out)) return out;
+    if (way == LW_REMAP_SHUFFLE) {
+        lw_remap_shuffle(f, src, sl, &pd, &out);
+        return out;
+    }
 
     /* Across warps: shared memory. */
-    int64_t numel = 1;
-    for (int d = 0; sl && d < sl->rank; d++) numel *= sl->shape[d];
     LLVMTypeRef t = lw_mem_type(c, k);
-    lw_smem(f, (numel + numel / 32 + 1) * ty_bytes(k));
+    lw_smem(f, lw_remap_bytes(sl, k));
     lw_scratch_barrier(f);
     uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
     for (int s = 0; s < ns; s++) {
@@ -349,6 +392,11 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
         out.r[r] = lw_from_mem(f, LLVMBuildLoad2(c->b, t, at, ""), k);
     }
     return out;
+}
+
+int64_t lw_in_layout_scratch(const IrValue *v, const Layout *l) {
+    if (v->layout == l || !v->layout || (l && ly_eq(v->layout, l))) return 0;
+    return lw_remap_scratch(v->layout, l, NULL, (ScalarKind)v->ty.k);
 }
 
 LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l) {
@@ -394,6 +442,13 @@ static LyMap lw_shape_map(const IrOp *op) {
         }
     }
     return m;
+}
+
+int64_t lw_shape_scratch(const IrOp *op) {
+    const IrValue *s = op->args[0], *d = op->res[0];
+    if (op->op == IR_SPLAT || !s->layout) return 0;
+    LyMap m = lw_shape_map(op);
+    return lw_remap_scratch(s->layout, d->layout, &m, (ScalarKind)s->ty.k);
 }
 
 void lw_shape_op(LwFn *f, const IrOp *op) {

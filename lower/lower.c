@@ -3,9 +3,12 @@
  * the module that receives every entry, libdevice, the pass pipeline and
  * PTX emission.
  *
- * The flow of lw_compile: for each kernel configuration and each variant,
- * run layout assignment (plan/layout.h) on that variant's copy of the IR
- * and lower it to one LLVM function (kernel.c). Then, in this order:
+ * The flow of lw_compile: for each kernel configuration, run layout
+ * assignment (plan/layout.h) and the lowering plan (plan/lowering.c) on
+ * each variant's copy of the IR, judge the shared-memory budget on the
+ * planned figures (scratch.c: a configuration that does not fit is never
+ * lowered), and lower each variant to one LLVM function (kernel.c),
+ * checking its shared memory against the plan. Then, in this order:
  * finalize debug info; verify; link libdevice if any `__nv_*` function is
  * called, making every non-kernel function internal so that O3 deletes
  * what is unused (libdevice is ~500 functions; a kernel calls a few);
@@ -245,22 +248,17 @@ static int lw_nconfigs(IrKernel *const *ks, int n, int i) {
     return count;
 }
 
-/* The budget rule (lower.h): configuration ks[i], just lowered into
- * e[0 .. LW_NVARIANTS-1], fits when every variant's shared memory
- * (LwEntry.shared_bytes: the scratch and the rings, static or dynamic,
- * exactly what its launch needs) is within the architecture's limit.
- * When not, its functions and their scratch leave the LLVM module, and a
- * note names it (a kernel of one configuration gets an error instead). */
-static int lw_fits(LwCtx *c, const LwEntry *e, IrKernel *const *ks, int n, int i) {
+/* The budget rule (lower.h): configuration ks[i], planned as
+ * `planned` (each variant's shared memory: the scratch and the rings,
+ * static or dynamic, exactly what its launch will need, scratch.c), fits
+ * when every variant's is within the architecture's limit. When not, it
+ * is not lowered, and a note names it (a kernel of one configuration
+ * gets an error instead). */
+static int lw_fits(LwCtx *c, const int64_t *planned, IrKernel *const *ks, int n, int i) {
     int64_t need = 0, max = lw_arch_max_shared(c->opt->arch);
     for (int v = 0; v < LW_NVARIANTS; v++)
-        if (e[v].shared_bytes > need) need = e[v].shared_bytes;
+        if (planned[v] > need) need = planned[v];
     if (need <= max) return 1;
-    for (int v = 0; v < LW_NVARIANTS; v++) {
-        LLVMDeleteFunction(LLVMGetNamedFunction(c->mod, e[v].name));
-        LLVMValueRef g = LLVMGetNamedGlobal(c->mod, ar_printf(c->ar, "%s__smem", e[v].name));
-        if (g) LLVMDeleteGlobal(g);
-    }
     const IrKernel *k = ks[i];
     const char *size = ar_printf(c->ar, "needs %s of shared memory, %s allows %s",
                                  lw_kib(c->ar, need), c->opt->arch, lw_kib(c->ar, max));
@@ -317,25 +315,36 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
     memcpy(ks, m0->kernels, sizeof *ks * (size_t)nkernels);
     for (int i = 0; i < nkernels; i++) {
         LwEntry *e = &out->entries[kept * LW_NVARIANTS];
+        const LyResult *ly[LW_NVARIANTS];
+        const LyPlan *plan[LW_NVARIANTS];
+        int64_t planned[LW_NVARIANTS];
         for (int v = 0; v < LW_NVARIANTS; v++) {
             IrKernel *k = mods[v]->kernels[i];
-            LyVariant lv = v == LW_GENERIC ? LY_VARIANT_GENERIC
-                                           : LY_VARIANT_ALIGNED;
-            LyResult *ly = ly_assign_kernel(ar, k, lv, lw_arch_wgmma(c.opt->arch));
+            LyVariant lv = v == LW_GENERIC ? LY_VARIANT_GENERIC : LY_VARIANT_ALIGNED;
+            ly[v] = ly_assign_kernel(ar, k, lv, lw_arch_wgmma(c.opt->arch));
+            plan[v] = ly_plan_lowering(ar, k, ly[v], lw_arch_max_shared(c.opt->arch));
+            planned[v] = lw_planned_shared(ar, k, plan[v]);
+        }
+        fits[i] = (char)lw_fits(&c, planned, ks, nkernels, i);
+        errors = dg_errors(dg);   /* a budget error does not stop the others */
+        if (!fits[i]) continue;
+        for (int v = 0; v < LW_NVARIANTS; v++) {
+            IrKernel *k = mods[v]->kernels[i];
             const char *name = ar_printf(ar, "%s__c%d__%s", k->name,
                                          k->config_index, lw_variant_tag(v));
-            LyPlan *plan = ly_plan_lowering(ar, k, ly, lw_arch_max_shared(c.opt->arch));
             e[v].variant = v;
-            lw_kernel(&c, k, ly, plan, lv, name, &e[v]);
+            lw_kernel(&c, k, ly[v], plan[v],
+                      v == LW_GENERIC ? LY_VARIANT_GENERIC : LY_VARIANT_ALIGNED, name, &e[v]);
             if (dg_errors(dg) > errors) goto done;
+            if (e[v].shared_bytes != planned[v]) {
+                dg_error(dg, k->loc, "internal error: entry '%s' takes %lld bytes of shared "
+                         "memory, %lld planned", name, (long long)e[v].shared_bytes,
+                         (long long)planned[v]);
+                goto done;
+            }
         }
-        fits[i] = (char)lw_fits(&c, e, ks, nkernels, i);
-        errors = dg_errors(dg);   /* a budget error does not stop the others */
-        if (fits[i]) {
-            for (int v = 0; v < LW_NVARIANTS; v++)
-                mods[v]->kernels[kept] = mods[v]->kernels[i];
-            kept++;
-        }
+        for (int v = 0; v < LW_NVARIANTS; v++) mods[v]->kernels[kept] = mods[v]->kernels[i];
+        kept++;
     }
     out->nentries = kept * LW_NVARIANTS;
     for (int v = 0; v < LW_NVARIANTS; v++) mods[v]->nkernels = kept;

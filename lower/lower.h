@@ -110,10 +110,10 @@ typedef struct LwOutput {
  *
  * The shared-memory budget, one rule for every caller: a configuration
  * whose entry (either variant) needs more shared memory, static and
- * dynamic together, than lw_arch_max_shared(arch) is skipped with a note
- * naming it, its functions are deleted from the module and its kernels
- * removed from both modules (so that nothing built from `mods` and `out`,
- * a bundle included, knows it); a kernel none of whose configurations
+ * dynamic together, than lw_arch_max_shared(arch) — known from its plan,
+ * before it is lowered — is skipped with a note naming it, never lowered,
+ * and its kernels are removed from both modules (so that nothing built
+ * from `mods` and `out`, a bundle included, knows it); a kernel none of whose configurations
  * fits is an error. Returns 0, or -1 after reporting errors. */
 int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
                const LwOptions *opt, LwOutput *out);

@@ -146,6 +146,16 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
                LyVariant variant, const char *name, LwEntry *entry);
 
 /* ---- elementwise.c */
+/* The case labels of the ops elementwise.c lowers, one register at a
+ * time, every operand in the result's layout (lw_op, scratch.c). */
+#define LW_ELEMENTWISE_CASES                                                    \
+    case IR_CAST: case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV:          \
+    case IR_REM: case IR_AND: case IR_OR: case IR_XOR: case IR_SHL:            \
+    case IR_SHR: case IR_MIN: case IR_MAX: case IR_POW: case IR_UMULHI:        \
+    case IR_CMP: case IR_NEG: case IR_NOT: case IR_ABS: case IR_EXP:           \
+    case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT: case IR_RSQRT:      \
+    case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF: case IR_FLOOR:        \
+    case IR_CEIL: case IR_FMA: case IR_SELECT: case IR_PTRADD
 void lw_elementwise(LwFn *f, const IrOp *op);
 LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
                             ScalarKind to);
@@ -168,6 +178,14 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
                const Layout *dl, const LyMap *proj);
 /* IR value v in layout l (converted, or replicated when v is a scalar). */
 LwVal lw_in_layout(LwFn *f, const IrValue *v, const Layout *l);
+/* The scratch bytes lw_remap, lw_in_layout and lw_shape_op take for the
+ * same arguments (0: registers or shuffles): pure, for scratch.c. */
+int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
+                         ScalarKind k);
+int64_t lw_in_layout_scratch(const IrValue *v, const Layout *l);
+int64_t lw_shape_scratch(const IrOp *op);
+/* Threads of more than one lane or warp hold the same element of l. */
+int lw_replicated(const Layout *l, int warps);
 /* A shape op, or a conversion by the generic remap. */
 void lw_shape_op(LwFn *f, const IrOp *op);
 /* Per-thread predicate: this thread is the first holder (lowest lane and
@@ -183,12 +201,21 @@ void lw_barrier(LwFn *f);
 
 /* ---- memory.c */
 void lw_load(LwFn *f, const IrOp *op);
+/* The scratch a load (not from a ring), store or atomic takes. */
+int64_t lw_memory_scratch(const IrOp *op, const int *uses, int warps);
 void lw_store(LwFn *f, const IrOp *op);
 void lw_atomic(LwFn *f, const IrOp *op);
 
 /* ---- reduce.c */
 void lw_reduce(LwFn *f, const IrOp *op);
 void lw_scan(LwFn *f, const IrOp *op);
+/* The scratch they take (pure, for scratch.c). */
+int64_t lw_reduce_scratch(Arena *ar, const IrOp *op);
+int64_t lw_scan_scratch(Arena *ar, const IrOp *op, int warps);
+
+/* ---- scratch.c: the shared memory an entry takes (its scratch and its
+ * rings), from the IR, its layouts and the plan, before lowering */
+int64_t lw_planned_shared(Arena *ar, const IrKernel *k, const LyPlan *plan);
 
 /* ---- dot.c: matrix products (mma.sync, or FMA chains) */
 int lw_dot(LwFn *f, const IrOp *op);

@@ -558,6 +558,28 @@ void lw_store(LwFn *f, const IrOp *op) {
 }
 
 /* atomic ptr, value [, mask]; atomic_cas ptr, cmp, value */
+int64_t lw_memory_scratch(const IrOp *op, const int *uses, int warps) {
+    const IrValue *res = op->nres ? op->res[0] : NULL;
+    const Layout *l = op->args[0]->layout;
+    int64_t m = 0;
+    for (int i = 1; i < op->nargs; i++) {
+        int64_t x = lw_in_layout_scratch(op->args[i], l);
+        if (x > m) m = x;
+    }
+    if (op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS) {
+        int64_t numel = 1;
+        for (int d = 0; l && d < l->rank; d++) numel *= l->shape[d];
+        int64_t x = lw_replicated(l, warps) && uses[res->id]
+                        ? numel * ty_bytes((ScalarKind)res->ty.k) : 0;
+        if (x > m) m = x;
+    }
+    if (res && res->layout != l && !(res->layout && l && ly_eq(res->layout, l))) {
+        int64_t x = lw_remap_scratch(l, res->layout, NULL, (ScalarKind)res->ty.k);
+        if (x > m) m = x;
+    }
+    return m;
+}
+
 void lw_atomic(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const IrValue *pv = op->args[0], *res = op->res[0];

@@ -111,6 +111,24 @@ static uint32_t lw_axis_bits(const Layout *l, int a, int *off, int *n) {
     return ((1u << *n) - 1) << *off;
 }
 
+/* Product of S's extents other than axis a: the keys a reduction or scan
+ * along a keeps apart. */
+static int64_t lw_nkeys(const Layout *S, int a) {
+    int64_t n = 1;
+    for (int d = 0; d < S->rank; d++)
+        if (d != a) n *= S->shape[d];
+    return n;
+}
+
+/* A reduction's scratch across 2^nwb warps: the partials of kind ak,
+ * 16-byte aligned (*vbytes), then argmax/argmin's i32 indices. */
+static int64_t lw_reduce_bytes(const Layout *S, int a, int nwb, ScalarKind ak, int arg,
+                               int64_t *vbytes) {
+    int64_t nkeys = lw_nkeys(S, a), nw = 1 << nwb;
+    *vbytes = (nw * nkeys * ty_bytes(ak) + 15) & ~(int64_t)15;
+    return *vbytes + (arg ? nw * nkeys * 4 : 0);
+}
+
 static uint32_t lw_drop(uint32_t y, int off, int n) {
     return (y & ((1u << off) - 1)) | ((y >> (off + n)) << off);
 }
@@ -204,14 +222,10 @@ void lw_reduce(LwFn *f, const IrOp *op) {
         nwb++;
     }
     if (W) {
-        int64_t nkeys = 1;
-        for (int d = 0; d < S->rank; d++)
-            if (d != a) nkeys *= S->shape[d];
+        int64_t nkeys = lw_nkeys(S, a), vbytes;
         int nw = 1 << nwb;
         LLVMTypeRef vt = lw_type(c, ak);
-        int64_t vbytes = nw * nkeys * ty_bytes(ak);
-        vbytes = (vbytes + 15) & ~(int64_t)15;
-        lw_smem(f, vbytes + (arg ? nw * nkeys * 4 : 0));
+        lw_smem(f, lw_reduce_bytes(S, a, nwb, ak, arg, &vbytes));
         LLVMValueRef ibase = LLVMBuildGEP2(b, c->i8, f->smem,
                                            (LLVMValueRef[]){lw_i32(c, vbytes)}, 1, "");
         /* this warp's rank along the axis */
@@ -337,6 +351,13 @@ static int lw_scan_split(const Layout *l, int off, int na, LwScanSplit *sp) {
         (*n[want])++;
     }
     return 1;
+}
+
+/* A scan's scratch: the warps' totals of each key and chunk (none when
+ * no warp walks the axis). */
+static int64_t lw_scan_bytes(const Layout *S, int a, const LwScanSplit *sp, ScalarKind ak) {
+    if (!sp->warps) return 0;
+    return lw_nkeys(S, a) * ((int64_t)1 << sp->warps) * ((int64_t)1 << sp->hi) * ty_bytes(ak);
 }
 
 static LLVMValueRef lw_add(LwFn *f, int fl, LLVMValueRef x, LLVMValueRef y) {
@@ -470,11 +491,8 @@ static void lw_scan_warps(LwScan *q) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     LLVMTypeRef t = lw_type(c, q->ak);
-    int64_t nkeys = 1;
-    for (int d = 0; d < q->S->rank; d++)
-        if (d != q->a) nkeys *= q->S->shape[d];
-    int64_t chunk = nkeys * q->nw;
-    lw_smem(f, chunk * q->nch * ty_bytes(q->ak));
+    int64_t chunk = lw_nkeys(q->S, q->a) * q->nw;
+    lw_smem(f, lw_scan_bytes(q->S, q->a, &q->sp, q->ak));
     uint32_t lmask = ((1u << q->sp.lanes) - 1) << q->sp.lane0;
     LLVMValueRef last = LLVMBuildICmp(b, LLVMIntEQ, LLVMBuildAnd(b, f->lane, lw_i32(c, lmask), ""),
                                       lw_i32(c, lmask), "");
@@ -599,4 +617,53 @@ void lw_scan(LwFn *f, const IrOp *op) {
     LwVal t = lw_remap(f, in, k, D, B, NULL);
     t = lw_scan_split_layout(f, op->loc, t, B, a, &sp, k, ak);
     lw_set(f, res, lw_remap(f, t, k, B, D, NULL));
+}
+
+/* The warp bits of S walking the axis bits A, counted in *nwb (the
+ * reduction's step 3; layouts it rejects count what it would have). */
+static void lw_axis_warps(const Layout *S, uint32_t A, int *nwb) {
+    *nwb = 0;
+    for (int i = 0; i < S->nbits[LY_WARP]; i++) {
+        uint32_t bv = S->basis[LY_WARP][i];
+        if (!bv || !(bv & A)) continue;
+        if (bv & ~A) return;
+        ++*nwb;
+    }
+}
+
+static int64_t lw_max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+int64_t lw_reduce_scratch(Arena *ar, const IrOp *op) {
+    const IrValue *x = op->args[0], *res = op->res[0];
+    const Layout *S = x->layout;
+    if (!S) return 0;
+    int kind = (int)op->iattr[0], a = (int)op->iattr[1], arg = lw_is_arg(kind), off, na, nwb;
+    ScalarKind k = (ScalarKind)x->ty.k, rk = (ScalarKind)res->ty.k;
+    ScalarKind ak = kind == RED_SUM && (k == SK_F16 || k == SK_BF16) ? SK_F32 : k;
+    lw_axis_warps(S, lw_axis_bits(S, a, &off, &na), &nwb);
+    int64_t vbytes, m = nwb ? lw_reduce_bytes(S, a, nwb, ak, arg, &vbytes) : 0;
+    if (!res->layout || S->rank == 1)
+        return lw_max64(m, res->layout ? lw_remap_scratch(NULL, res->layout, NULL, rk) : 0);
+    const Layout *N = ly_slice(ar, S, a);
+    return lw_max64(m, ly_eq(N, res->layout) ? 0 : lw_remap_scratch(N, res->layout, NULL, rk));
+}
+
+int64_t lw_scan_scratch(Arena *ar, const IrOp *op, int warps) {
+    const IrValue *x = op->args[0], *res = op->res[0];
+    const Layout *D = res->layout;
+    ScalarKind k = (ScalarKind)res->ty.k;
+    ScalarKind ak = k == SK_F16 || k == SK_BF16 ? SK_F32 : k;
+    int64_t m = lw_in_layout_scratch(x, D);
+    int a = (int)op->iattr[0], off, na;
+    if (!D) return m;
+    lw_axis_bits(D, a, &off, &na);
+    LwScanSplit sp;
+    if (lw_scan_split(D, off, na, &sp)) return lw_max64(m, lw_scan_bytes(D, a, &sp, ak));
+    uint8_t order[IR_MAXRANK];
+    for (int d = 0; d < D->rank; d++) order[d] = (uint8_t)(D->rank - 1 - d);
+    const Layout *B = ly_blocked_default(ar, D->rank, D->shape, warps, 1, order);
+    if (!B || !lw_scan_split(B, off, na, &sp)) return m;
+    m = lw_max64(m, lw_remap_scratch(D, B, NULL, k));
+    m = lw_max64(m, lw_scan_bytes(B, a, &sp, ak));
+    return lw_max64(m, lw_remap_scratch(B, D, NULL, k));
 }
