@@ -421,7 +421,8 @@ static void test_vadd(void) {
     free(out);
 }
 
-/* A masked-off load yields `other`, or 0; a scalar pointer loads a scalar. */
+/* A masked-off load yields `other`, or poison; a scalar pointer loads a
+ * scalar. */
 static void test_load_other(void) {
     IrParam ps[2] = {ptr_param("out", SK_I32), ptr_param("x", SK_I32)};
     Ctx c = begin("other", 2, ps);
@@ -437,7 +438,82 @@ static void test_load_other(void) {
     int32_t x[4] = {10, 20, 30, 40}, out[8];
     IpArg args[2] = {buf(out, sizeof out), buf(x, sizeof x)};
     CHECK(run(&c, args, 1, 1, NULL) == 0);
-    CHECK(out[0] == 50 && out[3] == 110 && out[4] == 23 && out[7] == 23);
+    /* lanes 4..7: other (-7) + poison (0xA5A5A5A5) + x[2] (30), wrapped */
+    int32_t garbage = (int32_t)(0xA5A5A5A5u + 23u);
+    CHECK(out[0] == 50 && out[3] == 110 && out[4] == garbage && out[7] == garbage);
+    end(&c);
+}
+
+/* out[0..8) = load(x + arange(0, 8), mask=arange < 3) of kind k, no
+ * other: the masked-off lanes 3..7 hold the poison. */
+static void load_masked(ScalarKind k, const void *x, void *out) {
+    IrParam ps[2] = {ptr_param("out", k), ptr_param("x", k)};
+    Ctx c = begin("poison", 2, ps);
+    IrValue *offs = arange(&c, 0, 8);
+    IrValue *m = cmp(&c, CMP_LT, offs, splat(&c, t1(SK_I32, 8), cint(&c, SK_I32, 3)));
+    IrValue *v = load(&c, ptradd(&c, param(&c, 1), offs), m, NULL);
+    store(&c, ptradd(&c, param(&c, 0), offs), v, NULL);
+    IpArg a[2] = {buf(out, (size_t)(8 * ty_bytes(k))), buf((void *)x, (size_t)(3 * ty_bytes(k)))};
+    CHECK(run(&c, a, 1, 1, NULL) == 0);
+    end(&c);
+}
+
+/* Masked-off lanes of a load without `other` are unspecified on the GPU;
+ * the interpreter makes them NaN, or 0xA5 repeated (true for bool), so
+ * that a result depending on them shows it. */
+static void test_load_poison(void) {
+    uint64_t xi[3] = {1, 0, 1}, oi[8];   /* also valid bools */
+    static const struct { ScalarKind k; uint64_t want; } ints[] = {
+        {SK_I8, 0xA5}, {SK_U8, 0xA5}, {SK_I16, 0xA5A5}, {SK_U16, 0xA5A5},
+        {SK_I32, 0xA5A5A5A5}, {SK_U32, 0xA5A5A5A5}, {SK_I64, 0xA5A5A5A5A5A5A5A5},
+        {SK_U64, 0xA5A5A5A5A5A5A5A5}, {SK_BOOL, 1},
+    };
+    for (size_t t = 0; t < sizeof ints / sizeof *ints; t++) {
+        int w = ty_bytes(ints[t].k);
+        unsigned char in[24] = {0}, out[64];
+        for (int i = 0; i < 3; i++) memcpy(in + i * w, &xi[i], (size_t)w);  /* little-endian */
+        load_masked(ints[t].k, in, out);
+        int ok = 1;
+        for (int i = 0; i < 8; i++) {
+            oi[i] = 0;
+            memcpy(&oi[i], out + i * w, (size_t)w);
+            ok &= oi[i] == (i < 3 ? xi[i] : ints[t].want);
+        }
+        CHECK(ok);
+    }
+    float xf[3] = {1, 2, 3}, of[8];
+    load_masked(SK_F32, xf, of);
+    CHECK(of[2] == 3 && isnan(of[3]) && isnan(of[7]));
+    double xd[3] = {1, 2, 3}, od[8];
+    load_masked(SK_F64, xd, od);
+    CHECK(od[0] == 1 && isnan(od[3]) && isnan(od[7]));
+    uint16_t xh[3], oh[8];
+    for (int i = 0; i < 3; i++) xh[i] = ip_f16_from_double(i + 1);
+    load_masked(SK_F16, xh, oh);
+    CHECK(ip_f16_to_double(oh[1]) == 2 && isnan(ip_f16_to_double(oh[3])));
+    load_masked(SK_BF16, xh, oh);
+    CHECK(isnan(ip_bf16_to_double(oh[5])));
+}
+
+/* A sum over a block of 8 with 5 elements: without other it is NaN (on
+ * the GPU it happens to be right), with other=0 it is right. */
+static void test_sum_poison(void) {
+    IrParam ps[2] = {ptr_param("out", SK_F32), ptr_param("x", SK_F32)};
+    Ctx c = begin("sum", 2, ps);
+    IrValue *offs = arange(&c, 0, 8);
+    IrValue *m = cmp(&c, CMP_LT, offs, splat(&c, t1(SK_I32, 8), cint(&c, SK_I32, 5)));
+    IrValue *p = ptradd(&c, param(&c, 1), offs);
+    IrValue *bare = load(&c, p, m, NULL);
+    IrValue *zero = load(&c, p, m, splat(&c, t1(SK_F32, 8), cflt(&c, SK_F32, 0.0)));
+    IrValue *s0 = attr(op1(&c, IR_REDUCE, sc(SK_F32), bare), 0, RED_SUM);
+    IrValue *s1 = attr(op1(&c, IR_REDUCE, sc(SK_F32), zero), 0, RED_SUM);
+    store(&c, param(&c, 0), s0, NULL);
+    store(&c, ptradd(&c, param(&c, 0), cint(&c, SK_I32, 1)), s1, NULL);
+    float x[5] = {1, 2, 3, 4, 5}, out[2] = {0, 0};
+    IpArg args[2] = {buf(out, sizeof out), buf(x, sizeof x)};
+    CHECK(run(&c, args, 1, 1, NULL) == 0);
+    CHECK(isnan(out[0]));
+    CHECK(out[1] == 15.0f);
     end(&c);
 }
 
@@ -823,6 +899,8 @@ int main(void) {
     test_floats();
     test_vadd();
     test_load_other();
+    test_load_poison();
+    test_sum_poison();
     test_for();
     test_if();
     test_while();
