@@ -672,7 +672,7 @@ static void test_reduce(void) {
     CHECK(r[0] == 3 && r[1] == 2 && r[2] == 0);
     reduce2d(RED_ARGMIN, -1, SK_I32, SK_I32, t, r);
     CHECK(r[0] == 0);
-    /* floats: NaN is ignored by max, wins argmax (first NaN) */
+    /* floats: NaN is ignored by max and argmax alike */
     float f[32];
     for (int i = 0; i < 32; i++) f[i] = (float)i;
     f[9] = NAN, f[12] = NAN, f[2] = 100.0f;
@@ -680,9 +680,9 @@ static void test_reduce(void) {
     reduce2d(RED_MAX, 1, SK_F32, SK_F32, f, fr);
     CHECK(fr[0] == 100.0f && fr[1] == 15.0f);
     reduce2d(RED_ARGMAX, 1, SK_F32, SK_I32, f, r);
-    CHECK(r[0] == 2 && r[1] == 1);
+    CHECK(r[0] == 2 && r[1] == 7);
     reduce2d(RED_ARGMIN, 1, SK_F32, SK_I32, f, r);
-    CHECK(r[0] == 0 && r[1] == 1);
+    CHECK(r[0] == 0 && r[1] == 0);
     /* f16 sum accumulates in f32: 2048 + 1 + 1 ... is exact there */
     uint16_t h[32], hr[1];
     for (int i = 0; i < 32; i++) h[i] = ip_f16_from_double(i == 0 ? 2048.0 : 1.0);
@@ -694,6 +694,81 @@ static void test_reduce(void) {
     int8_t br[1];
     reduce2d(RED_SUM, -1, SK_I8, SK_I8, b, br);
     CHECK(br[0] == (int8_t)3200);
+}
+
+/* The first index of the extreme non-NaN element of n values (0 when all
+ * are NaN): the rule argmax/argmin share with max/min. */
+static int ref_arg(const float *x, int n, int want_max) {
+    int bi = 0;
+    for (int j = 1; j < n; j++) {
+        if (isnan(x[j])) continue;
+        if (isnan(x[bi]) || (want_max ? x[j] > x[bi] : x[j] < x[bi])) bi = j;
+    }
+    return bi;
+}
+
+/* Rows with NaNs at every kind of position: argmax/argmin name an element
+ * equal to max/min (both NaN for an all-NaN row: index 0), the first on
+ * ties, along either axis and over all elements. */
+static void test_reduce_nan(void) {
+    const float N = NAN, I = INFINITY;
+    static const float rows[2][32] = {{
+        N, 1, 5, 2, 5, 0, N, 3,        /* NaN first and inside; ties */
+        N, N, N, N, N, N, N, N,        /* all NaN */
+        3, 1, 1, 3, 2, 2, 2, N,        /* NaN last */
+        N, N, N, N, N, N, 4, N,        /* one number */
+    }, {
+        N, N, N, -I, N, -I, N, N,      /* -inf only */
+        I, N, I, -I, N, -I, 0, N,      /* infinities tie */
+        -2, -2, N, -2, -2, -2, -2, -2, /* all equal */
+        7, 6, 5, 4, 3, 2, 1, N,        /* descending */
+    }};
+    static const int want[2][2][4] = {{{2, 0, 0, 6}, {5, 0, 1, 6}},
+                                      {{3, 0, 0, 0}, {3, 3, 0, 6}}};
+    for (int s = 0; s < 2; s++) {
+        const float *x = rows[s];
+        float mx[8], mn[8];
+        int32_t am[8], an[8];
+        reduce2d(RED_MAX, 1, SK_F32, SK_F32, x, mx);
+        reduce2d(RED_MIN, 1, SK_F32, SK_F32, x, mn);
+        reduce2d(RED_ARGMAX, 1, SK_F32, SK_I32, x, am);
+        reduce2d(RED_ARGMIN, 1, SK_F32, SK_I32, x, an);
+        int ok = 1;
+        for (int i = 0; i < 4; i++) {
+            const float *row = x + i * 8;
+            ok &= am[i] == want[s][0][i] && an[i] == want[s][1][i];
+            ok &= am[i] == ref_arg(row, 8, 1) && an[i] == ref_arg(row, 8, 0);
+            /* the value at the index is the max (bit for bit, or NaN) */
+            ok &= isnan(mx[i]) ? isnan(row[am[i]]) : row[am[i]] == mx[i];
+            ok &= isnan(mn[i]) ? isnan(row[an[i]]) : row[an[i]] == mn[i];
+        }
+        CHECK(ok);
+        /* columns (axis 0) */
+        reduce2d(RED_MAX, 0, SK_F32, SK_F32, x, mx);
+        reduce2d(RED_ARGMAX, 0, SK_F32, SK_I32, x, am);
+        ok = 1;
+        for (int j = 0; j < 8; j++) {
+            float col[4] = {x[j], x[8 + j], x[16 + j], x[24 + j]};
+            ok &= am[j] == ref_arg(col, 4, 1);
+            ok &= isnan(mx[j]) ? isnan(col[am[j]]) : col[am[j]] == mx[j];
+        }
+        CHECK(ok);
+        /* all elements */
+        reduce2d(RED_ARGMAX, -1, SK_F32, SK_I32, x, am);
+        reduce2d(RED_MAX, -1, SK_F32, SK_F32, x, mx);
+        CHECK(am[0] == ref_arg(x, 32, 1) && x[am[0]] == mx[0]);
+    }
+}
+
+/* The same rule in f16: an all-NaN row gives 0. */
+static void test_reduce_nan_f16(void) {
+    uint16_t h[32];
+    for (int i = 0; i < 32; i++) h[i] = ip_f16_from_double(i < 8 || i == 13 ? NAN : i % 5);
+    int32_t r[4];
+    reduce2d(RED_ARGMAX, 1, SK_F16, SK_I32, h, r);
+    CHECK(r[0] == 0 && r[1] == 1 && r[2] == 3 && r[3] == 0);
+    reduce2d(RED_ARGMIN, 1, SK_F16, SK_I32, h, r);
+    CHECK(r[0] == 0 && r[1] == 2 && r[2] == 4 && r[3] == 1);
 }
 
 static void test_cumsum(void) {
@@ -905,6 +980,8 @@ int main(void) {
     test_if();
     test_while();
     test_reduce();
+    test_reduce_nan();
+    test_reduce_nan_f16();
     test_cumsum();
     test_dot();
     test_atomics();
