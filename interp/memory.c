@@ -8,8 +8,12 @@
  * extents are kept in bytes, so a pointer cast only rescales the offset.
  *
  * Masked-off lanes are skipped before their address is even looked at (a
- * masked load yields `other`, or zero when the load has none; a masked
- * atomic yields zero as its "old value"). Lanes of one op are processed in
+ * masked load yields `other`; a masked atomic yields zero as its "old
+ * value"). Without `other` the language leaves a masked-off lane
+ * unspecified, and the reference must not be kinder than the hardware: it
+ * yields a poison value (see `poison`) that shows wherever a program lets
+ * such a lane reach a result, rather than a 0 that would make a `sum` over
+ * it right here and wrong on the GPU. Lanes of one op are processed in
  * row-major order, which makes atomics within a program sequential and
  * deterministic: with duplicate addresses, each lane sees the previous
  * lane's update. atomic_cas compares bit patterns, as the hardware does
@@ -113,6 +117,21 @@ static int exec_ptradd(IpMachine *m, const IrOp *op) {
     return 0;
 }
 
+/* A masked-off lane of a load without `other`: NaN for floats; for
+ * integers the byte 0xA5 repeated and wrapped to the width (i32
+ * -1515870811, u8 165), a value no small test input holds; for bool the
+ * pattern's low bit, true (the GPU lowering happens to give 0, i.e.
+ * false, so a bool mask built from such lanes differs); for a pointer an
+ * invalid one (buffer 0xA5A5), which faults on access. */
+static IpSlot poison(ScalarKind k) {
+    IpSlot s;
+    if (ty_isfloat(k))
+        s.f = NAN;
+    else
+        s.i = ip_wrap(k, UINT64_C(0xA5A5A5A5A5A5A5A5));
+    return s;
+}
+
 static int exec_load(IpMachine *m, const IrOp *op) {
     ScalarKind k = op->args[0]->ty.pointee, rk = op->res[0]->ty.k;
     const IpSlot *p = ip_val(m, op->args[0]);
@@ -120,11 +139,11 @@ static int exec_load(IpMachine *m, const IrOp *op) {
     const IrValue *ov = op->iattr[0] & LOAD_OTHER ? op->args[op->nargs - 1] : NULL;
     const IpSlot *mask = mv ? ip_val(m, mv) : NULL, *other = ov ? ip_val(m, ov) : NULL;
     int64_t sm = mv ? stride_of(mv) : 0, so = ov ? stride_of(ov) : 0;
-    IpSlot *r = ip_val(m, op->res[0]);
+    IpSlot *r = ip_val(m, op->res[0]), garbage = poison(rk);
     int64_t n = ty_numel(op->res[0]->ty);
     for (int64_t i = 0; i < n; i++) {
         if (mask && !mask[i * sm].i) {
-            r[i] = other ? other[i * so] : (IpSlot){0};
+            r[i] = other ? other[i * so] : garbage;
             continue;
         }
         unsigned char *a = address(m, op, "load of", p[i].u, k);

@@ -14,8 +14,10 @@
  * float and round to the type once at the end (for cumsum, once per output
  * element); f64 in double. max/min follow maxNum/minNum like the
  * element-wise ops, so NaNs are ignored unless every element is NaN.
- * argmax/argmin return the lowest index among equal values; a NaN counts
- * as the extreme, so the index of the first NaN wins (as in Triton).
+ * argmax/argmin ignore NaNs the same way, so that a top-1 value and its
+ * index agree: the lowest index among equal values, and 0 (a NaN, like
+ * the max) for a line of NaNs only. lower/reduce.c combines the same
+ * way in any order.
  *
  * dot accumulates each output element over k in index order, starting
  * from acc (or zero), in f32 for float inputs: f16/bf16 products are exact
@@ -140,9 +142,8 @@ static IpSlot reduce_line(ReduceKind red, ScalarKind k, ScalarKind rk,
     for (int64_t j = 1; j < n; j++) {
         IpSlot x = src[j * s];
         if (ty_isfloat(k) && (isnan(x.f) || isnan(best.f))) {
-            int arg = red == RED_ARGMAX || red == RED_ARGMIN;
-            /* arg*: the first NaN wins; max/min: NaN loses */
-            if (arg ? isnan(x.f) && !isnan(best.f) : isnan(best.f)) best = x, bi = j;
+            /* NaN loses to a number; of NaNs the first stays */
+            if (isnan(best.f) && !isnan(x.f)) best = x, bi = j;
             continue;
         }
         if (better(red, k, x, best)) best = x, bi = j;

@@ -9,7 +9,8 @@
  * with the group's alignment (N * sizeof T), which NVPTX emits as
  * ld.global.v2/v4 (or a wider scalar for small types). A group has one
  * mask bit (the mask is constant over it). A masked load is a branch
- * around the access (a masked-off load yields `other`, or 0).
+ * around the access (a masked-off load yields `other`, or 0: the language
+ * leaves that element unspecified, and the interpreter poisons it).
  *
  * Masked stores. A store of a 16-byte group under a predicate (its mask,
  * and/or being the owner of a replicated element) in code no loop

@@ -22,9 +22,13 @@
  * layouts) are reported as unsupported.
  *
  * Accumulation follows the interpreter: f16/bf16 sums accumulate in f32
- * and round once; max/min are maxNum/minNum; argmax/argmin carry (value,
- * index) pairs and keep the lower index on ties, a NaN counting as the
- * extreme (the lowest-index NaN wins). Combining is commutative, so both
+ * and round once; max/min are maxNum/minNum (llvm.maxnum: PTX max.f32
+ * and its kin, which return the number when one operand is NaN and NaN
+ * only when both are); argmax/argmin carry (value, index) pairs, keep the
+ * lower index on ties and ignore NaN the same way: a number beats a NaN,
+ * and of two NaNs the lower index wins, so an all-NaN line gives index 0
+ * where max gives NaN: the index always names the max's element (a NaN
+ * only when every element is). Combining is commutative, so both
  * partners of a butterfly compute the same value.
  *
  * cumsum (inclusive, along a) is a scan in the same three rounds, the way
@@ -83,11 +87,13 @@ static LwPair lw_combine(LwFn *f, int kind, ScalarKind k, LwPair a, LwPair b) {
     if (fl) {
         better = LLVMBuildFCmp(bd, mx ? LLVMRealOGT : LLVMRealOLT, b.v, a.v, "");
         eq = LLVMBuildFCmp(bd, LLVMRealOEQ, b.v, a.v, "");
+        /* a number in a: b when better, or equal with a lower index (both
+         * false for a NaN b); a NaN in a: b when a number, or a NaN with
+         * a lower index */
         LLVMValueRef anan = LLVMBuildFCmp(bd, LLVMRealUNO, a.v, a.v, "");
-        LLVMValueRef bnan = LLVMBuildFCmp(bd, LLVMRealUNO, b.v, b.v, "");
-        LLVMValueRef num = LLVMBuildOr(bd, LLVMBuildOr(bd, bnan, better, ""),
-                                       LLVMBuildAnd(bd, eq, lower, ""), "");
-        pick = LLVMBuildSelect(bd, anan, LLVMBuildAnd(bd, bnan, lower, ""), num, "");
+        LLVMValueRef bnum = LLVMBuildFCmp(bd, LLVMRealORD, b.v, b.v, "");
+        LLVMValueRef num = LLVMBuildOr(bd, better, LLVMBuildAnd(bd, eq, lower, ""), "");
+        pick = LLVMBuildSelect(bd, anan, LLVMBuildOr(bd, bnum, lower, ""), num, "");
     } else {
         better = LLVMBuildICmp(bd, mx ? (sg ? LLVMIntSGT : LLVMIntUGT)
                                        : (sg ? LLVMIntSLT : LLVMIntULT),

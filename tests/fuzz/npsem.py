@@ -215,12 +215,25 @@ def RMIN(a, axis, keep, t):
     return _extreme(a, axis, keep, t, np.fmin, np.min)
 
 
+def _arg(a, axis, keep, t, fold, plain):
+    """argmax/argmin: the first index of the extreme; floats skip NaN as
+    RMAX/RMIN do (numpy's argmax would pick the first NaN), 0 when all
+    are NaN."""
+    a = arr(a, t)
+    if t not in FLOATS:
+        return plain(a, axis=axis, keepdims=keep).astype(np.int32)
+    with np.errstate(all='ignore'):
+        best = fold.reduce(a, axis=axis, keepdims=True)
+    hit = np.logical_and(a == best, np.logical_not(np.isnan(a)))
+    return np.argmax(hit, axis=axis, keepdims=keep).astype(np.int32)
+
+
 def ARGMAX(a, axis, keep, t):
-    return np.argmax(arr(a, t), axis=axis, keepdims=keep).astype(np.int32)
+    return _arg(a, axis, keep, t, np.fmax, np.argmax)
 
 
 def ARGMIN(a, axis, keep, t):
-    return np.argmin(arr(a, t), axis=axis, keepdims=keep).astype(np.int32)
+    return _arg(a, axis, keep, t, np.fmin, np.argmin)
 
 
 def LOAD(buf, idx, mask, other, t):

@@ -47,8 +47,12 @@ would turn a rounding difference into a different result), and operations
 that would let E > 0 values grow past a per-type magnitude limit are not
 generated. Float->int conversions go through clamp() into the target's
 range (clamp also turns NaN into the low bound). Loads without `other`
-leave masked-off elements unspecified: such values are only combined
-element-wise and their stores are masked by the load's mask as well.
+leave masked-off elements unspecified (the interpreter makes them NaN or
+0xA5A5...; the GPU gives 0): such values are only combined element-wise,
+never reduced, and a store of one is masked by the load's mask as well;
+a mask computed from one (a store's or a load's) is and-ed with that
+load's mask too, so that no unspecified element decides what is stored
+or loaded.
 
 The case lines (// diff: ...) give the arguments: sizes at the edges (0,
 1, block +-1, non-multiples of 16, values that make masks partial), all
@@ -122,6 +126,21 @@ def bshape(a, b):
         else:
             return None
     return tuple(out)
+
+
+def conjuncts(s):
+    """The top-level terms of a fully parenthesized `&` chain:
+    '(m & (a & b))' -> {'m', 'a', 'b'}; anything else is one term."""
+    if s.startswith('(') and s.endswith(')'):
+        depth = 0
+        for i, ch in enumerate(s):
+            depth += ch == '('
+            depth -= ch == ')'
+            if depth == 0 and i < len(s) - 1:
+                return frozenset([s])       # '(a) | (b)': not one group
+            if depth == 1 and s.startswith(' & ', i + 1):
+                return conjuncts(s[1:i + 1]) | conjuncts(s[i + 4:-1])
+    return frozenset([s])
 
 
 def lit(v, t):
@@ -728,7 +747,9 @@ class Kernel:
     def load(self, ptr, idx, ty, mask=None, other=None, range_=(-4, 4), ilo=None, ihi=None,
              shape=None):
         """let tN = load(ptr + idx, mask=, other=): other None with a mask
-        leaves masked-off elements unspecified (needs = {mask})."""
+        leaves masked-off elements unspecified (needs = {mask}); a mask
+        computed from unspecified elements is made specified first."""
+        mask = self.specified(mask)
         s = 'load(%s + %s' % (ptr, idx.s)
         if mask is not None:
             s += ', mask=%s' % mask.s
@@ -754,17 +775,37 @@ class Kernel:
             v = V(s, np, ty, sh, lo=lo, hi=hi, needs=needs)
         return self.let(v)
 
-    def store(self, ptr, idx, v, mask=None, shapeop=None):
-        """store(ptr + idx, v as T, mask=...), the mask and-ed with every
-        mask v's unspecified elements need; shapeop applies trans /
-        reshape / permute to index, value and mask alike."""
-        t = self.bufs[ptr]['ty']
-        v = self.conv(v, t) if not isf(t) or isf(v.ty) else self.conv(v, t)
-        for ns in sorted(v.needs):
+    def and_needs(self, mask, needs):
+        """mask (or None) and-ed with the masks in needs, in order."""
+        for ns in sorted(needs):
             m = self.needmasks[ns]
             mask = m if mask is None else V('(%s & %s)' % (mask.s, m.s),
                                              'np.logical_and(%s, %s)' % (mask.np, m.np),
                                              'bool', bshape(mask.shape, m.shape))
+        return mask
+
+    def specified(self, mask, needs=frozenset()):
+        """mask (or None) and-ed with each mask in needs (those of a value
+        it guards), then, where it is itself computed from unspecified
+        elements (of loads without `other`), with each mask those need
+        that it does not already imply (whose `&` terms are among its
+        own: `(m & e)` implies m), so that it is false wherever they are
+        unspecified; with nothing to add, the same text."""
+        own = mask.needs if mask is not None else frozenset()
+        mask = self.and_needs(mask, needs)
+        if mask is None:
+            return None
+        have = conjuncts(mask.s)
+        return self.and_needs(mask, [ns for ns in own if not conjuncts(ns) <= have])
+
+    def store(self, ptr, idx, v, mask=None, shapeop=None):
+        """store(ptr + idx, v as T, mask=...), the mask made specified and
+        and-ed with every mask v's unspecified elements need; shapeop
+        applies trans / reshape / permute to index, value and mask
+        alike."""
+        t = self.bufs[ptr]['ty']
+        v = self.conv(v, t) if not isf(t) or isf(v.ty) else self.conv(v, t)
+        mask = self.specified(mask, v.needs)
         if shapeop is not None:
             full = bshape(idx.shape, v.shape)
             if mask is not None:
@@ -928,8 +969,8 @@ class Gen:
                     idx = V('(offs / 2)', '(offs // 2)', 'i32', ('BLOCK',), lo=0, hi=1 << 20)
                 elif pat == 'extra':
                     e = k.mask(1)
-                    mk = V('(m & %s)' % e.s, 'np.logical_and(m, %s)' % e.np, 'bool',
-                           bshape(('BLOCK',), e.shape))
+                    mk = k.specified(V('(m & %s)' % e.s, 'np.logical_and(m, %s)' % e.np,
+                                       'bool', bshape(('BLOCK',), e.shape), needs=e.needs))
                 other = None
                 if r.random() < 0.6:
                     other = r.choice(FCONSTS) if isf(t) else r.choice([0, 1, 7])
@@ -965,7 +1006,7 @@ class Gen:
             if r.random() < 0.4:
                 e = k.mask(1)
                 smask = V('(m & %s)' % e.s, 'np.logical_and(m, %s)' % e.np, 'bool',
-                          bshape(('BLOCK',), e.shape))
+                          bshape(('BLOCK',), e.shape), needs=e.needs)
             if o == 1 and r.random() < 0.5 and not self.numpy:
                 # a scalar reduction per program
                 w = k.expr('f' if isf(t) else 'i', 2)
@@ -1097,7 +1138,7 @@ class Gen:
         if r.random() < 0.4:
             e = k.mask(2)
             smask = V('(m & %s)' % e.s, 'np.logical_and(m, %s)' % e.np, 'bool',
-                      bshape(('BM', 'BN'), e.shape))
+                      bshape(('BM', 'BN'), e.shape), needs=e.needs)
         op = r.choice([None, 'trans', 'reshape', 'permute', None])
         if op == 'trans':
             def so(x):

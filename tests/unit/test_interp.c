@@ -421,7 +421,8 @@ static void test_vadd(void) {
     free(out);
 }
 
-/* A masked-off load yields `other`, or 0; a scalar pointer loads a scalar. */
+/* A masked-off load yields `other`, or poison; a scalar pointer loads a
+ * scalar. */
 static void test_load_other(void) {
     IrParam ps[2] = {ptr_param("out", SK_I32), ptr_param("x", SK_I32)};
     Ctx c = begin("other", 2, ps);
@@ -437,7 +438,82 @@ static void test_load_other(void) {
     int32_t x[4] = {10, 20, 30, 40}, out[8];
     IpArg args[2] = {buf(out, sizeof out), buf(x, sizeof x)};
     CHECK(run(&c, args, 1, 1, NULL) == 0);
-    CHECK(out[0] == 50 && out[3] == 110 && out[4] == 23 && out[7] == 23);
+    /* lanes 4..7: other (-7) + poison (0xA5A5A5A5) + x[2] (30), wrapped */
+    int32_t garbage = (int32_t)(0xA5A5A5A5u + 23u);
+    CHECK(out[0] == 50 && out[3] == 110 && out[4] == garbage && out[7] == garbage);
+    end(&c);
+}
+
+/* out[0..8) = load(x + arange(0, 8), mask=arange < 3) of kind k, no
+ * other: the masked-off lanes 3..7 hold the poison. */
+static void load_masked(ScalarKind k, const void *x, void *out) {
+    IrParam ps[2] = {ptr_param("out", k), ptr_param("x", k)};
+    Ctx c = begin("poison", 2, ps);
+    IrValue *offs = arange(&c, 0, 8);
+    IrValue *m = cmp(&c, CMP_LT, offs, splat(&c, t1(SK_I32, 8), cint(&c, SK_I32, 3)));
+    IrValue *v = load(&c, ptradd(&c, param(&c, 1), offs), m, NULL);
+    store(&c, ptradd(&c, param(&c, 0), offs), v, NULL);
+    IpArg a[2] = {buf(out, (size_t)(8 * ty_bytes(k))), buf((void *)x, (size_t)(3 * ty_bytes(k)))};
+    CHECK(run(&c, a, 1, 1, NULL) == 0);
+    end(&c);
+}
+
+/* Masked-off lanes of a load without `other` are unspecified on the GPU;
+ * the interpreter makes them NaN, or 0xA5 repeated (true for bool), so
+ * that a result depending on them shows it. */
+static void test_load_poison(void) {
+    uint64_t xi[3] = {1, 0, 1}, oi[8];   /* also valid bools */
+    static const struct { ScalarKind k; uint64_t want; } ints[] = {
+        {SK_I8, 0xA5}, {SK_U8, 0xA5}, {SK_I16, 0xA5A5}, {SK_U16, 0xA5A5},
+        {SK_I32, 0xA5A5A5A5}, {SK_U32, 0xA5A5A5A5}, {SK_I64, 0xA5A5A5A5A5A5A5A5},
+        {SK_U64, 0xA5A5A5A5A5A5A5A5}, {SK_BOOL, 1},
+    };
+    for (size_t t = 0; t < sizeof ints / sizeof *ints; t++) {
+        int w = ty_bytes(ints[t].k);
+        unsigned char in[24] = {0}, out[64];
+        for (int i = 0; i < 3; i++) memcpy(in + i * w, &xi[i], (size_t)w);  /* little-endian */
+        load_masked(ints[t].k, in, out);
+        int ok = 1;
+        for (int i = 0; i < 8; i++) {
+            oi[i] = 0;
+            memcpy(&oi[i], out + i * w, (size_t)w);
+            ok &= oi[i] == (i < 3 ? xi[i] : ints[t].want);
+        }
+        CHECK(ok);
+    }
+    float xf[3] = {1, 2, 3}, of[8];
+    load_masked(SK_F32, xf, of);
+    CHECK(of[2] == 3 && isnan(of[3]) && isnan(of[7]));
+    double xd[3] = {1, 2, 3}, od[8];
+    load_masked(SK_F64, xd, od);
+    CHECK(od[0] == 1 && isnan(od[3]) && isnan(od[7]));
+    uint16_t xh[3], oh[8];
+    for (int i = 0; i < 3; i++) xh[i] = ip_f16_from_double(i + 1);
+    load_masked(SK_F16, xh, oh);
+    CHECK(ip_f16_to_double(oh[1]) == 2 && isnan(ip_f16_to_double(oh[3])));
+    load_masked(SK_BF16, xh, oh);
+    CHECK(isnan(ip_bf16_to_double(oh[5])));
+}
+
+/* A sum over a block of 8 with 5 elements: without other it is NaN (on
+ * the GPU it happens to be right), with other=0 it is right. */
+static void test_sum_poison(void) {
+    IrParam ps[2] = {ptr_param("out", SK_F32), ptr_param("x", SK_F32)};
+    Ctx c = begin("sum", 2, ps);
+    IrValue *offs = arange(&c, 0, 8);
+    IrValue *m = cmp(&c, CMP_LT, offs, splat(&c, t1(SK_I32, 8), cint(&c, SK_I32, 5)));
+    IrValue *p = ptradd(&c, param(&c, 1), offs);
+    IrValue *bare = load(&c, p, m, NULL);
+    IrValue *zero = load(&c, p, m, splat(&c, t1(SK_F32, 8), cflt(&c, SK_F32, 0.0)));
+    IrValue *s0 = attr(op1(&c, IR_REDUCE, sc(SK_F32), bare), 0, RED_SUM);
+    IrValue *s1 = attr(op1(&c, IR_REDUCE, sc(SK_F32), zero), 0, RED_SUM);
+    store(&c, param(&c, 0), s0, NULL);
+    store(&c, ptradd(&c, param(&c, 0), cint(&c, SK_I32, 1)), s1, NULL);
+    float x[5] = {1, 2, 3, 4, 5}, out[2] = {0, 0};
+    IpArg args[2] = {buf(out, sizeof out), buf(x, sizeof x)};
+    CHECK(run(&c, args, 1, 1, NULL) == 0);
+    CHECK(isnan(out[0]));
+    CHECK(out[1] == 15.0f);
     end(&c);
 }
 
@@ -596,7 +672,7 @@ static void test_reduce(void) {
     CHECK(r[0] == 3 && r[1] == 2 && r[2] == 0);
     reduce2d(RED_ARGMIN, -1, SK_I32, SK_I32, t, r);
     CHECK(r[0] == 0);
-    /* floats: NaN is ignored by max, wins argmax (first NaN) */
+    /* floats: NaN is ignored by max and argmax alike */
     float f[32];
     for (int i = 0; i < 32; i++) f[i] = (float)i;
     f[9] = NAN, f[12] = NAN, f[2] = 100.0f;
@@ -604,9 +680,9 @@ static void test_reduce(void) {
     reduce2d(RED_MAX, 1, SK_F32, SK_F32, f, fr);
     CHECK(fr[0] == 100.0f && fr[1] == 15.0f);
     reduce2d(RED_ARGMAX, 1, SK_F32, SK_I32, f, r);
-    CHECK(r[0] == 2 && r[1] == 1);
+    CHECK(r[0] == 2 && r[1] == 7);
     reduce2d(RED_ARGMIN, 1, SK_F32, SK_I32, f, r);
-    CHECK(r[0] == 0 && r[1] == 1);
+    CHECK(r[0] == 0 && r[1] == 0);
     /* f16 sum accumulates in f32: 2048 + 1 + 1 ... is exact there */
     uint16_t h[32], hr[1];
     for (int i = 0; i < 32; i++) h[i] = ip_f16_from_double(i == 0 ? 2048.0 : 1.0);
@@ -618,6 +694,81 @@ static void test_reduce(void) {
     int8_t br[1];
     reduce2d(RED_SUM, -1, SK_I8, SK_I8, b, br);
     CHECK(br[0] == (int8_t)3200);
+}
+
+/* The first index of the extreme non-NaN element of n values (0 when all
+ * are NaN): the rule argmax/argmin share with max/min. */
+static int ref_arg(const float *x, int n, int want_max) {
+    int bi = 0;
+    for (int j = 1; j < n; j++) {
+        if (isnan(x[j])) continue;
+        if (isnan(x[bi]) || (want_max ? x[j] > x[bi] : x[j] < x[bi])) bi = j;
+    }
+    return bi;
+}
+
+/* Rows with NaNs at every kind of position: argmax/argmin name an element
+ * equal to max/min (both NaN for an all-NaN row: index 0), the first on
+ * ties, along either axis and over all elements. */
+static void test_reduce_nan(void) {
+    const float N = NAN, I = INFINITY;
+    static const float rows[2][32] = {{
+        N, 1, 5, 2, 5, 0, N, 3,        /* NaN first and inside; ties */
+        N, N, N, N, N, N, N, N,        /* all NaN */
+        3, 1, 1, 3, 2, 2, 2, N,        /* NaN last */
+        N, N, N, N, N, N, 4, N,        /* one number */
+    }, {
+        N, N, N, -I, N, -I, N, N,      /* -inf only */
+        I, N, I, -I, N, -I, 0, N,      /* infinities tie */
+        -2, -2, N, -2, -2, -2, -2, -2, /* all equal */
+        7, 6, 5, 4, 3, 2, 1, N,        /* descending */
+    }};
+    static const int want[2][2][4] = {{{2, 0, 0, 6}, {5, 0, 1, 6}},
+                                      {{3, 0, 0, 0}, {3, 3, 0, 6}}};
+    for (int s = 0; s < 2; s++) {
+        const float *x = rows[s];
+        float mx[8], mn[8];
+        int32_t am[8], an[8];
+        reduce2d(RED_MAX, 1, SK_F32, SK_F32, x, mx);
+        reduce2d(RED_MIN, 1, SK_F32, SK_F32, x, mn);
+        reduce2d(RED_ARGMAX, 1, SK_F32, SK_I32, x, am);
+        reduce2d(RED_ARGMIN, 1, SK_F32, SK_I32, x, an);
+        int ok = 1;
+        for (int i = 0; i < 4; i++) {
+            const float *row = x + i * 8;
+            ok &= am[i] == want[s][0][i] && an[i] == want[s][1][i];
+            ok &= am[i] == ref_arg(row, 8, 1) && an[i] == ref_arg(row, 8, 0);
+            /* the value at the index is the max (bit for bit, or NaN) */
+            ok &= isnan(mx[i]) ? isnan(row[am[i]]) : row[am[i]] == mx[i];
+            ok &= isnan(mn[i]) ? isnan(row[an[i]]) : row[an[i]] == mn[i];
+        }
+        CHECK(ok);
+        /* columns (axis 0) */
+        reduce2d(RED_MAX, 0, SK_F32, SK_F32, x, mx);
+        reduce2d(RED_ARGMAX, 0, SK_F32, SK_I32, x, am);
+        ok = 1;
+        for (int j = 0; j < 8; j++) {
+            float col[4] = {x[j], x[8 + j], x[16 + j], x[24 + j]};
+            ok &= am[j] == ref_arg(col, 4, 1);
+            ok &= isnan(mx[j]) ? isnan(col[am[j]]) : col[am[j]] == mx[j];
+        }
+        CHECK(ok);
+        /* all elements */
+        reduce2d(RED_ARGMAX, -1, SK_F32, SK_I32, x, am);
+        reduce2d(RED_MAX, -1, SK_F32, SK_F32, x, mx);
+        CHECK(am[0] == ref_arg(x, 32, 1) && x[am[0]] == mx[0]);
+    }
+}
+
+/* The same rule in f16: an all-NaN row gives 0. */
+static void test_reduce_nan_f16(void) {
+    uint16_t h[32];
+    for (int i = 0; i < 32; i++) h[i] = ip_f16_from_double(i < 8 || i == 13 ? NAN : i % 5);
+    int32_t r[4];
+    reduce2d(RED_ARGMAX, 1, SK_F16, SK_I32, h, r);
+    CHECK(r[0] == 0 && r[1] == 1 && r[2] == 3 && r[3] == 0);
+    reduce2d(RED_ARGMIN, 1, SK_F16, SK_I32, h, r);
+    CHECK(r[0] == 0 && r[1] == 2 && r[2] == 4 && r[3] == 1);
 }
 
 static void test_cumsum(void) {
@@ -823,10 +974,14 @@ int main(void) {
     test_floats();
     test_vadd();
     test_load_other();
+    test_load_poison();
+    test_sum_poison();
     test_for();
     test_if();
     test_while();
     test_reduce();
+    test_reduce_nan();
+    test_reduce_nan_f16();
     test_cumsum();
     test_dot();
     test_atomics();
