@@ -60,10 +60,10 @@ prepare() {
     rm -rf "$build"
     mkdir -p "$build/bin"
     cp $progs "$build/bin/"
-    ${CC:-gcc} -O2 -shared -fPIC -std=c11 -D_POSIX_C_SOURCE=200809L -I. \
+    ${CC:-gcc} -O2 -shared -fPIC -std=c11 -D_POSIX_C_SOURCE=200809L -I. -Wl,--no-undefined \
         -o "$build/libtile.so" runtime/driver.c runtime/error.c runtime/plan.c \
         runtime/load.c runtime/launch.c runtime/select.c runtime/tune.c runtime/cache.c \
-        bundle/format.c bundle/read.c bundle/write.c \
+        bundle/format.c bundle/read.c bundle/write.c bundle/choose.c bundle/expr_text.c \
         -ldl -lpthread -lm
     export TILE_STDLIB=$top/stdlib
     tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples" "$arch"
