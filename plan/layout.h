@@ -125,6 +125,15 @@ Layout *ly_blocked(Arena *ar, int rank, const int32_t *shape,
 Layout *ly_blocked_default(Arena *ar, int rank, const int32_t *shape,
                            int warps, int vec, const uint8_t *order);
 
+/* The invariants every layout keeps, checked (as Triton's LinearLayout
+ * checks its own): rank 1..IR_MAXRANK, power-of-two extents, at most 2^20
+ * elements, at most LY_MAXBITS bits per input, every basis vector a
+ * coordinate inside the tile, and surjective (the basis vectors span
+ * every coordinate: each element is held by some register of some lane
+ * of some warp). With warps > 0 also 32 lanes and `warps` warps (every
+ * layout of a kernel's values). NULL, or what is wrong. */
+const char *ly_check(const Layout *l, int warps);
+
 /* The slice of `parent` that removes dimension `dim` (the layout of a
  * reduction's result over `dim`). Lanes and warps that walked `dim` become
  * broadcast (zero bases); registers that walked it are dropped. */

@@ -592,15 +592,20 @@ int ly_mem_vec(const LyResult *r, const IrOp *op) {
     return vec > 1 ? (int)vec : 1;
 }
 
-/* Every tile value has a layout, no scalar has one, and every operand has
- * the layout its op needs. */
+/* A tile value has a layout that keeps the invariants (ly_check), a
+ * scalar has none. */
+static int verify_value(LaCtx *c, const IrValue *v) {
+    if (!is_tile(v)) return v->layout != NULL;
+    return !v->layout || ly_check(v->layout, c->k->warps) != NULL;
+}
+
+/* Every tile value has a valid layout, no scalar has one, and every
+ * operand has the layout its op needs. */
 static int verify_block(LaCtx *c, const IrBlock *b) {
     int bad = 0;
-    for (int i = 0; i < b->nargs; i++)
-        bad += is_tile(b->args[i]) != (b->args[i]->layout != NULL);
+    for (int i = 0; i < b->nargs; i++) bad += verify_value(c, b->args[i]);
     for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nres; i++)
-            bad += is_tile(op->res[i]) != (op->res[i]->layout != NULL);
+        for (int i = 0; i < op->nres; i++) bad += verify_value(c, op->res[i]);
         int mem = op->op == IR_LOAD || op->op == IR_STORE ||
                   op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS;
         if (mem && is_tile(op->args[0]))

@@ -398,6 +398,40 @@ int ly_map_pinv(const LyMap *m, LyMap *p) {
     return rank;
 }
 
+const char *ly_check(const Layout *l, int warps) {
+    if (!l || l->rank < 1 || l->rank > IR_MAXRANK) return "rank out of range";
+    int bits = 0;
+    for (int d = 0; d < l->rank; d++) {
+        if (l->shape[d] < 1 || (l->shape[d] & (l->shape[d] - 1)))
+            return "an extent is not a power of two";
+        bits += ly_log2(l->shape[d]);
+    }
+    if (bits > 20) return "more than 2^20 elements";
+    for (int d = 0; d < LY_NIN; d++)
+        if (l->nbits[d] > LY_MAXBITS) return "too many bits of a hardware index";
+    if (warps > 0 && (l->nbits[LY_LANE] != 5 || (1 << l->nbits[LY_WARP]) != warps))
+        return "not 32 lanes and the program's warps";
+    /* row echelon over F2: pivot[b] holds a vector whose highest bit is b */
+    uint32_t pivot[32] = {0};
+    int span = 0;
+    for (int d = 0; d < LY_NIN; d++)
+        for (int i = 0; i < l->nbits[d]; i++) {
+            uint32_t v = l->basis[d][i];
+            if (v >> bits) return "a basis vector outside the tile";
+            for (int b = bits - 1; b >= 0 && v; b--) {
+                if (!(v >> b & 1)) continue;
+                if (!pivot[b]) {
+                    pivot[b] = v;
+                    span++;
+                    v = 0;
+                } else {
+                    v ^= pivot[b];
+                }
+            }
+        }
+    return span == bits ? NULL : "not surjective: some element is held by no thread";
+}
+
 int ly_map_injective(const LyMap *m) {
     Echelon e = {0};
     int rank = 0;

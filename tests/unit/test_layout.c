@@ -236,8 +236,47 @@ static void test_linear_print(Arena *ar) {
     CHECK(ly_vec_width(l, 1) == 1 && ly_fastest_dim(l) == 0);
 }
 
+/* ly_check: every layout the constructors build, over shapes and warps,
+ * passes (blocked, their slices, MMA accumulators and their operands);
+ * each broken invariant is caught. */
+static void test_check(Arena *ar) {
+    static const uint8_t order[2] = {1, 0};
+    for (int warps = 1; warps <= 16; warps *= 2)
+        for (int r = 0; r <= 10; r++)
+            for (int c = 0; c <= 10; c++) {
+                int32_t shape[2] = {1 << r, 1 << c};
+                const Layout *b = ly_blocked_default(ar, 2, shape, warps, 4, order);
+                CHECK(b && ly_check(b, warps) == NULL);
+                for (int d = 0; b && d < 2; d++) CHECK(ly_check(ly_slice(ar, b, d), warps) == NULL);
+                int32_t w[2] = {warps, 1};
+                const Layout *m = r >= 4 && c >= 3 ? ly_mma(ar, shape, 16, w) : NULL;
+                if (!m) continue;
+                CHECK(ly_check(m, warps) == NULL);
+                int32_t a[2] = {shape[0], 32}, bb[2] = {32, shape[1]};
+                CHECK(ly_check(ly_dot_operand(ar, m, 0, a, 16), warps) == NULL);
+                CHECK(ly_check(ly_dot_operand(ar, m, 1, bb, 16), warps) == NULL);
+            }
+    int32_t shape[2] = {64, 64};
+    Layout good = *ly_blocked_default(ar, 2, shape, 4, 4, order), bad;
+    CHECK(ly_check(&good, 4) == NULL);
+    CHECK(ly_check(&good, 8) != NULL);                    /* other warps */
+    bad = good;
+    bad.basis[LY_REG][0] = bad.basis[LY_LANE][0];        /* an element lost */
+    CHECK(ly_check(&bad, 4) != NULL);
+    bad = good;
+    bad.basis[LY_REG][0] = 1u << 12;                     /* outside the tile */
+    CHECK(ly_check(&bad, 4) != NULL);
+    bad = good;
+    bad.shape[1] = 48;                                   /* not a power of two */
+    CHECK(ly_check(&bad, 4) != NULL);
+    bad = good;
+    bad.rank = 0;
+    CHECK(ly_check(&bad, 0) != NULL);
+}
+
 int main(void) {
     Arena *ar = ar_new();
+    test_check(ar);
     test_pack();
     test_blocked_1d(ar);
     test_blocked_2d(ar);
