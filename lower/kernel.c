@@ -346,8 +346,8 @@ static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
      * them); the rest of the scratch overlaps them */
     int64_t align = f->plan->ring_align > 128 ? f->plan->ring_align : 128;
     int64_t ring_off = (f->smem_pinned + align - 1) & ~(align - 1);
-    if (f->ring && ring_off + f->ring_bytes > f->smem_bytes)
-        f->smem_bytes = ring_off + f->ring_bytes;
+    if (f->ring && ring_off + f->plan->ring_bytes > f->smem_bytes)
+        f->smem_bytes = ring_off + f->plan->ring_bytes;
     entry->shared_bytes = f->smem_bytes;
     entry->dyn_shared_bytes = 0;
     if (!f->smem) return;

@@ -80,7 +80,6 @@ typedef struct LwFn {
                                   rest of the scratch may overlap them */
     LLVMValueRef ring;         /* placeholder: cp.async rings (pipeline.c),
                                   placed after the scratch at the end */
-    int64_t ring_bytes;
     struct LwPipe *pipe;       /* pipelined loops being lowered, innermost
                                   first */
     LwFrag **frag;             /* by IrValue id: a ring operand whose

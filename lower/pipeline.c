@@ -73,16 +73,12 @@
 
 #include <string.h>
 
-typedef LyRing LwRing;
-
 /* A pipelined loop being lowered: its plan (plan/lowering.c) and the
  * LLVM values its iterations share. */
 struct LwPipe {
     struct LwPipe *prev;
     const LyPipe *plan;
     const IrOp *loop;
-    int stages, nring, ahead, nwg, pending, carry;   /* the plan's */
-    const LwRing *ring;
     char *need;         /* by IrValue id: part of an address computation */
     LLVMValueRef lo, hi, step;
     LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
@@ -95,7 +91,7 @@ struct LwPipe {
      * (read by the product, the latch's incoming). */
     const IrOp *carry_dot;
     const IrOp *carry_cvt[2];
-    const LwRing *carry_ring[2];
+    const LyRing *carry_ring[2];
     LLVMValueRef *carry_init[2], *carry_phi[2], *carry_next[2];
     int carry_n[2];
 };
@@ -108,7 +104,7 @@ static void mark_cone(struct LwPipe *p, const IrBlock *body, const IrValue *v) {
     for (int i = 0; i < op->nargs; i++) mark_cone(p, body, op->args[i]);
 }
 
-static LLVMValueRef slot_base(LwFn *f, const LwRing *r, LLVMValueRef slot) {
+static LLVMValueRef slot_base(LwFn *f, const LyRing *r, LLVMValueRef slot) {
     LwCtx *c = f->c;
     LLVMValueRef off = LLVMBuildAdd(
         c->b, lw_i32(c, r->off),
@@ -168,8 +164,8 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
     for (const IrOp *op = body->first; op; op = op->next)
         if (op->nres && p->need[op->res[0]->id]) lw_op(f, op);
     LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
-    for (int i = 0; i < p->nring; i++) {
-        const LwRing *r = &p->ring[i];
+    for (int i = 0; i < p->plan->nring; i++) {
+        const LyRing *r = &p->plan->ring[i];
         const IrOp *ld = r->load;
         const Layout *pl = ld->args[0]->layout;
         ScalarKind k = (ScalarKind)ld->res[0]->ty.k;
@@ -194,9 +190,9 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
 }
 
 /* The ring of this loop that marked load `load` is copied into. */
-static const LwRing *ring_of(struct LwPipe *p, const IrOp *load) {
-    for (int i = 0; i < p->nring; i++)
-        if (p->ring[i].load == load) return &p->ring[i];
+static const LyRing *ring_of(struct LwPipe *p, const IrOp *load) {
+    for (int i = 0; i < p->plan->nring; i++)
+        if (p->plan->ring[i].load == load) return &p->plan->ring[i];
     return NULL;
 }
 
@@ -233,7 +229,7 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
         const IrOp *cv = ly_ring_operand(f->plan, body, dot, i);
         if (!cv) continue;   /* in registers, or a ring read elsewhere too */
         const IrOp *ld = cv->args[0]->def;
-        const LwRing *r = ring_of(p, ld);
+        const LyRing *r = ring_of(p, ld);
         z[i] = lw_frag_operand(f, slot_base(f, r, lw_i32(f->c, 0)),
                                (ScalarKind)ld->res[0]->ty.k, cv->res[0]->layout, r->s, 1);
         if (!z[i]) return;
@@ -242,8 +238,8 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
         p->carry_n[i] = lw_frag_nraw(z[i]);
         covered++;
     }
-    if (covered != p->nring) return;
-    LLVMValueRef wait = lw_i32(f->c, p->ahead - 1);
+    if (covered != p->plan->nring) return;
+    LLVMValueRef wait = lw_i32(f->c, p->plan->ahead - 1);
     lw_call_intr(f->c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
     lw_barrier(f);
     for (int i = 0; i < 2; i++)
@@ -261,34 +257,30 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     const LyPipe *q = ly_pipe_of(f->plan, loop);
     if (!q) return NULL;
     struct LwPipe *p = ar_alloc(c->ar, sizeof *p);
-    *p = (struct LwPipe){.plan = q, .loop = loop, .stages = q->stages, .nring = q->nring,
-                         .ahead = q->ahead, .nwg = q->nwg, .pending = q->pending,
-                         .carry = q->carry, .ring = q->ring, .lo = lo, .hi = hi,
-                         .step = step};
+    *p = (struct LwPipe){.plan = q, .loop = loop, .lo = lo, .hi = hi, .step = step};
     if (!f->ring) {
         lw_smem(f, 0);   /* the region lives in the scratch's global */
         f->ring = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->i8, 0),
                                               "tile.ring.placeholder",
                                               LW_AS_SHARED);
     }
-    f->ring_bytes += q->bytes;
     p->need = ar_alloc(c->ar, (size_t)f->k->nvalues + 1);
     memset(p->need, 0, (size_t)f->k->nvalues + 1);
-    for (int i = 0; i < p->nring; i++)
-        for (int a = 0; a < p->ring[i].load->nargs; a++)
-            mark_cone(p, body, p->ring[i].load->args[a]);
+    for (int i = 0; i < p->plan->nring; i++)
+        for (int a = 0; a < p->plan->ring[i].load->nargs; a++)
+            mark_cone(p, body, p->plan->ring[i].load->args[a]);
     /* The rings may overlap scratch that threads still read (a conversion
      * before the loop, or after it in an enclosing loop's body). */
     lw_barrier(f);
     p->smem_outside = f->smem_bytes;
     f->smem_bytes = 0;
-    for (int j = 0; j < p->ahead; j++) {
+    for (int j = 0; j < p->plan->ahead; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
         issue(f, p, iv, lw_i32(c, j), 0);
         lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
-    if (!p->nwg) carry_plan(f, p);
+    if (!p->plan->nwg) carry_plan(f, p);
     p->prev = f->pipe;
     f->pipe = p;
     return p;
@@ -313,8 +305,8 @@ static LLVMValueRef header_phi(LwFn *f, LLVMValueRef iv, LLVMValueRef init) {
 static LLVMValueRef slot_add(LwFn *f, struct LwPipe *p, LLVMValueRef s, int by) {
     LwCtx *c = f->c;
     LLVMValueRef x = LLVMBuildAdd(c->b, s, lw_i32(c, by), "");
-    LLVMValueRef wrap = LLVMBuildICmp(c->b, LLVMIntSGE, x, lw_i32(c, p->stages), "");
-    return LLVMBuildSelect(c->b, wrap, LLVMBuildSub(c->b, x, lw_i32(c, p->stages), ""),
+    LLVMValueRef wrap = LLVMBuildICmp(c->b, LLVMIntSGE, x, lw_i32(c, p->plan->stages), "");
+    return LLVMBuildSelect(c->b, wrap, LLVMBuildSub(c->b, x, lw_i32(c, p->plan->stages), ""),
                            x, "");
 }
 
@@ -328,8 +320,8 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     LLVMBuilderRef b = c->b;
     p->iv = iv;
     p->read_slot = header_phi(f, iv, lw_i32(c, 0));
-    LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)p->ahead, 0);
-    LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->ahead);
+    LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)p->plan->ahead, 0);
+    LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->plan->ahead);
     for (int i = 0; i < 2; i++) {
         LLVMValueRef *init = p->carry_init[i];
         if (!p->carry_dot || !init) continue;
@@ -339,12 +331,12 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
             p->carry_phi[i][j] = init[j] ? header_phi(f, iv, init[j]) : NULL;
     }
     if (!p->carry_dot) {
-        LLVMValueRef wait = lw_i32(c, p->ahead - 1);
+        LLVMValueRef wait = lw_i32(c, p->plan->ahead - 1);
         lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
         /* cp.async writes through the generic proxy, wgmma reads through
          * the async one: each thread's landed copies are made visible to
          * it before the barrier publishes them */
-        if (p->nwg)
+        if (p->plan->nwg)
             lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         lw_barrier(f);
     }
@@ -380,9 +372,9 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
     if (p->carry_dot && !p->carry_next[0] && !p->carry_next[1] && !f->failed)
         lw_error(f, p->carry_dot->loc, "internal error: the product did not "
                  "read the next slot's fragments");
-    if (p->nwg && p->pending) {
+    if (p->plan->nwg && p->plan->pending) {
         /* the last product's group: done before anyone reads the sum */
-        const IrValue *acc = p->loop->regions[0]->args[p->carry + 1];
+        const IrValue *acc = p->loop->regions[0]->args[p->plan->carry + 1];
         lw_set(f, acc, lw_wgmma_wait(f, *lw_val(f, acc), 0));
     }
     lw_call_intr(c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
@@ -391,13 +383,13 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
     f->pipe = p->prev;
 }
 
-static const LwRing *find_ring(LwFn *f, const IrOp *load, LLVMValueRef *slot) {
+static const LyRing *find_ring(LwFn *f, const IrOp *load, LLVMValueRef *slot) {
     if (!load || load->op != IR_LOAD || load->iattr[3] < 2) return NULL;
     for (struct LwPipe *p = f->pipe; p; p = p->prev)
-        for (int i = 0; i < p->nring; i++)
-            if (p->ring[i].load == load) {
+        for (int i = 0; i < p->plan->nring; i++)
+            if (p->plan->ring[i].load == load) {
                 *slot = p->read_slot;
-                return &p->ring[i];
+                return &p->plan->ring[i];
             }
     return NULL;
 }
@@ -408,12 +400,12 @@ void lw_pipe_load(LwFn *f, const IrOp *op) {
 
 void lw_pipe_operand(LwFn *f, const IrOp *op) {
     LLVMValueRef slot;
-    const LwRing *r = find_ring(f, op->args[0]->def, &slot);
+    const LyRing *r = find_ring(f, op->args[0]->def, &slot);
     if (!r) {
         lw_error(f, op->loc, "internal error: a ring operand outside its loop");
         return;
     }
-    if (f->pipe && f->pipe->nwg && ly_only_products(f->plan, op)) {
+    if (f->pipe && f->pipe->plan->nwg && ly_only_products(f->plan, op)) {
         lw_set(f, op->res[0], (LwVal){0, NULL});   /* read by descriptors */
         return;
     }
@@ -443,14 +435,14 @@ void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
     struct LwPipe *p = f->pipe;
     if (!p || p->carry_dot != dot) return;
     LwCtx *c = f->c;
-    LLVMValueRef wait = lw_i32(c, p->ahead - 1);
+    LLVMValueRef wait = lw_i32(c, p->plan->ahead - 1);
     lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
     lw_barrier(f);
     LLVMValueRef slot = slot_add(f, p, p->read_slot, 1);
     for (int i = 0; i < 2; i++) {
         const IrOp *cv = p->carry_cvt[i];
         if (!cv) continue;
-        const LwRing *r = p->carry_ring[i];
+        const LyRing *r = p->carry_ring[i];
         LwFrag *z = lw_frag_operand(f, slot_base(f, r, slot), (ScalarKind)cv->args[0]->ty.k,
                                     cv->res[0]->layout, r->s, 1);
         lw_frag_load(f, z, 0, dot->res[0]->layout->mma_k);
@@ -462,17 +454,17 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *
                   int *pending) {
     struct LwPipe *p = f->pipe;
     int planned = 0;
-    for (int i = 0; p && i < p->nwg; i++) planned |= p->plan->wg_dot[i] == dot;
+    for (int i = 0; p && i < p->plan->nwg; i++) planned |= p->plan->wg_dot[i] == dot;
     if (!planned) return 0;
     for (int i = 0; i < 2; i++) {
         LLVMValueRef slot;
         const IrOp *cv = dot->args[i]->def;
-        const LwRing *r = cv && cv->op == IR_CONVERT_LAYOUT
+        const LyRing *r = cv && cv->op == IR_CONVERT_LAYOUT
                               ? find_ring(f, cv->args[0]->def, &slot) : NULL;
         base[i] = r ? slot_base(f, r, slot) : NULL;
         s[i] = r ? r->s : NULL;
         if (!r && i == 1) return 0;
     }
-    *pending = p->pending;
+    *pending = p->plan->pending;
     return 1;
 }

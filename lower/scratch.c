@@ -25,7 +25,6 @@ typedef struct Scratch {
     const LyPlan *plan;
     int64_t cur;        /* largest request so far (LwFn.smem_bytes) */
     int64_t pinned;     /* largest while rings are live (LwFn.smem_pinned) */
-    int any_ring;
 } Scratch;
 
 static void take(Scratch *s, int64_t bytes) {
@@ -91,10 +90,7 @@ static void walk_for(Scratch *s, const IrOp *op) {
     take_as_all(s, n, op->args + 3, body->args + 1);
     const LyPipe *q = ly_pipe_of(s->plan, op);
     int64_t outside = s->cur;
-    if (q) {
-        s->any_ring = 1;
-        s->cur = 0;
-    }
+    if (q) s->cur = 0;
     walk(s, body);
     const IrOp *y = body->last;
     if (y && y->op == IR_YIELD) take_as_all(s, n, y->args, body->args + 1);
@@ -140,10 +136,8 @@ static void walk(Scratch *s, const IrBlock *b) {
 int64_t lw_planned_shared(Arena *ar, const IrKernel *k, const LyPlan *plan) {
     Scratch s = {.ar = ar, .k = k, .plan = plan};
     walk(&s, k->body);
-    if (!s.any_ring) return s.cur;
+    if (!plan->ring_bytes) return s.cur;
     int64_t align = plan->ring_align > 128 ? plan->ring_align : 128;
-    int64_t ring_off = (s.pinned + align - 1) & ~(align - 1), ring_bytes = 0;
-    for (int i = 0; i <= k->nvalues; i++)
-        if (plan->pipe[i]) ring_bytes += plan->pipe[i]->bytes;
-    return ring_off + ring_bytes > s.cur ? ring_off + ring_bytes : s.cur;
+    int64_t end = ((s.pinned + align - 1) & ~(align - 1)) + plan->ring_bytes;
+    return end > s.cur ? end : s.cur;
 }

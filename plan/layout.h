@@ -467,6 +467,7 @@ typedef struct LyPlan {
     LySmem **smem;      /* LDMATRIX, SWIZZLED: the buffer, by the same id */
     LyPipe **pipe;      /* by id of a `for` body's induction variable;
                            NULL: not pipelined */
+    int64_t ring_bytes; /* the ring region: every pipelined loop's rings */
     int64_t ring_align; /* of the ring region: 1024 once a loop's rings
                            were laid out for wgmma, else 0 (128) */
     int unpipelined;    /* loops with marked loads that run without rings */

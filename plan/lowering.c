@@ -38,7 +38,6 @@ typedef struct Planner {
     const IrKernel *k;
     const LyResult *ly;
     int64_t max_shared;
-    int64_t ring_bytes;       /* the ring region so far */
     LyPlan *p;
 } Planner;
 
@@ -204,7 +203,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     int wg = wgmma_plan(pl->p, q, n);
     q->ahead = q->pending ? stages - 2 : stages - 1;
     /* wgmma's swizzle repeats every 1024 bytes from an aligned start */
-    int64_t start = wg ? align1024(pl->ring_bytes) : pl->ring_bytes, total = 0;
+    int64_t start = wg ? align1024(pl->p->ring_bytes) : pl->p->ring_bytes, total = 0;
     for (const IrOp *op = body->first; op; op = op->next) {
         if (op->op != IR_LOAD || op->iattr[3] < 2) continue;
         LyRing *r = &q->ring[q->nring++];
@@ -215,11 +214,11 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
         r->off = start + total;
         total += stages * r->buf;
     }
-    total += start - pl->ring_bytes;
+    total += start - pl->p->ring_bytes;
     if (wg) pl->p->ring_align = 1024;   /* even when the budget says no */
     /* The scratch used while the rings are live lies below them; the
      * rest of the scratch may overlap them (lower/kernel.c places both). */
-    int64_t inside = align128(scratch_bound(body)) + pl->ring_bytes + total;
+    int64_t inside = align128(scratch_bound(body)) + pl->p->ring_bytes + total;
     int64_t outside = scratch_bound(pl->k->body);
     int64_t need = inside > outside ? inside : outside;
     if (need > pl->max_shared) {
@@ -227,7 +226,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
         return NULL;
     }
     q->bytes = total;
-    pl->ring_bytes += total;
+    pl->p->ring_bytes += total;
     return q;
 }
 
