@@ -30,7 +30,8 @@
 #include <stdint.h>
 
 #define TLB_MAGIC "\x89TLB\r\n\x1a\n"  /* 8 bytes, PNG-style */
-#define TLB_VERSION 1u
+#define TLB_VERSION 2u                  /* what tlb_write writes */
+#define TLB_VERSION_OLDEST 1u           /* the oldest tlb_read reads */
 #define TLB_HEADER_SIZE 32u
 #define TLB_EXPR_MAXDEPTH 32            /* evaluation stack, in values */
 #define TLB_MAXDIM 3                    /* grid dimensions */
@@ -86,16 +87,19 @@ int tlb_op_arity(TlbOp op);   /* operands popped; -1 for an unknown op */
  * integer. Returns 0, or -1 on division by zero. */
 int tlb_eval(const TlbExpr *e, const int64_t *args, int64_t *out);
 
-/* Specialization assumptions a variant is compiled under. */
-enum {
-    TLB_ASSUME_ALIGN16 = 1u,   /* every pointer parameter is 16-byte aligned */
-    TLB_ASSUME_DIV16 = 2u,     /* every integer parameter that is not
-                                  @nospecialize is divisible by 16 */
-    TLB_ASSUME_ALL = 3u
-};
+/* The largest guard a parameter may have: 2^30. */
+#define TLB_GUARD_MAX 30u
 
+/* A variant's guard is what it assumes of the arguments: guard[i] is the
+ * log2 of the multiple runtime parameter i must be — a pointer its
+ * address in bytes, an integer its value; 0 for anything (always for
+ * floats, bools and @nospecialize integers). A configuration lists its
+ * variants in preference order: a runtime launches the first whose guard
+ * the arguments meet. A version 1 bundle's variants read as guards too
+ * (its assumption bits: 16-byte pointers, integers divisible by 16),
+ * ordered most assumptions first. */
 typedef struct TlbVariant {
-    uint32_t assume;     /* TLB_ASSUME_* bits; 0: the generic variant */
+    const uint8_t *guard;  /* [kernel.nparams] */
     uint32_t dyn_smem;   /* dynamic shared memory bytes the launch passes */
     const char *entry;   /* `.entry` name in the PTX (and cubins) */
 } TlbVariant;

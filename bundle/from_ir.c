@@ -136,7 +136,7 @@ static int config_from_ir(Arena *ar, const IrKernel *ik, int index, const TlbCod
     for (int i = 0; i < code->nvariants; i++) {
         const TlbCodeVariant *v = &code->variants[i];
         if (v->kernel == index)
-            c->variants[c->nvariants++] = (TlbVariant){v->assume, v->dyn_smem, v->entry};
+            c->variants[c->nvariants++] = (TlbVariant){v->guard, v->dyn_smem, v->entry};
     }
     if (c->nvariants == 0) {
         snprintf(err, errlen, "kernel '%s': no code for configuration %d",

@@ -20,7 +20,7 @@
 
 typedef struct TlbCodeVariant {
     int kernel;          /* index into IrModule.kernels */
-    uint32_t assume;     /* TLB_ASSUME_* bits this variant was built under */
+    const uint8_t *guard;  /* [the kernel's parameters]: TlbVariant.guard */
     uint32_t dyn_smem;   /* dynamic shared memory bytes per program */
     const char *entry;   /* its `.entry` name in `ptx` */
 } TlbCodeVariant;

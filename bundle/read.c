@@ -46,6 +46,7 @@ typedef struct Rd {
     size_t errlen;
     int failed;
     const char *kernel;   /* the kernel being read, for messages */
+    uint32_t version;     /* the bundle's format version */
 } Rd;
 
 static void fail_at(Rd *r, const char *fmt, ...)
@@ -253,12 +254,68 @@ static void rd_cparams(Rd *r, TlbKernel *k) {
     }
 }
 
-static void rd_variant(Rd *r, TlbVariant *v) {
-    v->assume = rd_u32(r, "variant assumptions");
+/* Version 1's assumption bits: every pointer 16-byte aligned (1), every
+ * integer without @nospecialize divisible by 16 (2); as a guard. */
+static const uint8_t *v1_guard(Rd *r, const TlbKernel *k, uint32_t assume,
+                               const char *entry) {
+    uint8_t *g = rd_alloc(r, k->nparams + 1);
+    if (!g) return NULL;
+    if (assume & ~3u) fail_at(r, "variant '%s' has unknown assumptions 0x%x", entry, assume);
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        const TlbParam *p = &k->params[i];
+        int ptr = p->type == TLB_PTR;
+        int spec = tlb_type_isint(p->type) && !(p->flags & TLB_PARAM_NOSPECIALIZE);
+        g[i] = (uint8_t)(((ptr && (assume & 1)) || (spec && (assume & 2))) ? 4 : 0);
+    }
+    return g;
+}
+
+/* A guard on parameter p of g (log2 of a multiple) is one it can have. */
+static void check_guard(Rd *r, const TlbParam *p, uint8_t g, const char *entry) {
+    if (g > TLB_GUARD_MAX)
+        fail_at(r, "variant '%s' guards parameter '%s' with 2^%u (at most 2^%u)", entry,
+                p->name, g, TLB_GUARD_MAX);
+    int guardable = p->type == TLB_PTR ||
+                    (tlb_type_isint(p->type) && !(p->flags & TLB_PARAM_NOSPECIALIZE));
+    if (g && !guardable)
+        fail_at(r, "variant '%s' guards parameter '%s', which cannot have a guard",
+                entry, p->name);
+}
+
+static void rd_variant(Rd *r, const TlbKernel *k, TlbVariant *v) {
+    uint32_t assume = r->version == 1 ? rd_u32(r, "variant assumptions") : 0;
     v->dyn_smem = rd_u32(r, "variant shared memory");
     v->entry = rd_name(r, "variant entry name");
-    if (!r->failed && (v->assume & ~(uint32_t)TLB_ASSUME_ALL))
-        fail_at(r, "variant '%s' has unknown assumptions 0x%x", v->entry, v->assume);
+    if (r->failed) return;
+    if (r->version == 1) {
+        v->guard = v1_guard(r, k, assume, v->entry);
+        return;
+    }
+    if (!need(r, k->nparams, "variant guard")) return;
+    uint8_t *g = rd_alloc(r, k->nparams + 1);
+    if (!g) return;
+    memcpy(g, r->p, k->nparams);
+    r->p += k->nparams;
+    for (uint32_t i = 0; i < k->nparams; i++) check_guard(r, &k->params[i], g[i], v->entry);
+    v->guard = g;
+}
+
+static int guard_facts(const TlbKernel *k, const TlbVariant *v) {
+    int n = 0;
+    for (uint32_t i = 0; i < k->nparams; i++) n += v->guard[i] != 0;
+    return n;
+}
+
+/* Version 1 left the order to the runtime: most assumptions first, then
+ * the bundle's order (insertion sort: stable). */
+static void order_v1(const TlbKernel *k, TlbConfig *c) {
+    for (uint32_t i = 1; i < c->nvariants; i++) {
+        TlbVariant v = c->variants[i];
+        uint32_t j = i;
+        for (; j > 0 && guard_facts(k, &c->variants[j - 1]) < guard_facts(k, &v); j--)
+            c->variants[j] = c->variants[j - 1];
+        c->variants[j] = v;
+    }
 }
 
 static void rd_config(Rd *r, const TlbKernel *k, TlbConfig *c) {
@@ -281,10 +338,11 @@ static void rd_config(Rd *r, const TlbKernel *k, TlbConfig *c) {
     c->nrequire = rd_count(r, 5, "@require count");
     c->require = rd_array(r, c->nrequire, sizeof *c->require);
     for (uint32_t i = 0; i < c->nrequire; i++) rd_expr(r, k, &c->require[i], "@require expression");
-    c->nvariants = rd_count(r, 12, "variant count");
+    c->nvariants = rd_count(r, r->version == 1 ? 12 : 8, "variant count");
     if (!r->failed && c->nvariants == 0) fail_at(r, "a configuration without variants");
     c->variants = rd_array(r, c->nvariants, sizeof *c->variants);
-    for (uint32_t i = 0; i < c->nvariants && !r->failed; i++) rd_variant(r, &c->variants[i]);
+    for (uint32_t i = 0; i < c->nvariants && !r->failed; i++) rd_variant(r, k, &c->variants[i]);
+    if (!r->failed && r->version == 1) order_v1(k, c);
 }
 
 static void rd_kernel(Rd *r, TlbKernel *k) {
@@ -366,10 +424,10 @@ int tlb_read_header(const void *data, size_t size, uint64_t *payload, char *err,
         return header_error(err, errlen, "truncated Tile bundle: %zu bytes, the "
                             "header alone takes %u", size, TLB_HEADER_SIZE);
     uint32_t version = (uint32_t)le(d + 8, 4);
-    if (version != TLB_VERSION)
+    if (version < TLB_VERSION_OLDEST || version > TLB_VERSION)
         return header_error(err, errlen, "unsupported Tile bundle format version "
-                            "%u (this reader understands version %u)", version,
-                            TLB_VERSION);
+                            "%u (this reader understands versions %u to %u)", version,
+                            TLB_VERSION_OLDEST, TLB_VERSION);
     if (tlb_crc32c(0, d, 28) != (uint32_t)le(d + 28, 4))
         return header_error(err, errlen, "damaged Tile bundle: header checksum mismatch");
     uint32_t flags = (uint32_t)le(d + 12, 4);
@@ -405,7 +463,7 @@ int tlb_read(const void *data, size_t size, TlbBundle **out, char *err,
     TlbBundle *b = calloc(1, sizeof *b);
     if (!b) return header_error(err, errlen, "out of memory");
     Rd r = {d + TLB_HEADER_SIZE, d + TLB_HEADER_SIZE, d + size, d + TLB_HEADER_SIZE,
-            b, err, errlen, 0, NULL};
+            b, err, errlen, 0, NULL, (uint32_t)le(d + 8, 4)};
     rd_payload(&r, b);
     if (r.failed) {
         tlb_free(b);

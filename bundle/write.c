@@ -74,9 +74,9 @@ static void put_config(Wr *w, const TlbKernel *k, const TlbConfig *c) {
     for (uint32_t i = 0; i < c->nrequire; i++) put_expr(w, &c->require[i]);
     put_u32(w, c->nvariants);
     for (uint32_t i = 0; i < c->nvariants; i++) {
-        put_u32(w, c->variants[i].assume);
         put_u32(w, c->variants[i].dyn_smem);
         put_name(w, c->variants[i].entry);
+        put(w, c->variants[i].guard, k->nparams);
     }
 }
 

@@ -3,12 +3,11 @@
  * place.
  *
  * The order: parse; sema once (sm_compile), whose module lists the files
- * it read; a deep copy of the IR per specialization variant beyond the
- * first (ir_clone_module: layout assignment annotates its copy, and
- * copying is linear where a second sema run re-inlined and re-unrolled
- * everything); lw_compile, which plans and emits every configuration of
- * every variant; ptxas when a cubin or statistics are wanted; the bundle
- * from the generic variant's IR and every entry. Errors stop at the stage
+ * it read; lw_compile, which plans the specialization variants of every
+ * configuration (each on its own copy of the kernel: copying is linear
+ * where a second sema run re-inlined and re-unrolled everything) and
+ * emits them; ptxas when a cubin or statistics are wanted; the bundle
+ * from sema's IR and every entry. Errors stop at the stage
  * that found them; everything lives in the caller's arena except the
  * bundle bytes (malloc'd, as tlb_write makes them).
  */
@@ -34,16 +33,16 @@ IrModule *tc_check(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t 
     return sm_compile(ar, dg, ast, so);
 }
 
-/* The bundle: the generic variant's IR (metadata) and every entry of the
- * PTX, with the cubin when there is one. */
+/* The bundle: sema's IR (metadata) and every entry of the PTX, with the
+ * cubin when there is one. */
 static int make_bundle(Arena *ar, Diag *dg, const TcOptions *o, TcOutput *out) {
-    struct TlbCodeVariant *vs = lw_code_variants(ar, out->mods, &out->lw);
+    struct TlbCodeVariant *vs = lw_code_variants(ar, &out->lw);
     TlbCubin cb = {o->arch, out->cubin_len, (const uint8_t *)out->cubin};
     TlbCode code = {o->producer ? o->producer : PACKAGE_NAME "c " PACKAGE_VERSION,
                     o->arch, out->lw.ptx, out->lw.nentries, vs, out->cubin ? 1 : 0, &cb};
     TlbBundle b;
     char err[512];
-    if (tlb_from_ir(ar, out->mods[LW_GENERIC], &code, &b, err, sizeof err) ||
+    if (tlb_from_ir(ar, out->mod, &code, &b, err, sizeof err) ||
         tlb_write(&b, &out->bundle, &out->bundle_len, err, sizeof err)) {
         dg_plain(dg, DG_ERROR, "cannot write the bundle: %s", err);
         return -1;
@@ -58,12 +57,11 @@ int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
     if (!m) return -1;
     out->nfiles = m->nfiles;
     out->files = m->files;
-    out->mods[0] = m;
-    for (int v = 1; v < LW_NVARIANTS; v++) out->mods[v] = ir_clone_module(ar, m);
+    out->mod = m;
     LwOptions lo = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
                     .want_llvm = (o->want & TC_LLVM) != 0,
                     .fp_contract_off = o->fp_contract_off};
-    if (lw_compile(ar, dg, out->mods, &lo, &out->lw) != 0) return -1;
+    if (lw_compile(ar, dg, m, &lo, &out->lw) != 0) return -1;
     int cubin = (o->want & TC_CUBIN) != 0;
     if ((cubin || (o->want & TC_STATS)) &&
         lw_ptxas(ar, dg, out->lw.ptx, o->arch, cubin ? &out->cubin : NULL, &out->cubin_len,

@@ -28,7 +28,7 @@ typedef struct TcOptions {
 } TcOptions;
 
 typedef struct TcOutput {
-    IrModule *mods[LW_NVARIANTS];      /* each variant's planned copy */
+    IrModule *mod;                     /* sema's; the configurations that fit */
     LwOutput lw;                       /* PTX (always), entries, LLVM */
     char *cubin;                       /* TC_CUBIN, in the arena */
     size_t cubin_len;

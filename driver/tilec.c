@@ -52,7 +52,8 @@ typedef struct Opts {
     int opt_level;               /* -O0..-O3 */
     int color;                   /* -1: decide (terminal and no NO_COLOR) */
     int error_limit;
-    int variant;                 /* LyVariant to assign layouts for; -1: none */
+    int variant;                 /* layouts to show: 0 generic, 1 aligned,
+                                    -1 none */
     int stats;                   /* --stats: ptxas resource report */
     int fp_contract_off;         /* --fp-contract=off */
     int help, version;
@@ -168,8 +169,8 @@ static int set_error_limit(Opts *o, const char *v) {
 }
 
 static int set_variant(Opts *o, const char *v) {
-    if (strcmp(v, "generic") == 0) o->variant = LY_VARIANT_GENERIC;
-    else if (strcmp(v, "aligned") == 0) o->variant = LY_VARIANT_ALIGNED;
+    if (strcmp(v, "generic") == 0) o->variant = 0;
+    else if (strcmp(v, "aligned") == 0) o->variant = 1;
     else return usage_error("unknown --variant '%s' (expected generic or "
                             "aligned)", v);
     return 0;
@@ -359,6 +360,32 @@ static void print_stats(Arena *ar, Diag *dg, const char *arch,
     }
 }
 
+/* --stats: each specialized entry's guard, each fact with the first op
+ * whose plan needs it (plan/guard.c). */
+static void print_guards(Arena *ar, Diag *dg, const LwOutput *lo) {
+    for (int e = 0; e < lo->nentries; e++) {
+        const LwEntry *en = &lo->entries[e];
+        const LyVariant *v = en->variant;
+        const IrKernel *k = en->kernel;
+        if (!v->needed_by) continue;
+        const char *line = "";
+        for (int i = 0; i < k->nparams; i++) {
+            int log2 = ly_fact(&v->facts, i);
+            if (!log2) continue;
+            const IrOp *op = v->needed_by[i];
+            const char *what = k->params[i].ty.k == SK_PTR
+                ? ar_printf(ar, "%s aligned to %d bytes", k->params[i].name, 1 << log2)
+                : ar_printf(ar, "%s a multiple of %d", k->params[i].name, 1 << log2);
+            const char *where = op ? ar_printf(ar, " (%s at %s:%u:%u)", ir_op_name[op->op],
+                                               dg_file_path(dg, op->loc.file), op->loc.line,
+                                               op->loc.col)
+                                   : "";
+            line = ar_printf(ar, "%s%s%s%s", line, *line ? ", " : "", what, where);
+        }
+        fprintf(stderr, "%s guard: %s\n", en->name, *line ? line : "none");
+    }
+}
+
 /* The sema options from the command line; the stdlib is sm_stdlib_dir's
  * ($TILE_STDLIB, else the one beside tilec, else the installed one). */
 static SmOptions sema_options(const Opts *o, Arena *ar) {
@@ -384,7 +411,10 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     if (rc == 0 && o->emit == EMIT_PTX) fputs(res.lw.ptx, out);
     if (rc == 0 && o->emit == EMIT_CUBIN && res.cubin) fwrite(res.cubin, 1, res.cubin_len, out);
     if (rc == 0 && bundle) fwrite(res.bundle, 1, res.bundle_len, out);
-    if (rc == 0 && o->stats) print_stats(ar, dg, o->arch, &res.lw, res.stats, res.nstats);
+    if (rc == 0 && o->stats) {
+        print_stats(ar, dg, o->arch, &res.lw, res.stats, res.nstats);
+        print_guards(ar, dg, &res.lw);
+    }
     free(res.bundle);
 }
 
@@ -413,7 +443,7 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     IrModule *m = tc_check(ar, dg, file, text, len, &so);
     if (m && o->emit == EMIT_DEPS)
         for (int i = 0; i < m->nfiles; i++) fprintf(out, "%s\n", m->files[i]);
-    if (m && o->variant >= 0) ly_assign_module(ar, m, (LyVariant)o->variant, lw_arch_wgmma(o->arch));
+    if (m && o->variant >= 0) ly_assign_module(ar, m, o->variant, lw_arch_wgmma(o->arch));
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 

@@ -47,7 +47,7 @@
  * Constancy. Where axis info says a result is constant over aligned runs
  * of K[d] elements along each dimension d, registers of a thread whose
  * elements lie in one such run hold the same value: the op is computed
- * for the first of them only and the others reuse it (lw_repeated_regs).
+ * for the first of them only and the others reuse it (ly_repeated_regs).
  * With a 16-byte vector of f16 per thread, `arange(0, B) < n` for n
  * divisible by 16 is one comparison per 8 elements, not 8, and so is
  * everything computed from it alone (`m & (r < rows)`, a where's
@@ -356,29 +356,6 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     }
 }
 
-/* The register bits of layout l that only move an element within the
- * aligned runs over which the value `a` describes is constant: bit i
- * qualifies when its basis vector (zero for register copies) stays below
- * the run length along every dimension. Register r then holds the same
- * value as register r & ~mask. */
-static uint32_t lw_repeated_regs(const Layout *l, const AxInfo *a) {
-    uint32_t mask = 0;
-    if (!l || !a) return 0;
-    for (int i = 0; i < l->nbits[LY_REG]; i++) {
-        int32_t at[IR_MAXRANK];
-        ly_unpack(l->rank, l->shape, l->basis[LY_REG][i], at);
-        int inside = 1;
-        for (int d = 0; d < l->rank; d++) {
-            /* runs of K aligned to K are made of aligned runs of the
-             * largest power of two dividing K */
-            int64_t k = a->constancy[d] & -a->constancy[d];
-            inside &= at[d] < k;
-        }
-        if (inside) mask |= UINT32_C(1) << i;
-    }
-    return mask;
-}
-
 void lw_elementwise(LwFn *f, const IrOp *op) {
     const IrValue *res = op->res[0];
     const Layout *l = res->layout;
@@ -390,7 +367,7 @@ void lw_elementwise(LwFn *f, const IrOp *op) {
     int ki = op->op == IR_SELECT || op->op == IR_PTRADD ? 1 : 0;
     ScalarKind k = (ScalarKind)op->args[ki]->ty.k;
     LwVal out = lw_new_val(f, lw_nregs(res));
-    uint32_t same = lw_repeated_regs(l, ax_of(f->ly->axis, res));
+    uint32_t same = ly_repeated_regs(f->ly, res);
     for (int r = 0; r < out.n; r++) {
         if ((uint32_t)r & same) {
             out.r[r] = out.r[(uint32_t)r & ~same];

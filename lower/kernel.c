@@ -7,10 +7,10 @@
  * 32 * warps (the launch block size is fixed: this lets LLVM know the
  * range of tid and ptxas budget registers; ptxas rejects .maxntid beside
  * .reqntid, which implies it), global pointers
- * in address space 1. The aligned variant marks pointer parameters
- * `align 16` (what lets LLVM emit 16-byte vector accesses from them) and
- * tells LLVM, through llvm.assume, that integer parameters are multiples
- * of 16. No parameter is `noalias`: callers may pass one buffer as two
+ * in address space 1. A variant's facts (plan/guard.c) reach LLVM too: a
+ * pointer known aligned to 2^n bytes is marked `align 2^n` (what lets
+ * LLVM emit vector accesses from it), an integer known a multiple of 2^n
+ * gets an llvm.assume saying so. No parameter is `noalias`: callers may pass one buffer as two
  * parameters (in-place kernels), and LLVM would then be free to reorder
  * a load and a store of the same memory; memory.c picks the loads that
  * may read through the non-coherent path regardless.
@@ -305,8 +305,9 @@ static void lw_str_attr(LwCtx *c, LLVMValueRef fn, const char *k,
                                   (unsigned)strlen(v)));
 }
 
-/* The parameters as IR values of the body; assumptions of the variant. */
-static void lw_params(LwFn *f, LyVariant variant) {
+/* The parameters as IR values of the body; what the variant assumes of
+ * them, told to LLVM. */
+static void lw_params(LwFn *f, const LyFacts *facts) {
     LwCtx *c = f->c;
     const IrKernel *k = f->k;
     unsigned align = LLVMGetEnumAttributeKindForName("align", 5);
@@ -314,13 +315,13 @@ static void lw_params(LwFn *f, LyVariant variant) {
         const IrParam *p = &k->params[i];
         LLVMValueRef x = LLVMGetParam(f->fn, (unsigned)i);
         LLVMSetValueName2(x, p->name, strlen(p->name));
-        if (variant == LY_VARIANT_ALIGNED && p->ty.k == SK_PTR)
+        int log2 = ly_fact(facts, i);
+        if (log2 && p->ty.k == SK_PTR)
             LLVMAddAttributeAtIndex(f->fn, (unsigned)i + 1,
-                                    LLVMCreateEnumAttribute(c->ctx, align, 16));
-        if (variant == LY_VARIANT_ALIGNED && ty_isint((ScalarKind)p->ty.k) &&
-            !p->nospecialize) {
+                                    LLVMCreateEnumAttribute(c->ctx, align, 1ull << log2));
+        if (log2 && ty_isint((ScalarKind)p->ty.k)) {
             LLVMTypeRef t = LLVMTypeOf(x);
-            LLVMValueRef low = LLVMBuildAnd(c->b, x, LLVMConstInt(t, 15, 0), "");
+            LLVMValueRef low = LLVMBuildAnd(c->b, x, LLVMConstInt(t, (1ull << log2) - 1, 0), "");
             LLVMValueRef ok = LLVMBuildICmp(c->b, LLVMIntEQ, low,
                                             LLVMConstInt(t, 0, 0), "");
             lw_call_intr(c, "llvm.assume", NULL, 0, &ok, 1);
@@ -374,7 +375,7 @@ static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
 }
 
 void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *plan,
-               LyVariant variant, const char *name, LwEntry *entry) {
+               const LyFacts *facts, const char *name, LwEntry *entry) {
     LwFn fs = {.c = c, .k = k, .ly = ly, .plan = plan, .uses = plan->uses, .entry = entry},
          *f = &fs;
     entry->unpipelined = plan->unpipelined;
@@ -395,7 +396,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     LLVMValueRef tid = lw_sreg(f, "tid", 0);
     f->lane = LLVMBuildAnd(c->b, tid, lw_i32(c, 31), "lane");
     f->warp = LLVMBuildLShr(c->b, tid, lw_i32(c, 5), "warp");
-    lw_params(f, variant);
+    lw_params(f, facts);
     /* the prologue ends here; per-layout thread parts go before its
      * branch (layout.c) */
     LLVMBasicBlockRef body = lw_new_bb(f, "body");

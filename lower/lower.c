@@ -229,10 +229,6 @@ static int lw_finish(LwCtx *c, LwOutput *out) {
     return 0;
 }
 
-static const char *lw_variant_tag(int v) {
-    return v == LW_GENERIC ? "g" : "a16";
-}
-
 /* ------------------------------------------------------------- budget */
 
 /* "264 KiB", rounded up: a need just past the limit never reads as the
@@ -254,9 +250,10 @@ static int lw_nconfigs(IrKernel *const *ks, int n, int i) {
  * when every variant's is within the architecture's limit. When not, it
  * is not lowered, and a note names it (a kernel of one configuration
  * gets an error instead). */
-static int lw_fits(LwCtx *c, const int64_t *planned, IrKernel *const *ks, int n, int i) {
+static int lw_fits(LwCtx *c, const int64_t *planned, int nv, IrKernel *const *ks, int n,
+                   int i) {
     int64_t need = 0, max = lw_arch_max_shared(c->opt->arch);
-    for (int v = 0; v < LW_NVARIANTS; v++)
+    for (int v = 0; v < nv; v++)
         if (planned[v] > need) need = planned[v];
     if (need <= max) return 1;
     const IrKernel *k = ks[i];
@@ -291,63 +288,62 @@ static int lw_none_fits(LwCtx *c, const char *fits, IrKernel *const *ks, int n) 
     return dg_errors(c->dg) > errors;
 }
 
-int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
-               const LwOptions *opt_in, LwOutput *out) {
+/* Lowers the planned variants vs[0 .. nv-1] of one configuration into
+ * entries e[0 .. nv-1], checking each against its planned shared memory;
+ * the generic one first, so that a kernel's PTX reads from the plain code
+ * to the specialized. Returns 0, or -1 after an error. */
+static int lw_variants(LwCtx *c, const LyVariant *vs, const LyPlan *const *plan,
+                       const int64_t *planned, int nv, LwEntry *e) {
+    int errors = dg_errors(c->dg);
+    for (int v = nv - 1; v >= 0; v--) {
+        const IrKernel *k = vs[v].k;
+        const char *name = ar_printf(c->ar, "%s__c%d__%s", k->name, k->config_index,
+                                     vs[v].tag);
+        e[v].variant = &vs[v];
+        lw_kernel(c, k, vs[v].ly, plan[v], &vs[v].facts, name, &e[v]);
+        if (dg_errors(c->dg) > errors) return -1;
+        if (e[v].shared_bytes != planned[v]) {
+            dg_error(c->dg, k->loc, "internal error: entry '%s' takes %lld bytes of shared "
+                     "memory, %lld planned", name, (long long)e[v].shared_bytes,
+                     (long long)planned[v]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutput *out) {
     LwOptions opt = *opt_in;
     if (!opt.arch) opt.arch = "sm_90";
     memset(out, 0, sizeof *out);
     LwCtx c = {.ar = ar, .dg = dg, .opt = &opt};
     int rc = -1;
     if (lw_init(&c) != 0) goto done;
-    const IrModule *m0 = mods[LW_GENERIC];
-    for (int v = 1; v < LW_NVARIANTS; v++)
-        if (mods[v]->nkernels != m0->nkernels) {
-            dg_plain(dg, DG_ERROR, "internal error: variant modules differ");
-            goto done;
-        }
-    if (opt.debug && m0->nkernels)
-        lw_di_init(&c, dg_file_path(dg, m0->kernels[0]->loc.file));
-    out->entries = ar_alloc(ar, sizeof(LwEntry) * (size_t)(m0->nkernels * LW_NVARIANTS + 1));
-    int first_errors = dg_errors(dg), errors = first_errors;
-    int nkernels = m0->nkernels, kept = 0;
+    if (opt.debug && m->nkernels)
+        lw_di_init(&c, dg_file_path(dg, m->kernels[0]->loc.file));
+    int nkernels = m->nkernels, kept = 0, first_errors = dg_errors(dg);
+    out->entries = ar_alloc(ar, sizeof(LwEntry) * (size_t)(nkernels * LY_MAX_VARIANTS + 1));
     char *fits = ar_alloc(ar, (size_t)nkernels + 1);
     IrKernel **ks = ar_alloc(ar, sizeof *ks * (size_t)(nkernels + 1));
-    memcpy(ks, m0->kernels, sizeof *ks * (size_t)nkernels);
+    memcpy(ks, m->kernels, sizeof *ks * (size_t)nkernels);
     for (int i = 0; i < nkernels; i++) {
-        LwEntry *e = &out->entries[kept * LW_NVARIANTS];
-        const LyResult *ly[LW_NVARIANTS];
-        const LyPlan *plan[LW_NVARIANTS];
-        int64_t planned[LW_NVARIANTS];
-        for (int v = 0; v < LW_NVARIANTS; v++) {
-            IrKernel *k = mods[v]->kernels[i];
-            LyVariant lv = v == LW_GENERIC ? LY_VARIANT_GENERIC : LY_VARIANT_ALIGNED;
-            ly[v] = ly_assign_kernel(ar, k, lv, lw_arch_wgmma(c.opt->arch));
-            plan[v] = ly_plan_lowering(ar, k, ly[v], lw_arch_max_shared(c.opt->arch));
-            planned[v] = lw_planned_shared(ar, k, plan[v]);
+        LyVariant *vs = ar_alloc(ar, sizeof *vs * LY_MAX_VARIANTS);
+        const LyPlan *plan[LY_MAX_VARIANTS];
+        int64_t planned[LY_MAX_VARIANTS];
+        int nv = ly_plan_variants(ar, ks[i], lw_arch_wgmma(c.opt->arch), vs);
+        for (int v = 0; v < nv; v++) {
+            plan[v] = ly_plan_lowering(ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c.opt->arch));
+            planned[v] = lw_planned_shared(ar, vs[v].k, plan[v]);
         }
-        fits[i] = (char)lw_fits(&c, planned, ks, nkernels, i);
-        errors = dg_errors(dg);   /* a budget error does not stop the others */
-        if (!fits[i]) continue;
-        for (int v = 0; v < LW_NVARIANTS; v++) {
-            IrKernel *k = mods[v]->kernels[i];
-            const char *name = ar_printf(ar, "%s__c%d__%s", k->name,
-                                         k->config_index, lw_variant_tag(v));
-            e[v].variant = v;
-            lw_kernel(&c, k, ly[v], plan[v],
-                      v == LW_GENERIC ? LY_VARIANT_GENERIC : LY_VARIANT_ALIGNED, name, &e[v]);
-            if (dg_errors(dg) > errors) goto done;
-            if (e[v].shared_bytes != planned[v]) {
-                dg_error(dg, k->loc, "internal error: entry '%s' takes %lld bytes of shared "
-                         "memory, %lld planned", name, (long long)e[v].shared_bytes,
-                         (long long)planned[v]);
-                goto done;
-            }
-        }
-        for (int v = 0; v < LW_NVARIANTS; v++) mods[v]->kernels[kept] = mods[v]->kernels[i];
-        kept++;
+        fits[i] = (char)lw_fits(&c, planned, nv, ks, nkernels, i);
+        if (!fits[i]) continue;   /* a budget error does not stop the others */
+        if (lw_variants(&c, vs, plan, planned, nv, &out->entries[out->nentries]) != 0)
+            goto done;
+        for (int v = 0; v < nv; v++) out->entries[out->nentries + v].config = kept;
+        out->nentries += nv;
+        m->kernels[kept++] = ks[i];
     }
-    out->nentries = kept * LW_NVARIANTS;
-    for (int v = 0; v < LW_NVARIANTS; v++) mods[v]->nkernels = kept;
+    m->nkernels = kept;
     if (lw_none_fits(&c, fits, ks, nkernels) || dg_errors(dg) > first_errors)
         goto done;
     if (lw_finish(&c, out) != 0) goto done;
@@ -357,15 +353,18 @@ done:
     return rc;
 }
 
-struct TlbCodeVariant *lw_code_variants(Arena *ar, IrModule *const mods[LW_NVARIANTS],
-                                        const LwOutput *res) {
+/* The guard bytes of facts f, for a bundle. */
+static const uint8_t *lw_guard(Arena *ar, const LyFacts *f) {
+    uint8_t *g = ar_alloc(ar, (size_t)f->n + 1);
+    for (int i = 0; i < f->n; i++) g[i] = (uint8_t)ly_fact(f, i);
+    return g;
+}
+
+struct TlbCodeVariant *lw_code_variants(Arena *ar, const LwOutput *res) {
     TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)(res->nentries + 1));
     for (int e = 0; e < res->nentries; e++) {
         const LwEntry *en = &res->entries[e];
-        const IrModule *m = mods[en->variant];
-        int index = 0;
-        while (index < m->nkernels && m->kernels[index] != en->kernel) index++;
-        vs[e] = (TlbCodeVariant){index, en->variant == LW_ALIGNED16 ? TLB_ASSUME_ALL : 0,
+        vs[e] = (TlbCodeVariant){en->config, lw_guard(ar, &en->variant->facts),
                                  (uint32_t)en->dyn_shared_bytes, en->name};
     }
     return vs;

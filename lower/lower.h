@@ -64,9 +64,6 @@ int64_t lw_arch_max_shared(const char *arch);
 
 /* ------------------------------------------------------------ compiling */
 
-/* The two specialization variants, in the order lw_compile takes them. */
-enum { LW_GENERIC = 0, LW_ALIGNED16 = 1, LW_NVARIANTS = 2 };
-
 typedef struct LwOptions {
     const char *arch;        /* "sm_90" (default when NULL) */
     int opt_level;           /* 0..3 */
@@ -79,8 +76,11 @@ typedef struct LwOptions {
 
 typedef struct LwEntry {
     const char *name;        /* softmax__c3__a16 */
-    const IrKernel *kernel;  /* kernel and configuration */
-    int variant;             /* LW_GENERIC or LW_ALIGNED16 */
+    const IrKernel *kernel;  /* kernel and configuration: the variant's
+                                planned copy */
+    int config;              /* the configuration's index in the module */
+    const struct LyVariant *variant;  /* its facts and why each is needed
+                                         (plan/layout.h) */
     int warps;               /* threads per program / 32 */
     int64_t shared_bytes;    /* shared memory the entry uses */
     int64_t dyn_shared_bytes;  /* of which dynamic, passed at launch: all of
@@ -100,32 +100,28 @@ typedef struct LwOutput {
     char *llvm;              /* with want_llvm */
     int nentries;
     LwEntry *entries;        /* kernel-major, then configuration, then
-                                variant */
+                                variant (most specialized first) */
 } LwOutput;
 
-/* Lowers every kernel of `mods`: mods[LW_GENERIC] and mods[LW_ALIGNED16]
- * are two fresh results of sm_compile of the same source (layout
- * assignment changes a kernel, so each variant needs its own copy); this
- * runs the layout pass on them.
+/* Lowers every kernel configuration of m: plans its specialization
+ * variants (plan/guard.c: each on its own copy of the kernel, m itself
+ * unchanged) and lowers each to one entry.
  *
  * The shared-memory budget, one rule for every caller: a configuration
- * whose entry (either variant) needs more shared memory, static and
+ * whose entry (any variant) needs more shared memory, static and
  * dynamic together, than lw_arch_max_shared(arch) — known from its plan,
  * before it is lowered — is skipped with a note naming it, never lowered,
- * and its kernels are removed from both modules (so that nothing built
- * from `mods` and `out`, a bundle included, knows it); a kernel none of whose configurations
- * fits is an error. Returns 0, or -1 after reporting errors. */
-int lw_compile(Arena *ar, Diag *dg, IrModule *const mods[LW_NVARIANTS],
-               const LwOptions *opt, LwOutput *out);
+ * and removed from m (so that nothing built from m and `out`, a bundle
+ * included, knows it); a kernel none of whose configurations fits is an
+ * error. Returns 0, or -1 after reporting errors. */
+int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt, LwOutput *out);
 
 /* The bundle writer's view of lw_compile's output (bundle/from_ir.h): one
- * TlbCodeVariant per entry, naming its kernel by its index in its
- * variant's module, its assumptions and its dynamic shared memory. In
- * arena memory; shared by tilec and every program that builds bundles
- * in-process. */
+ * TlbCodeVariant per entry, naming its configuration by its index in the
+ * module, its guard and its dynamic shared memory. In arena memory;
+ * shared by tilec and every program that builds bundles in-process. */
 struct TlbCodeVariant;
-struct TlbCodeVariant *lw_code_variants(Arena *ar, IrModule *const mods[LW_NVARIANTS],
-                                        const LwOutput *res);
+struct TlbCodeVariant *lw_code_variants(Arena *ar, const LwOutput *res);
 
 /* ---------------------------------------------------- ptxas: cubin, stats */
 

@@ -142,7 +142,7 @@ LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
 /* ---- kernel.c: functions, regions */
 void lw_block(LwFn *f, const IrBlock *b);
 void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *plan,
-               LyVariant variant, const char *name, LwEntry *entry);
+               const LyFacts *facts, const char *name, LwEntry *entry);
 
 /* ---- elementwise.c */
 /* The case labels of the ops elementwise.c lowers, one register at a

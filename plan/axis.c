@@ -632,22 +632,40 @@ static void analyze_block(AxCtx *c, const IrBlock *b) {
     for (const IrOp *op = b->first; op; op = op->next) analyze_op(c, op);
 }
 
-AxInfo ax_param(const IrParam *p, LyVariant v) {
+AxInfo ax_param(const IrParam *p, int log2) {
     AxInfo a = ax_unknown();
-    if (v == LY_VARIANT_ALIGNED && p->ty.k == SK_PTR) a.div[0] = 16;
-    if (v == LY_VARIANT_ALIGNED && ty_isint(p->ty.k) && !p->nospecialize) a.div[0] = 16;
+    if (p->ty.k == SK_PTR || ty_isint(p->ty.k)) a.div[0] = (int64_t)1 << log2;
     set_range(&a, (ScalarKind)p->ty.k, INT64_MIN, INT64_MAX);
     return a;
 }
 
-AxTable *ax_analyze(Arena *ar, const IrKernel *k, LyVariant v) {
+LyFacts ly_facts_none(const IrKernel *k) {
+    return (LyFacts){k->nparams, NULL};
+}
+
+LyFacts ly_facts_full(Arena *ar, const IrKernel *k, int ints) {
+    LyFacts f = {k->nparams, ar_alloc(ar, (size_t)k->nparams + 1)};
+    for (int i = 0; i < k->nparams; i++) {
+        const IrParam *p = &k->params[i];
+        int want = p->ty.k == SK_PTR ||
+                   (ints && ty_isint((ScalarKind)p->ty.k) && !p->nospecialize);
+        f.log2[i] = want ? LY_FACT_MAX : 0;
+    }
+    return f;
+}
+
+int ly_fact(const LyFacts *f, int i) {
+    return f && f->log2 && i < f->n ? f->log2[i] : 0;
+}
+
+AxTable *ax_analyze(Arena *ar, const IrKernel *k, const LyFacts *f) {
     AxTable *t = ar_alloc(ar, sizeof *t);
     t->nvalues = k->nvalues;
     t->info = ar_alloc(ar, sizeof(AxInfo) * (size_t)(k->nvalues + 1));
     for (int i = 0; i < k->nvalues; i++) t->info[i] = ax_unknown();
     AxCtx c = {t, k, 0};
     for (int i = 0; i < k->nparams; i++)
-        t->info[k->body->args[i]->id] = ax_param(&k->params[i], v);
+        t->info[k->body->args[i]->id] = ax_param(&k->params[i], ly_fact(f, i));
     analyze_block(&c, k->body);
     return t;
 }

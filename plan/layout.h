@@ -326,11 +326,26 @@ Layout *ly_ldmatrix_addr(Arena *ar, const Layout *dl, int n, int trans,
 
 /* -------------------------------------------------------------- axis info */
 
-/* What one specialization variant assumes about the runtime parameters
- * (LANGUAGE.md, runtime contract). The generic variant assumes nothing;
- * the aligned one assumes every pointer parameter 16-byte aligned and
- * every integer parameter without @nospecialize divisible by 16. */
-typedef enum { LY_VARIANT_GENERIC, LY_VARIANT_ALIGNED } LyVariant;
+/* What one specialization variant assumes of the runtime parameters
+ * (docs/language.md, runtime contract): parameter i is a multiple of
+ * 2^log2[i] — a pointer its address in bytes, an integer its value; 0
+ * assumes nothing (floats and bools always 0). The generic variant
+ * assumes nothing (log2 NULL reads as all 0). tilec assumes at most 16
+ * (LY_FACT_MAX) and never of a @nospecialize integer; which facts a
+ * variant keeps is plan/guard.c's to decide. */
+typedef struct LyFacts {
+    int n;               /* the kernel's parameters */
+    uint8_t *log2;       /* [n], or NULL: nothing assumed */
+} LyFacts;
+
+enum { LY_FACT_MAX = 4 };
+
+/* Nothing assumed; the most tilec assumes (every pointer 16-byte aligned,
+ * and with `ints` every integer without @nospecialize divisible by 16). */
+LyFacts ly_facts_none(const IrKernel *k);
+LyFacts ly_facts_full(Arena *ar, const IrKernel *k, int ints);
+/* log2 of the multiple f assumes of parameter i. */
+int ly_fact(const LyFacts *f, int i);
 
 /* Per dimension d of a value (for a scalar, index 0 describes it):
  *  contig[d]: the largest power of two C such that, along d, every
@@ -362,17 +377,18 @@ typedef struct AxTable {
 /* Forward dataflow over k: seeds (arange, constants, multiple_of,
  * max_contiguous, the variant's parameter assumptions), transfer
  * functions per op, conservative joins at loop heads and if results. */
-AxTable *ax_analyze(Arena *ar, const IrKernel *k, LyVariant v);
+AxTable *ax_analyze(Arena *ar, const IrKernel *k, const LyFacts *f);
 const AxInfo *ax_of(const AxTable *t, const IrValue *v);
 
 /* The pieces of the analysis, pure, for ax_analyze and the soundness test:
  * ax_rule is op's transfer function (the facts of its first result from
  * in[i], the facts of op->args[i]; it reads op's opcode, attributes and
  * the types of its operands and result); ax_join what holds of a value
- * that satisfies a or b; ax_param what a variant assumes of a parameter. */
+ * that satisfies a or b; ax_param what holds of a parameter that is a
+ * multiple of 2^log2 (address bytes of a pointer, value of an integer). */
 AxInfo ax_rule(const IrOp *op, const AxInfo *const *in);
 AxInfo ax_join(const AxInfo *a, const AxInfo *b);
-AxInfo ax_param(const IrParam *p, LyVariant v);
+AxInfo ax_param(const IrParam *p, int log2);
 /* a is a known constant (stored in *value when value is not NULL). */
 int ax_is_const(const AxInfo *a, int64_t *value);
 /* The longest aligned run of elements along dim that a memory access
@@ -384,7 +400,7 @@ int64_t ax_mem_run(const AxInfo *ptr, int64_t esize, const AxInfo *mask, int dim
 /* ----------------------------------------------------- layout assignment */
 
 typedef struct LyResult {
-    LyVariant variant;
+    LyFacts facts;       /* what the variant assumes */
     AxTable *axis;       /* covers every value, conversions included */
 } LyResult;
 
@@ -395,11 +411,13 @@ typedef struct LyResult {
  * inserted where layouts meet, cheap producers recomputed instead.
  * Build each variant from a fresh IrKernel (sm_compile again): the pass
  * changes the kernel. */
-LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v, int wgmma);
-/* Runs ly_assign_kernel on every kernel of m. `wgmma`: the target has
+LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
+/* Runs ly_assign_kernel on every kernel of m, assuming nothing or, with
+ * `aligned`, ly_facts_full (the plan the aligned variant has: plan/guard.c
+ * keeps only facts that leave it unchanged). `wgmma`: the target has
  * warpgroup MMA (sm_90a), which products whose operands are loaded in
  * their loop may use (dot_layout, layout_assign.c). */
-void ly_assign_module(Arena *ar, IrModule *m, LyVariant v, int wgmma);
+void ly_assign_module(Arena *ar, IrModule *m, int aligned, int wgmma);
 
 /* Checks the pass's postcondition on k: every tile value has a layout,
  * no scalar has one, every operand has the layout its op needs (memory
@@ -499,5 +517,40 @@ int ly_ldmatrix_ok(const Layout *dl, int esize, int fast, const LySmem *s, int *
  * bounded by the pointer's contiguity and byte alignment, the mask's
  * constancy, and 16 bytes. 1 for scalar accesses. */
 int ly_mem_vec(const LyResult *r, const IrOp *op);
+/* The register bits of tile v's layout that only move an element within
+ * the aligned runs over which axis info says v is constant: register r
+ * of a thread then holds the same value as register r & ~mask, which
+ * element-wise lowering computes once. */
+uint32_t ly_repeated_regs(const LyResult *r, const IrValue *v);
+
+/* ------------------------------------------------------------- variants */
+
+/* One specialization variant of a kernel configuration, planned
+ * (plan/guard.c): the facts it is built under, each needed by its plan,
+ * with, per parameter, the op whose plan changes without that fact
+ * (NULL: none); its own copy of the kernel with layouts, and the result
+ * of layout assignment. */
+typedef struct LyVariant {
+    const char *tag;     /* "a16", "p16", "g": the entry name's suffix */
+    LyFacts facts;
+    const IrOp **needed_by;
+    IrKernel *k;
+    LyResult *ly;
+} LyVariant;
+
+enum { LY_MAX_VARIANTS = 3 };
+
+/* The variants of configuration `k` (left unchanged), most specialized
+ * first, the generic one last; at most LY_MAX_VARIANTS. Returns how
+ * many. See plan/guard.c for which are built and why. */
+int ly_plan_variants(Arena *ar, const IrKernel *k, int wgmma,
+                     LyVariant out[LY_MAX_VARIANTS]);
+/* Where the plans of a and b (two copies of one kernel after layout
+ * assignment) differ — layouts, vector widths, pipelining marks, inserted
+ * conversions, not repeated registers (plan/guard.c says why): the first
+ * memory access that differs, else the first op (a difference in block
+ * arguments counts at the op owning the block); NULL when they agree. */
+const IrOp *ly_plans_differ(const IrKernel *a, const LyResult *ra,
+                            const IrKernel *b, const LyResult *rb);
 
 #endif

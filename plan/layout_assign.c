@@ -558,12 +558,12 @@ static void materialize_block(LaCtx *c, IrBlock *b) {
 
 /* ------------------------------------------------------------------ API */
 
-LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v, int wgmma) {
+LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) {
     LaCtx c = {0};
     c.ar = ar;
     c.k = k;
     c.wgmma = wgmma;
-    c.ax = ax_analyze(ar, k, v);
+    c.ax = ax_analyze(ar, k, f);
     IrBuilder b = {ar, k, NULL, k->loc};
     c.scratch = ir_block(&b, 0, NULL);
     find_anchors(&c, k->body);
@@ -571,15 +571,18 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, LyVariant v, int wgmma) {
     plan(&c);
     materialize_block(&c, k->body);
     LyResult *r = ar_alloc(ar, sizeof *r);
-    r->variant = v;
-    r->axis = ax_analyze(ar, k, v);
+    r->facts = *f;
+    r->axis = ax_analyze(ar, k, f);
     ly_pipeline_kernel(r, k);
     return r;
 }
 
-void ly_assign_module(Arena *ar, IrModule *m, LyVariant v, int wgmma) {
-    for (int i = 0; i < m->nkernels; i++)
-        ly_assign_kernel(ar, m->kernels[i], v, wgmma);
+void ly_assign_module(Arena *ar, IrModule *m, int aligned, int wgmma) {
+    for (int i = 0; i < m->nkernels; i++) {
+        IrKernel *k = m->kernels[i];
+        LyFacts f = aligned ? ly_facts_full(ar, k, 1) : ly_facts_none(k);
+        ly_assign_kernel(ar, k, &f, wgmma);
+    }
 }
 
 int ly_mem_vec(const LyResult *r, const IrOp *op) {
@@ -590,6 +593,26 @@ int ly_mem_vec(const LyResult *r, const IrOp *op) {
     int64_t vec = min64(ly_vec_width(p->layout, dim), ax_run(r->axis, op, dim));
     vec = min64(vec, 16 / esize > 1 ? 16 / esize : 1);
     return vec > 1 ? (int)vec : 1;
+}
+
+uint32_t ly_repeated_regs(const LyResult *r, const IrValue *v) {
+    const Layout *l = v->layout;
+    const AxInfo *a = ax_of(r->axis, v);
+    uint32_t mask = 0;
+    if (!l || !a) return 0;
+    for (int i = 0; i < l->nbits[LY_REG]; i++) {
+        int32_t at[IR_MAXRANK];
+        ly_unpack(l->rank, l->shape, l->basis[LY_REG][i], at);
+        int inside = 1;
+        for (int d = 0; d < l->rank; d++) {
+            /* runs of K aligned to K are made of aligned runs of the
+             * largest power of two dividing K */
+            int64_t k = a->constancy[d] & -a->constancy[d];
+            inside &= at[d] < k;
+        }
+        if (inside) mask |= UINT32_C(1) << i;
+    }
+    return mask;
 }
 
 /* A tile value has a layout that keeps the invariants (ly_check), a

@@ -26,12 +26,6 @@
 
 static void *zalloc(size_t n) { return calloc(1, n ? n : 1); }
 
-static int popcount(uint32_t x) {
-    int n = 0;
-    for (; x; x &= x - 1) n++;
-    return n;
-}
-
 static void set_class(RtParam *rp, const TlbParam *p) {
     TlbType t = (TlbType)p->type;
     rp->type = p->type;
@@ -118,14 +112,12 @@ static int prepare_kernel(TileBundle *b, TileKernel *tk, const TlbKernel *k) {
         rc->variants = zalloc(sizeof *rc->variants * tc->nvariants);
         if (!rc->variants) return -1;
         tk->has_require |= tc->nrequire > 0;
-        /* Most assumptions first; among equals, the bundle's order. */
-        uint32_t n = 0;
-        for (int bits = 2; bits >= 0; bits--)
-            for (uint32_t v = 0; v < tc->nvariants; v++)
-                if (popcount(tc->variants[v].assume) == bits)
-                    rc->variants[n++] = (RtVariant){&tc->variants[v], 0};
-        for (uint32_t v = 0; v < n; v++)
-            rc->variants[v].slot = b->nslots + (uint32_t)(rc->variants[v].v - tc->variants);
+        for (uint32_t v = 0; v < tc->nvariants; v++) {
+            rc->variants[v] = (RtVariant){&tc->variants[v], b->nslots + v};
+            for (uint32_t i = 0; i < k->nparams; i++)
+                if (tc->variants[v].guard[i] > tk->params[i].guard_cap)
+                    tk->params[i].guard_cap = tc->variants[v].guard[i];
+        }
         b->nslots += tc->nvariants;
     }
     return 0;

@@ -7,17 +7,16 @@
  * representation, into an 8-byte slot (the driver copies the first
  * sizeof(param) bytes of each slot: on a little-endian host an integer's
  * low bytes, a float's bits). The same pass gathers what specialization
- * needs: whether every pointer is 16-byte aligned and every specializable
- * integer divisible by 16, and each integer's value for the grid and
+ * needs: the largest power of two dividing each pointer and each
+ * specializable integer, and each integer's value for the grid and
  * @require expressions.
  *
  * Then: the first configuration of the selection whose @require
  * expressions all hold (the order of the bundle; bundle/choose.c decides,
  * as it does for the interpreter, and words the message when none does;
- * tune.c may choose another candidate afterwards), its most specialized
- * variant whose
- * assumptions the arguments satisfy (variants are pre-sorted, so the
- * first that fits), and the grid.
+ * tune.c may choose another candidate afterwards), its first variant
+ * (the bundle lists them most specialized first) whose guard the
+ * arguments meet, and the grid.
  *
  * Error messages name the kernel, the argument (index from 0, name and
  * type) and the value; they are formatted only on failure.
@@ -94,8 +93,16 @@ static TileStatus bad_arg(const TileKernel *k, int i, const char *fmt, ...) {
                     k->k->name, i, k->k->params[i].name, k->type_names[i], what);
 }
 
-/* Checks and packs every argument; p->facts gets the TLB_ASSUME_* bits
- * the arguments satisfy, p->ints their integer values. */
+/* log2 of the largest power of two dividing x, at most TLB_GUARD_MAX
+ * (0 is a multiple of everything). */
+static uint8_t mult_of(uint64_t x) {
+    uint8_t n = 0;
+    while (n < TLB_GUARD_MAX && !(x & ((uint64_t)1 << n))) n++;
+    return n;
+}
+
+/* Checks and packs every argument; p->mult gets what variant guards are
+ * held against, p->ints the integer values. */
 TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, RtPlan *p) {
     const TlbKernel *tk = k->k;
     int64_t *ints = p->ints;
@@ -105,7 +112,6 @@ TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, Rt
     if (nargs && !args)
         return rt_error(TILE_ERROR_INVALID_VALUE, "kernel '%s': the argument array is NULL",
                         tk->name);
-    uint32_t ok = TLB_ASSUME_ALL;
     for (int i = 0; i < nargs; i++) {
         const RtParam *rp = &k->params[i];
         const TileLaunchArg *a = &args[i];
@@ -117,7 +123,7 @@ TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, Rt
             if (a->v.ptr % rp->elem_bytes)
                 return bad_arg(k, i, "is 0x%" PRIx64 ", not aligned to its %u-byte "
                                "elements", a->v.ptr, rp->elem_bytes);
-            if (a->v.ptr % 16) ok &= ~(uint32_t)TLB_ASSUME_ALIGN16;
+            p->mult[i] = mult_of(a->v.ptr);
             p->slots[i] = a->v.ptr;
             ints[i] = 0;
             break;
@@ -126,18 +132,25 @@ TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, Rt
             if (a->v.i < rp->min || a->v.i > rp->max)
                 return bad_arg(k, i, "is %" PRId64 ", which does not fit in %s", a->v.i,
                                k->type_names[i]);
-            if (rp->specialize && a->v.i % 16) ok &= ~(uint32_t)TLB_ASSUME_DIV16;
+            p->mult[i] = rp->specialize && rp->cls == RT_PARAM_INT ? mult_of((uint64_t)a->v.i)
+                                                                   : 0;
             p->slots[i] = (uint64_t)a->v.i;
             ints[i] = a->v.i;
             break;
         case RT_PARAM_FLOAT:
+            p->mult[i] = 0;
             p->slots[i] = float_slot((TlbType)rp->type, a->v.f);
             ints[i] = 0;
             break;
         }
     }
-    p->facts = ok;
     return TILE_OK;
+}
+
+int rt_guard_fails(const TileKernel *k, const TlbVariant *v, const RtPlan *p) {
+    for (uint32_t i = 0; i < k->k->nparams; i++)
+        if (v->guard[i] > p->mult[i]) return (int)i;
+    return -1;
 }
 
 int rt_config_holds(const TileKernel *k, uint32_t c, const RtPlan *p) {
@@ -188,13 +201,17 @@ TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid,
     if (s) return s;
     const RtConfig *rc = p->config;
     for (uint32_t i = 0; i < rc->nvariants; i++)
-        if (!(rc->variants[i].v->assume & ~p->facts)) {
+        if (rt_guard_fails(k, rc->variants[i].v, p) < 0) {
             p->variant = &rc->variants[i];
             return TILE_OK;
         }
+    const TlbVariant *last = rc->variants[rc->nvariants - 1].v;
+    int i = rt_guard_fails(k, last, p);
     return rt_error(TILE_ERROR_ARGUMENT, "kernel '%s': configuration %u has no variant "
-                    "for these arguments (its variants need 16-byte aligned pointers "
-                    "and integers divisible by 16)", k->k->name, c);
+                    "for these arguments (argument %d, '%s', must be %s %llu%s)",
+                    k->k->name, c, i, k->k->params[i].name,
+                    k->params[i].cls == RT_PARAM_PTR ? "aligned to" : "a multiple of",
+                    1ull << last->guard[i], k->params[i].cls == RT_PARAM_PTR ? " bytes" : "");
 }
 
 TileStatus rt_plan(const TileKernel *k, const uint32_t *grid, const TileLaunchArg *args,

@@ -10,7 +10,7 @@
  *
  * What a launch would otherwise recompute is precomputed when the bundle
  * is loaded (load.c): per parameter its checking class and element size,
- * per configuration its variants sorted most specialized first and its
+ * per configuration its variants in the bundle's order of preference, its
  * thread count, per variant its index in the per-context function table.
  *
  * Per CUDA context that launches the bundle, an RtModule holds the loaded
@@ -52,7 +52,9 @@ typedef struct RtParam {
     uint8_t cls;          /* RtParamClass */
     uint8_t type;         /* TlbType */
     uint8_t elem_bytes;   /* pointers: the pointee's size */
-    uint8_t specialize;   /* integers: counts for TLB_ASSUME_DIV16 */
+    uint8_t specialize;   /* integers: may have a guard (not @nospecialize) */
+    uint8_t guard_cap;    /* its largest guard in any variant: beyond it,
+                             divisibility decides nothing (tuning keys) */
     int64_t min, max;     /* integers: the type's range */
 } RtParam;
 
@@ -65,7 +67,8 @@ typedef struct RtConfig {
     const TlbConfig *c;
     uint32_t threads;     /* warps * 32 */
     uint32_t nvariants;
-    RtVariant *variants;  /* most assumptions first */
+    RtVariant *variants;  /* the bundle's order: the first whose guard
+                             holds is launched */
 } RtConfig;
 
 /* A set of configurations chosen by tile_kernel_select: in[c] != 0 when
@@ -91,12 +94,16 @@ struct TileKernel {
 };
 
 /* A tuning key: the @tune_key values rounded up to powers of two, the
- * specialization facts of the arguments and a hash of the candidate set
+ * specialization facts of the arguments (what decides each
+ * configuration's variant) and a hash of the candidate set
  * (which configurations are selected and pass @require). The device is
  * the module's (one table per context); the dtypes are the kernel's
  * signature, fixed in a bundle. */
 typedef struct RtTuneKey {
-    uint32_t nvals, facts;
+    uint32_t nvals;
+    uint32_t zero;             /* no padding: keys are compared as bytes */
+    uint64_t facts;            /* hash of the arguments' mult, each capped at
+                                  its parameter's largest guard */
     uint64_t candidates;       /* hash of the candidate indices */
     uint64_t rest;             /* hash of values past RT_MAX_TUNE_KEY */
     int64_t vals[RT_MAX_TUNE_KEY];
@@ -140,7 +147,11 @@ typedef struct RtPlan {
     const RtVariant *variant;
     uint32_t grid[3];
     int empty;                     /* a zero grid dimension: no launch */
-    uint32_t facts;                /* TLB_ASSUME_* bits the arguments satisfy */
+    uint8_t mult[RT_MAX_PARAMS];   /* log2 of the largest power of two (at
+                                      most TLB_GUARD_MAX) dividing a pointer
+                                      argument's address or a specializable
+                                      integer's value; 0 for others: what
+                                      variant guards are held against */
     uint64_t slots[RT_MAX_PARAMS]; /* the parameters, each in its low bytes */
     int64_t ints[RT_MAX_PARAMS];   /* integer arguments' values (others 0) */
 } RtPlan;
@@ -157,6 +168,9 @@ TileStatus rt_plan_select(const TileKernel *k, int selection, const uint32_t *gr
 TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, RtPlan *p);
 /* Sets configuration c, its variant and grid, for packed p. */
 TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid, RtPlan *p);
+/* The first parameter whose guard in variant v p's arguments fail; -1
+ * when they meet it. */
+int rt_guard_fails(const TileKernel *k, const TlbVariant *v, const RtPlan *p);
 /* Does every @require of configuration c hold for p's arguments? 1 yes,
  * 0 no, -1 division by zero (error set). bundle/choose.c decides. */
 int rt_config_holds(const TileKernel *k, uint32_t c, const RtPlan *p);

@@ -5,7 +5,8 @@
  * (tile_kernel_select; all by default) whose @require holds for the
  * arguments. With one candidate there is nothing to decide. With more,
  * the launch's key — the @tune_key values rounded up to powers of two,
- * the specialization facts (aligned pointers, integers divisible by 16)
+ * the specialization facts (how far each pointer is aligned and each
+ * integer divisible: what decides each configuration's variant)
  * and a hash of the candidate set — is looked up in a table per kernel and
  * CUDA context (so per device; the dtypes are the kernel's signature,
  * fixed in a bundle). The table is open addressing over a fixed array
@@ -74,7 +75,12 @@ void rt_tune_key(const TileKernel *k, const RtPlan *p, const uint32_t *cands, ui
                  RtTuneKey *key) {
     memset(key, 0, sizeof *key);
     key->nvals = k->k->ntune_key;
-    key->facts = p->facts;
+    uint8_t capped[RT_MAX_PARAMS];
+    for (uint32_t i = 0; i < k->k->nparams; i++) {
+        uint8_t cap = k->params[i].guard_cap;
+        capped[i] = p->mult[i] < cap ? p->mult[i] : cap;
+    }
+    key->facts = rt_hash(RT_HASH_SEED, capped, k->k->nparams);
     key->candidates = rt_hash(RT_HASH_SEED, cands, n * sizeof *cands);
     key->rest = RT_HASH_SEED;
     for (uint32_t i = 0; i < k->k->ntune_key; i++) {
@@ -95,8 +101,8 @@ void rt_key_text(const TileKernel *k, const RtTuneKey *key, char *buf, size_t n)
         used += (size_t)snprintf(buf + used, n - used, "rest=%016llx,",
                                  (unsigned long long)key->rest);
     if (used < n)
-        snprintf(buf + used, n - used, "facts=%u,candidates=%016llx", key->facts,
-                 (unsigned long long)key->candidates);
+        snprintf(buf + used, n - used, "facts=%016llx,candidates=%016llx",
+                 (unsigned long long)key->facts, (unsigned long long)key->candidates);
 }
 
 void rt_note(const TileBundle *b, const char *fmt, ...) {

@@ -33,9 +33,10 @@ static TlbCparam vadd_cparams[] = {{"BLOCK", TLB_CPARAM_INT, TLB_I32},
                                    {"T", TLB_CPARAM_TYPE, TLB_VOID},
                                    {"EVEN", TLB_CPARAM_BOOL, TLB_VOID}};
 static int64_t vadd_cv0[] = {1024, TLB_F32, 1}, vadd_cv1[] = {2048, TLB_BF16, 0};
-static TlbVariant vadd_v0[] = {{0, 0, "vadd_c0_generic"},
-                               {TLB_ASSUME_ALL, 0, "vadd_c0_aligned16"}};
-static TlbVariant vadd_v1[] = {{0, 49152, "vadd_c1_generic"}};
+static const uint8_t none[8], vadd_guard[] = {4, 4, 3, 2};
+static TlbVariant vadd_v0[] = {{vadd_guard, 0, "vadd_c0_aligned16"},
+                               {none, 0, "vadd_c0_generic"}};
+static TlbVariant vadd_v1[] = {{none, 49152, "vadd_c1_generic"}};
 static uint32_t vadd_key[] = {3};
 static TlbConfig vadd_configs[] = {
     {4, 1, vadd_cv0, {{3, cdiv_n_1024}}, 0, NULL, 2, vadd_v0},
@@ -46,7 +47,8 @@ static TlbParam sm_params[] = {
     {"rows", TLB_I64, TLB_VOID, 0}, {"cols", TLB_U16, TLB_VOID, TLB_PARAM_NOSPECIALIZE},
     {"flag", TLB_BOOL, TLB_VOID, 0}, {"scale", TLB_F64, TLB_VOID, 0}};
 static TlbExpr sm_req[] = {{3, block_ge_cols}, {4, sel}};
-static TlbVariant sm_v[] = {{TLB_ASSUME_ALIGN16, 16, "softmax_a"}, {0, 0, "softmax_g"}};
+static const uint8_t sm_guard[] = {4, 30, 1, 0, 0, 0};
+static TlbVariant sm_v[] = {{sm_guard, 16, "softmax_a"}, {none, 0, "softmax_g"}};
 static TlbConfig sm_configs[] = {{16, 2, NULL, {{1, rows}, {4, sel}}, 2, sm_req, 2, sm_v}};
 
 static const uint8_t cubin_bytes[] = {0x7f, 'E', 'L', 'F', 0, 1, 2, 3, 0xff};
@@ -90,7 +92,7 @@ static int same_config(const TlbKernel *k, const TlbConfig *a, const TlbConfig *
     for (uint32_t i = 0; i < a->nrequire; i++)
         if (!same_expr(&a->require[i], &b->require[i])) return 0;
     for (uint32_t i = 0; i < a->nvariants; i++)
-        if (a->variants[i].assume != b->variants[i].assume ||
+        if (memcmp(a->variants[i].guard, b->variants[i].guard, k->nparams) ||
             a->variants[i].dyn_smem != b->variants[i].dyn_smem ||
             !same_str(a->variants[i].entry, b->variants[i].entry))
             return 0;
@@ -254,11 +256,15 @@ static void test_foreign_and_versions(void) {
     TlbBundle in = sample();
     size_t n;
     uint8_t *d = write_sample(&in, &n);
-    put32(d + 8, 2);
+    put32(d + 8, 3);
     reseal(d, n);
-    expect_reject(d, n, "unsupported Tile bundle format version 2 (this reader "
-                        "understands version 1)");
-    put32(d + 8, 1);
+    expect_reject(d, n, "unsupported Tile bundle format version 3 (this reader "
+                        "understands versions 1 to 2)");
+    put32(d + 8, 0);
+    reseal(d, n);
+    expect_reject(d, n, "unsupported Tile bundle format version 0 (this reader "
+                        "understands versions 1 to 2)");
+    put32(d + 8, 2);
     put32(d + 12, 4);
     reseal(d, n);
     expect_reject(d, n, "unsupported Tile bundle: unknown flags 0x4");
@@ -378,11 +384,18 @@ static void test_invalid_content(void) {
     c.nvariants = 0;
     expect_write_error(&b, "a configuration without variants");
     c = sm_configs[0];
-    TlbVariant v = {4, 0, "x"};
+    uint8_t g[6] = {31};
+    TlbVariant v = {g, 0, "x"};
     c.variants = &v;
     c.nvariants = 1;
-    expect_write_error(&b, "variant 'x' has unknown assumptions 0x4");
-    v = (TlbVariant){0, 0, ""};
+    expect_write_error(&b, "variant 'x' guards parameter 'out' with 2^31 (at most 2^30)");
+    g[0] = 0;
+    g[3] = 1;   /* cols: @nospecialize */
+    expect_write_error(&b, "variant 'x' guards parameter 'cols', which cannot have a guard");
+    g[3] = 0;
+    g[5] = 1;   /* scale: f64 */
+    expect_write_error(&b, "variant 'x' guards parameter 'scale', which cannot have a guard");
+    v = (TlbVariant){none, 0, ""};
     expect_write_error(&b, "empty variant entry name");
     c = sm_configs[0];
 
@@ -550,15 +563,21 @@ static void test_from_ir(void) {
         ar_free(ar);
         return;
     }
-    /* Two variants per IR kernel, listed backwards to check grouping. */
+    /* Two variants per IR kernel, listed backwards to check grouping; the
+     * first's guard: every pointer 16-byte aligned. */
     TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)m->nkernels * 2);
     int nv = 0;
     for (int i = m->nkernels - 1; i >= 0; i--)
-        for (int a = 0; a < 2; a++)
-            vs[nv++] = (TlbCodeVariant){i, a ? TLB_ASSUME_ALL : 0, 0,
+        for (int a = 0; a < 2; a++) {
+            const IrKernel *ik = m->kernels[i];
+            uint8_t *g = ar_alloc(ar, (size_t)ik->nparams + 1);
+            for (int p = 0; p < ik->nparams; p++)
+                g[p] = (uint8_t)(a && ik->params[p].ty.k == SK_PTR ? 4 : 0);
+            vs[nv++] = (TlbCodeVariant){i, g, 0,
                                         ar_printf(ar, "%s_%d_%s", m->kernels[i]->name,
                                                   m->kernels[i]->config_index,
                                                   a ? "aligned16" : "generic")};
+        }
     TlbCode code = {"tilec test", "sm_90", ".version 8.0\n", nv, vs, 0, NULL};
     TlbBundle b;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == 0);
@@ -583,7 +602,8 @@ static void test_from_ir(void) {
         CHECK(tlb_eval(&vadd->configs[0].grid[0], args, &v) == 0 && v == 2);
         CHECK(vadd->configs[0].nvariants == 2 &&
               strcmp(vadd->configs[0].variants[0].entry, "vadd_0_generic") == 0 &&
-              vadd->configs[0].variants[1].assume == TLB_ASSUME_ALL);
+              vadd->configs[0].variants[1].guard[0] == 4 &&
+              vadd->configs[0].variants[1].guard[3] == 0);
         CHECK(bg->nconfigs == 6 && bg->ncparams == 2 &&
               bg->cparams[0].kind == TLB_CPARAM_TYPE && bg->configs[0].cvalues[0] == TLB_F32 &&
               bg->params[2].type == TLB_F32);
@@ -642,7 +662,7 @@ static void test_from_ir(void) {
     code.nvariants = nv - 2;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
     CHECK_STR(err, "kernel 'vadd': no code for configuration 0");
-    TlbCodeVariant bad = {m->nkernels, 0, 0, "x"};
+    TlbCodeVariant bad = {m->nkernels, NULL, 0, "x"};
     code.variants = &bad;
     code.nvariants = 1;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
@@ -650,7 +670,32 @@ static void test_from_ir(void) {
     ar_free(ar);
 }
 
+/* A bundle of format version 1 (Inputs/v1-vadd.tlb: examples/vadd.tile
+ * by the tilec of 2026-11, generic variant listed first, then the one
+ * assuming 16-byte pointers and integers divisible by 16) still loads:
+ * its assumption bits read as guards, most assumptions first. */
+static void test_version1(void) {
+    FILE *f = fopen(TILE_SRCDIR "/tests/unit/Inputs/v1-vadd.tlb", "rb");
+    CHECK(f != NULL);
+    if (!f) return;
+    static uint8_t buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    CHECK(n > TLB_HEADER_SIZE && buf[8] == 1);
+    TlbBundle *r = NULL;
+    CHECK(tlb_read(buf, n, &r, err, sizeof err) == 0);
+    const TlbKernel *k = r ? find(r, "vadd") : NULL;
+    CHECK(k && k->nparams == 4 && k->configs[0].nvariants == 2);
+    if (k && k->configs[0].nvariants == 2) {
+        const TlbVariant *a = &k->configs[0].variants[0], *g = &k->configs[0].variants[1];
+        CHECK(strstr(a->entry, "__a16") && strstr(g->entry, "__g"));
+        for (int i = 0; i < 4; i++) CHECK(a->guard[i] == 4 && g->guard[i] == 0);
+    }
+    tlb_free(r);
+}
+
 int main(void) {
+    test_version1();
     test_crc();
     test_arch();
     test_round_trip();

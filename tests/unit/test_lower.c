@@ -8,6 +8,7 @@
 #include "bundle/bundle.h"
 #include "bundle/from_ir.h"
 #include "driver/compile.h"
+#include "plan/layout.h"
 #include "lower/lower.h"
 #include "sema/sema.h"
 #include "tests/unit/check.h"
@@ -62,7 +63,9 @@ static int compile_src(Arena *ar, Diag *dg, const char *name, const char *src,
     return tc_compile(ar, dg, dg_add_file(dg, name, src, n), src, n, &o, out);
 }
 
-/* Two configurations, two variants: four entries, named and sized. */
+/* Two configurations: at 4 warps two elements per thread, so a variant
+ * with 8-byte accesses beside the generic one; at 8 warps one element per
+ * thread, which no fact widens: the generic variant alone. */
 static void test_compile(void) {
     static const char src[] =
         "@tune(warps = [4, 8])\n"
@@ -77,15 +80,24 @@ static void test_compile(void) {
     CHECK(compile_src(ar, dg, "s.tile", src, "sm_80", 3, &tc) == 0);
     LwOutput out = tc.lw;
     CHECK(tc.nfiles == 1 && !strcmp(tc.files[0], "s.tile"));
-    CHECK(out.nentries == 4);
-    CHECK_STR(out.entries[0].name, "s__c0__g");
-    CHECK_STR(out.entries[3].name, "s__c1__a16");
+    CHECK(out.nentries == 3);
+    CHECK_STR(out.entries[0].name, "s__c0__a16");
+    CHECK_STR(out.entries[1].name, "s__c0__g");
+    CHECK_STR(out.entries[2].name, "s__c1__g");
     CHECK(out.entries[0].warps == 4 && out.entries[2].warps == 8);
-    CHECK(out.entries[1].variant == LW_ALIGNED16);
+    /* the guard: out and x 8-byte aligned, n a multiple of 2 (the mask of
+     * a 2-element access), each needed by an access */
+    const LyVariant *a = out.entries[0].variant;
+    CHECK(ly_fact(&a->facts, 0) == 3 && ly_fact(&a->facts, 1) == 3);
+    CHECK(ly_fact(&a->facts, 2) == 1);
+    CHECK(a->needed_by[0] && a->needed_by[0]->op == IR_STORE);
+    CHECK(a->needed_by[2] && a->needed_by[2]->op == IR_LOAD);
+    CHECK(out.entries[1].variant->needed_by == NULL);
     /* the sum over 4 warps needs one partial per warp in shared memory */
     CHECK(out.entries[0].shared_bytes >= 16);
     CHECK(strstr(out.ptx, ".target sm_80") != NULL);
-    CHECK(strstr(out.ptx, ".entry s__c1__a16(") != NULL);
+    CHECK(strstr(out.ptx, ".entry s__c0__a16(") != NULL);
+    CHECK(strstr(out.ptx, "s__c1__a16") == NULL);
     CHECK(strstr(out.ptx, ".reqntid 256") != NULL);
     CHECK(out.llvm == NULL);
     CHECK(dg_errors(dg) == 0);
@@ -120,32 +132,33 @@ static void test_budget(void) {
     Diag *dg = dg_new(ar, err, 0);
     TcOutput tc;
     CHECK(compile_src(ar, dg, "mm.tile", src, "sm_90", 1, &tc) == 0);
-    IrModule **mods = tc.mods;
     LwOutput out = tc.lw;
     fflush(err);
     CHECK(strstr(msgs, "note: configuration BM=256, warps=8, stages=3 of kernel 'mm' "
                        "skipped: needs 256 KiB of shared memory, sm_90 allows 227 KiB") != NULL);
     CHECK(dg_errors(dg) == 0);
-    CHECK(out.nentries == 2);
-    CHECK_STR(out.entries[0].name, "mm__c0__g");
-    CHECK_STR(out.entries[1].name, "mm__c0__a16");
+    /* a16: K a multiple of 8 too; p16: b and c aligned, K anything */
+    CHECK(out.nentries == 3);
+    CHECK_STR(out.entries[0].name, "mm__c0__a16");
+    CHECK_STR(out.entries[1].name, "mm__c0__p16");
+    CHECK_STR(out.entries[2].name, "mm__c0__g");
     for (int e = 0; e < out.nentries; e++)
         CHECK(out.entries[e].shared_bytes <= lw_arch_max_shared("sm_90"));
-    CHECK(mods[0]->nkernels == 1 && mods[1]->nkernels == 1);
+    CHECK(tc.mod->nkernels == 1);
     CHECK(strstr(out.ptx, "mm__c1") == NULL);
     TlbCode code = {"test", "sm_90", out.ptx, out.nentries,
-                    lw_code_variants(ar, mods, &out), 0, NULL};
+                    lw_code_variants(ar, &out), 0, NULL};
     TlbBundle b;
     char why[256];
     void *data = NULL;
     size_t size = 0;
-    CHECK(tlb_from_ir(ar, mods[0], &code, &b, why, sizeof why) == 0);
+    CHECK(tlb_from_ir(ar, tc.mod, &code, &b, why, sizeof why) == 0);
     CHECK(tlb_write(&b, &data, &size, why, sizeof why) == 0);
     TlbBundle *rb = NULL;
     CHECK(tlb_read(data, size, &rb, why, sizeof why) == 0);
     CHECK(rb && rb->nkernels == 1 && rb->kernels[0].nconfigs == 1);
     CHECK(rb && rb->kernels[0].configs[0].cvalues[0] == 64);
-    CHECK(rb && rb->kernels[0].configs[0].nvariants == 2);
+    CHECK(rb && rb->kernels[0].configs[0].nvariants == 3);
     CHECK(rb && strstr(rb->ptx, "mm__c1") == NULL);
     tlb_free(rb);
     free(data);

@@ -32,9 +32,12 @@ static TlbExpr r0[] = {{3, req256}}, r1[] = {{3, req1024}, {3, req_div}}, r2[] =
 static TlbParam sm_params[] = {{"out", TLB_PTR, TLB_F32, TLB_PARAM_STORED},
                                {"x", TLB_PTR, TLB_F32, 0}, {"rows", TLB_I32, 0, 0},
                                {"cols", TLB_I32, 0, 0}, {"stride", TLB_I32, 0, 0}};
-static TlbVariant smv0[] = {{0, 0, "sm0_g"}, {TLB_ASSUME_ALL, 0, "sm0_a"}};
-static TlbVariant smv1[] = {{TLB_ASSUME_ALL, 0, "sm1_a"}, {0, 0, "sm1_g"}};
-static TlbVariant smv2[] = {{0, 0, "sm2_g"}};
+/* Guards: out and x 16-byte aligned and cols a multiple of 8 (rows and
+ * stride anything), or every fact. */
+static const uint8_t none[16], sm_a[] = {4, 4, 0, 3, 0}, all[] = {4, 4, 4, 4, 4};
+static TlbVariant smv0[] = {{sm_a, 0, "sm0_a"}, {none, 0, "sm0_g"}};
+static TlbVariant smv1[] = {{all, 0, "sm1_a"}, {none, 0, "sm1_g"}};
+static TlbVariant smv2[] = {{none, 0, "sm2_g"}};
 static TlbConfig sm_configs[] = {{4, 3, NULL, {{1, g_rows}}, 1, r0, 2, smv0},
                                  {8, 3, NULL, {{1, g_rows}}, 2, r1, 2, smv1},
                                  {16, 3, NULL, {{1, g_rows}}, 1, r2, 1, smv2}};
@@ -47,8 +50,9 @@ static TlbParam mix_params[] = {
     {"i64", TLB_I64, 0, 0}, {"u64", TLB_U64, 0, 0}, {"h", TLB_F16, 0, 0},
     {"bf", TLB_BF16, 0, 0}, {"f", TLB_F32, 0, 0},   {"d", TLB_F64, 0, 0},
     {"p", TLB_PTR, TLB_F16, 0}, {"ns", TLB_I32, 0, TLB_PARAM_NOSPECIALIZE}};
-static TlbVariant mixv[] = {{TLB_ASSUME_DIV16, 0, "mix_div"},
-                            {TLB_ASSUME_ALIGN16, 0, "mix_align"}};
+static const uint8_t mix_ints[14] = {0, 4, 4, 4, 4, 4, 4, 4},
+                     mix_ptr[14] = {[12] = 4};
+static TlbVariant mixv[] = {{mix_ints, 0, "mix_div"}, {mix_ptr, 0, "mix_align"}};
 static TlbConfig mix_config = {1, 1, NULL, {{0}}, 0, NULL, 2, mixv};
 
 static TlbKernel kernels[] = {
@@ -278,8 +282,8 @@ static void test_argument_errors(void) {
     m[12] = tile_ptr(0x1002);
     m[2] = tile_int(3);
     EXPECT(tile_launch_grid(mix, (uint32_t[]){1, 1, 1}, m, 14, NULL), TILE_ERROR_ARGUMENT,
-           "kernel 'mix': configuration 0 has no variant for these arguments (its variants "
-           "need 16-byte aligned pointers and integers divisible by 16)");
+           "kernel 'mix': configuration 0 has no variant for these arguments (argument 12, "
+           "'p', must be aligned to 16 bytes)");
     tile_bundle_free(b);
 }
 
@@ -295,11 +299,15 @@ static void test_plans(void) {
     CHECK(strcmp(p.variant->v->entry, "sm1_g") == 0);
     CHECK(p.grid[0] == 7 && p.grid[1] == 1 && p.grid[2] == 1 && !p.empty);
     CHECK(p.slots[0] == 0x10000 && p.slots[2] == 7 && p.slots[3] == 300);
-    a[3] = tile_int(256);
-    a[2] = tile_int(16);                    /* every integer divisible by 16 */
+    a[3] = tile_int(248);   /* a multiple of 8; rows 7, stride 320: no guard */
     CHECK(rt_plan(sm, NULL, a, 5, &p) == TILE_OK && p.config == &sm->configs[0]);
     CHECK(strcmp(p.variant->v->entry, "sm0_a") == 0);
-    a[1] = tile_ptr(0x20004);               /* not 16-byte aligned */
+    a[3] = tile_int(252);   /* a multiple of 4 only */
+    CHECK(rt_plan(sm, NULL, a, 5, &p) == TILE_OK && strcmp(p.variant->v->entry, "sm0_g") == 0);
+    a[3] = tile_int(0);     /* a multiple of everything */
+    CHECK(rt_plan(sm, NULL, a, 5, &p) == TILE_OK && strcmp(p.variant->v->entry, "sm0_a") == 0);
+    a[3] = tile_int(256);
+    a[1] = tile_ptr(0x20008);               /* not 16-byte aligned */
     CHECK(rt_plan(sm, NULL, a, 5, &p) == TILE_OK && strcmp(p.variant->v->entry, "sm0_g") == 0);
     a[1] = tile_ptr(0x20000);
     a[3] = tile_int(4000);
@@ -409,10 +417,14 @@ static void test_tilec_bundles(void) {
         CHECK(k->k->nconfigs == 1 && k->configs[0].nvariants == 2);
         TileLaunchArg a[4] = {tile_ptr(0x10000), tile_ptr(0x20000), tile_ptr(0x30000),
                               tile_int(4096)};
-        CHECK(rt_plan(k, NULL, a, 4, &p) == TILE_OK && p.variant->v->assume == TLB_ASSUME_ALL);
+        /* the aligned variant needs the pointers 16-byte aligned and n a
+         * multiple of 4 (the mask of a 4-element access) */
+        CHECK(rt_plan(k, NULL, a, 4, &p) == TILE_OK && strstr(p.variant->v->entry, "__a16"));
         CHECK(p.grid[0] == 4 && p.config->threads == 32 * k->k->configs[0].warps);
+        a[3] = tile_int(4100);
+        CHECK(rt_plan(k, NULL, a, 4, &p) == TILE_OK && strstr(p.variant->v->entry, "__a16"));
         a[3] = tile_int(4097);
-        CHECK(rt_plan(k, NULL, a, 4, &p) == TILE_OK && p.variant->v->assume == 0 &&
+        CHECK(rt_plan(k, NULL, a, 4, &p) == TILE_OK && strstr(p.variant->v->entry, "__g") &&
               p.grid[0] == 5);
         CHECK(strstr(b->tlb->ptx, p.variant->v->entry) != NULL);
     }

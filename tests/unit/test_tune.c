@@ -44,12 +44,15 @@ static TlbInsn g256[] = {{TLB_X_PARAM, 2, 0}, {TLB_X_CONST, 0, 256}, {TLB_X_CDIV
 static TlbInsn g512[] = {{TLB_X_PARAM, 2, 0}, {TLB_X_CONST, 0, 512}, {TLB_X_CDIV, 0, 0}};
 static TlbInsn req512[] = {{TLB_X_PARAM, 2, 0}, {TLB_X_CONST, 0, 512}, {TLB_X_GE, 0, 0}};
 static TlbExpr r512[] = {{3, req512}};
-static TlbVariant v64[] = {{0, 0, "pick_b64"}}, v128[] = {{0, 0, "pick_b128"}},
-                  v256[] = {{0, 0, "pick_b256"}}, v512[] = {{0, 0, "pick_b512"}};
+/* b512's first variant: `out` 16-byte aligned (the largest guard: 4) */
+static const uint8_t none[3], out16[3] = {4};
+static TlbVariant v64[] = {{none, 0, "pick_b64"}}, v128[] = {{none, 0, "pick_b128"}},
+                  v256[] = {{none, 0, "pick_b256"}},
+                  v512[] = {{out16, 0, "pick_b512"}, {none, 0, "pick_b512"}};
 static TlbConfig configs[] = {{4, 1, blocks[0], {{3, g64}}, 0, NULL, 1, v64},
                               {4, 1, blocks[1], {{3, g128}}, 0, NULL, 1, v128},
                               {4, 1, blocks[2], {{3, g256}}, 0, NULL, 1, v256},
-                              {4, 1, blocks[3], {{3, g512}}, 1, r512, 1, v512}};
+                              {4, 1, blocks[3], {{3, g512}}, 1, r512, 2, v512}};
 static TlbKernel kernels[] = {{"pick", 3, params, 1, cparams, 1, tune_key, 1, 4, configs}};
 
 static int (*fake_launches)(void);
@@ -124,16 +127,23 @@ static void test_keys(void) {
     }
     uint32_t c3[] = {0, 1, 2}, c4[] = {0, 1, 2, 3};
     p.ints[2] = 300;
-    p.facts = 3;
+    p.mult[0] = 5;
     RtTuneKey a, b2;
     rt_tune_key(k, &p, c3, 3, &a);
     rt_tune_key(k, &p, c4, 4, &b2);
-    CHECK(a.candidates != b2.candidates && a.facts == 3);
+    CHECK(a.candidates != b2.candidates && a.facts == b2.facts);
+    /* facts count up to the kernel's largest guard only */
+    RtTuneKey c, d;
+    p.mult[0] = 30;
+    rt_tune_key(k, &p, c3, 3, &c);
+    p.mult[0] = 3;
+    rt_tune_key(k, &p, c3, 3, &d);
+    CHECK(c.facts == a.facts && d.facts != a.facts);
     char text[256];
     rt_key_text(k, &a, text, sizeof text);
     char want[256];
-    snprintf(want, sizeof want, "n=512,facts=3,candidates=%016llx",
-             (unsigned long long)a.candidates);
+    snprintf(want, sizeof want, "n=512,facts=%016llx,candidates=%016llx",
+             (unsigned long long)a.facts, (unsigned long long)a.candidates);
     CHECK_STR(text, want);
     tile_bundle_free(b);
 }
@@ -328,7 +338,9 @@ static void test_corrupt_cache(void) {
     CHECK(rt_cache_path(b, path, sizeof path) == 0);
     tile_bundle_free(b);
     snprintf(good, sizeof good, "%s", read_text(path));
-    CHECK(strncmp(good, "tile-tune 1\npick\tFake GPU\t12040\tn=512,facts=1,candidates=", 56) == 0);
+    static const char head[] = "tile-tune 1\npick\tFake GPU\t12040\tn=512,facts=";
+    CHECK(strncmp(good, head, sizeof head - 1) == 0);
+    CHECK(strstr(good, ",candidates=") != NULL);
     CHECK(strstr(good, "\t1\tBLOCK=128,warps=4,stages=1\t5.000\nend 1 ") != NULL);
 
     char damaged[8192];

@@ -118,8 +118,8 @@ static int vadd_bundle(void **data, size_t *size) {
                                 {"n", TLB_I32, TLB_VOID, 0}};
     static TlbCparam cparams[] = {{"BLOCK", TLB_CPARAM_INT, TLB_I32}};
     static int64_t cvalues[] = {1024};
-    static TlbVariant variants[] = {{0, 0, "vadd_generic"},
-                                    {TLB_ASSUME_ALL, 0, "vadd_aligned16"}};
+    static const uint8_t none[4], all[4] = {4, 4, 4, 4};
+    static TlbVariant variants[] = {{all, 0, "vadd_aligned16"}, {none, 0, "vadd_generic"}};
     static uint32_t key[] = {3};
     static TlbConfig config = {4, 3, cvalues, {{3, grid}}, 0, NULL, 2, variants};
     static TlbKernel kernel = {"vadd", 4, params, 1, cparams, 1, key, 1, 1, &config};

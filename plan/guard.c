@@ -1,0 +1,220 @@
+/*
+ * guard.c — which specialization variants a kernel configuration gets,
+ * and the guard of each: the argument facts its plan needs, and no more.
+ *
+ * A variant is the kernel planned under facts about its parameters (a
+ * pointer 16-byte aligned, an integer divisible by 16: LyFacts). Axis
+ * info starts from those facts, and everything the lowering decides from
+ * axis info is in the plan: the layouts (coalescing follows contiguity
+ * and alignment), each memory access's vector width (ly_mem_vec), the
+ * registers that repeat a value (ly_repeated_regs), the cp.async marks,
+ * the conversions inserted. Emission reads nothing else of axis info.
+ * So two sets of facts that give the same plan give the same code, and
+ * the code is correct under either: a variant needs only the facts
+ * without which its plan would change. libtile tests exactly those (the
+ * bundle's per-parameter guard), so an integer that only bounds a mask,
+ * a loop or the grid never sends a launch to the generic variant.
+ *
+ * The search is greedy and each step is checked, never inferred: start
+ * from every fact (LY_FACT_MAX); for each parameter, integers first (a
+ * size or stride is what user inputs break; allocators align pointers),
+ * drop its fact and plan again (ir_clone_kernel + ly_assign_kernel,
+ * linear in the kernel); if the plan is the same, the fact goes, else
+ * the first differing op is recorded as what needs it, and weaker
+ * multiples are tried (16, then 8, 4, 2: an f16 row of 1000 elements is
+ * 16-byte aligned though 1000 is not a multiple of 16). Whatever the
+ * order, every fact kept was tried and every variant is planned under
+ * its final facts.
+ *
+ * The variants, at most LY_MAX_VARIANTS, most specialized first (libtile
+ * takes the first whose guard the arguments meet):
+ *   a16  every fact, minimized; not built when its plan is the generic
+ *        one (nothing to gain: one variant fewer to compile and load).
+ *   p16  pointers only, minimized; built when a16 keeps an integer fact
+ *        and pointers alone still make some access wider than the
+ *        generic variant's, or pipeline a load it does not (aligned
+ *        buffers, odd sizes). When pointers alone give a16's very plan,
+ *        a16 becomes that, with the weaker guard.
+ *   g    nothing assumed; always built, always last.
+ */
+#include "plan/layout.h"
+
+#include <string.h>
+
+static LyFacts copy_facts(Arena *ar, const LyFacts *f) {
+    LyFacts c = {f->n, ar_alloc(ar, (size_t)f->n + 1)};
+    for (int i = 0; i < f->n; i++) c.log2[i] = (uint8_t)ly_fact(f, i);
+    return c;
+}
+
+static LyVariant plan_under(Arena *ar, const IrKernel *k, LyFacts f, int wgmma,
+                            const char *tag) {
+    LyVariant v = {tag, f, NULL, ir_clone_kernel(ar, k), NULL};
+    v.ly = ly_assign_kernel(ar, v.k, &v.facts, wgmma);
+    return v;
+}
+
+/* ------------------------------------------------------ comparing plans */
+
+/* Two plans are the same when every value has the same layout, every op
+ * the same operands and attributes (cp.async marks among them) and every
+ * memory access the same width: the conversions, the products'
+ * instructions and the accesses are then the same. Repeated registers
+ * (ly_repeated_regs) are left out on purpose: they save arithmetic on
+ * values constant over a run (one mask compare per 8 elements), never
+ * memory traffic, and a guard kept for them alone would send whole
+ * launches to a slower variant (attention's S, which only bounds the
+ * last key block's `where`). A variant is still planned, and so compiled,
+ * under its own facts: this only decides which facts are worth a guard. */
+
+static int is_memory(const IrOp *op) {
+    return op->op == IR_LOAD || op->op == IR_STORE || op->op == IR_ATOMIC ||
+           op->op == IR_ATOMIC_CAS;
+}
+
+static int layouts_differ(IrValue *const *a, IrValue *const *b, int n) {
+    for (int i = 0; i < n; i++)
+        if (!ly_eq(a[i]->layout, b[i]->layout)) return 1;
+    return 0;
+}
+
+/* Op a of one plan against op b of the other, regions excluded. */
+static int op_differs(const IrOp *a, const LyResult *ra, const IrOp *b, const LyResult *rb) {
+    if (a->op != b->op || a->nargs != b->nargs || a->nres != b->nres ||
+        a->nregions != b->nregions || memcmp(a->iattr, b->iattr, sizeof a->iattr))
+        return 1;
+    for (int i = 0; i < a->nargs; i++)
+        if (a->args[i]->id != b->args[i]->id) return 1;
+    if (layouts_differ(a->res, b->res, a->nres)) return 1;
+    return is_memory(a) && ly_mem_vec(ra, a) != ly_mem_vec(rb, b);
+}
+
+/* The first op where blocks a and b differ (a block argument: the op
+ * owning the block), or NULL. */
+static const IrOp *block_differs(const IrBlock *a, const LyResult *ra, const IrBlock *b,
+                                 const LyResult *rb, const IrOp *owner) {
+    if (a->nargs != b->nargs || layouts_differ(a->args, b->args, a->nargs))
+        return owner ? owner : a->first;
+    const IrOp *x = a->first, *y = b->first;
+    for (; x && y; x = x->next, y = y->next) {
+        if (op_differs(x, ra, y, rb)) return x;
+        for (int r = 0; r < x->nregions; r++) {
+            const IrOp *d = block_differs(x->regions[r], ra, y->regions[r], rb, x);
+            if (d) return d;
+        }
+    }
+    return x ? x : y ? (owner ? owner : a->first) : NULL;
+}
+
+/* The n-th memory access of b in walk order (*n counts down), or NULL. */
+static const IrOp *nth_access(const IrBlock *b, int *n) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        if (is_memory(op) && (*n)-- == 0) return op;
+        for (int r = 0; r < op->nregions; r++) {
+            const IrOp *x = nth_access(op->regions[r], n);
+            if (x) return x;
+        }
+    }
+    return NULL;
+}
+
+/* Calls each(i-th access of a, i-th of b) for every i, in order, until
+ * it returns non-zero; returns that access of a, or NULL. Layout
+ * assignment adds no access, so the i-th ones are the same source op. */
+static const IrOp *pair_accesses(const IrKernel *a, const LyResult *ra, const IrKernel *b,
+                                 const LyResult *rb,
+                                 int (*each)(const IrOp *, const LyResult *, const IrOp *,
+                                             const LyResult *)) {
+    for (int i = 0;; i++) {
+        int m = i, n = i;
+        const IrOp *x = nth_access(a->body, &m), *y = nth_access(b->body, &n);
+        if (!x || !y) return NULL;
+        if (each(x, ra, y, rb)) return x;
+    }
+}
+
+static int access_differs(const IrOp *x, const LyResult *rx, const IrOp *y,
+                          const LyResult *ry) {
+    return ly_mem_vec(rx, x) != ly_mem_vec(ry, y) || x->iattr[3] != y->iattr[3] ||
+           !ly_eq(x->args[0]->layout, y->args[0]->layout);
+}
+
+static int access_wider(const IrOp *x, const LyResult *rx, const IrOp *y,
+                        const LyResult *ry) {
+    return ly_mem_vec(rx, x) > ly_mem_vec(ry, y) ||
+           (x->op == IR_LOAD && x->iattr[3] > y->iattr[3]);
+}
+
+const IrOp *ly_plans_differ(const IrKernel *a, const LyResult *ra,
+                            const IrKernel *b, const LyResult *rb) {
+    const IrOp *op = block_differs(a->body, ra, b->body, rb, NULL);
+    if (!op) return NULL;
+    const IrOp *access = pair_accesses(a, ra, b, rb, access_differs);
+    return access ? access : op;
+}
+
+/* ------------------------------------------------------- minimal guards */
+
+/* Plans v's kernel with parameter i's fact at `log2`; adopts that plan
+ * when it is v's, else records in *why (when not yet set) where they
+ * first differ. Returns whether it was adopted. */
+static int try_fact(Arena *ar, const IrKernel *k, int wgmma, LyVariant *v, int i,
+                    int log2, const IrOp **why) {
+    LyFacts f = copy_facts(ar, &v->facts);
+    f.log2[i] = (uint8_t)log2;
+    LyVariant t = plan_under(ar, k, f, wgmma, v->tag);
+    const IrOp *d = ly_plans_differ(v->k, v->ly, t.k, t.ly);
+    if (d) {
+        if (why && !*why) *why = d;
+        return 0;
+    }
+    t.needed_by = v->needed_by;
+    *v = t;
+    return 1;
+}
+
+/* Drops from v every fact its plan does not need, and weakens each one
+ * it needs as far as the plan allows; integers first. */
+static void minimize(Arena *ar, const IrKernel *k, int wgmma, LyVariant *v) {
+    v->needed_by = ar_alloc(ar, sizeof *v->needed_by * (size_t)(k->nparams + 1));
+    memset(v->needed_by, 0, sizeof *v->needed_by * (size_t)(k->nparams + 1));
+    for (int pointers = 0; pointers < 2; pointers++)
+        for (int i = 0; i < k->nparams; i++) {
+            int top = ly_fact(&v->facts, i);
+            if (top == 0 || (k->params[i].ty.k == SK_PTR) != pointers) continue;
+            if (try_fact(ar, k, wgmma, v, i, 0, &v->needed_by[i])) continue;
+            for (int l = top - 1; l > 0 && try_fact(ar, k, wgmma, v, i, l, NULL); l--) {}
+        }
+}
+
+static int has_int_fact(const IrKernel *k, const LyFacts *f) {
+    for (int i = 0; i < k->nparams; i++)
+        if (k->params[i].ty.k != SK_PTR && ly_fact(f, i)) return 1;
+    return 0;
+}
+
+int ly_plan_variants(Arena *ar, const IrKernel *k, int wgmma,
+                     LyVariant out[LY_MAX_VARIANTS]) {
+    int n = 0;
+    LyVariant g = plan_under(ar, k, ly_facts_none(k), wgmma, "g");
+    LyVariant a = plan_under(ar, k, ly_facts_full(ar, k, 1), wgmma, "a16");
+    if (ly_plans_differ(a.k, a.ly, g.k, g.ly)) {
+        minimize(ar, k, wgmma, &a);
+        if (has_int_fact(k, &a.facts)) {
+            LyVariant p = plan_under(ar, k, ly_facts_full(ar, k, 0), wgmma, "p16");
+            if (!ly_plans_differ(p.k, p.ly, a.k, a.ly)) {
+                p.tag = "a16";
+                minimize(ar, k, wgmma, &p);
+                a = p;
+            } else if (pair_accesses(p.k, p.ly, g.k, g.ly, access_wider)) {
+                minimize(ar, k, wgmma, &p);
+                out[n++] = a;
+                a = p;
+            }
+        }
+        out[n++] = a;
+    }
+    g.needed_by = NULL;
+    out[n++] = g;
+    return n;
+}
