@@ -15,8 +15,11 @@
  * (float's 24 bits make that a correctly rounded result for + - * / and
  * sqrt). min/max are IEEE minNum/maxNum: a NaN operand loses to a number.
  * Comparisons with a NaN are false, except `!=`. `%` on floats is C's
- * fmod. The math functions (exp, log, erf, tanh, pow, ...) are computed in
- * double and rounded once to the result type; rsqrt is 1/sqrt in double.
+ * fmod. The math functions (exp, log, erf, tanh, tan, pow, atan2, ...) are
+ * computed in double and rounded once to the result type; rsqrt is 1/sqrt
+ * in double. floor, ceil, trunc, round (half away from zero) and rint
+ * (half to even) are exact in any format. bitcast rereads an element's
+ * bits (fp.c).
  *
  * Operands whose static type is a scalar broadcast over a tile result (the
  * IR makes broadcasting explicit, but this keeps scalar conditions and
@@ -87,6 +90,7 @@ static int64_t int_binary(int opc, ScalarKind k, IpSlot a, IpSlot b, int *div0) 
 
 static double float_binary(int opc, ScalarKind k, double x, double y) {
     if (opc == IR_POW) return ip_round(k, pow(x, y));
+    if (opc == IR_ATAN2) return ip_round(k, atan2(x, y));
     if (k == SK_F64) {
         switch (opc) {
         case IR_ADD: return x + y;
@@ -129,6 +133,10 @@ static double float_unary(int opc, double x) {
     case IR_ERF: return erf(x);
     case IR_FLOOR: return floor(x);
     case IR_CEIL: return ceil(x);
+    case IR_ROUND: return round(x);
+    case IR_RINT: return nearbyint(x);   /* the default mode: to even */
+    case IR_TRUNC: return trunc(x);
+    case IR_TAN: return tan(x);
     default: return 0;
     }
 }
@@ -266,6 +274,16 @@ static int cast_pointers(IpMachine *m, const IrOp *op) {
     return 0;
 }
 
+static int exec_bitcast(IpMachine *m, const IrOp *op) {
+    ScalarKind from = op->args[0]->ty.k, to = op->res[0]->ty.k;
+    const IpSlot *a = ip_val(m, op->args[0]);
+    int64_t sa = stride_of(op->args[0]);
+    IpSlot *r = ip_val(m, op->res[0]);
+    int64_t n = ty_numel(op->res[0]->ty);
+    for (int64_t i = 0; i < n; i++) r[i] = ip_bitcast(from, to, a[i * sa]);
+    return 0;
+}
+
 static int exec_cast(IpMachine *m, const IrOp *op) {
     ScalarKind from = op->args[0]->ty.k, to = op->res[0]->ty.k;
     if (from == SK_PTR && to == SK_PTR) return cast_pointers(m, op);
@@ -283,9 +301,10 @@ static int exec_cast(IpMachine *m, const IrOp *op) {
 int ip_exec_elementwise(IpMachine *m, const IrOp *op) {
     switch (op->op) {
     case IR_CAST: return exec_cast(m, op);
+    case IR_BITCAST: return exec_bitcast(m, op);
     case IR_ADD: case IR_SUB: case IR_MUL: case IR_DIV: case IR_REM:
     case IR_AND: case IR_OR: case IR_XOR: case IR_SHL: case IR_SHR:
-    case IR_MIN: case IR_MAX: case IR_POW: case IR_UMULHI:
+    case IR_MIN: case IR_MAX: case IR_POW: case IR_UMULHI: case IR_ATAN2:
         return exec_binary(m, op);
     case IR_CMP: return exec_cmp(m, op);
     case IR_FMA: return exec_fma(m, op);

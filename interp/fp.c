@@ -13,6 +13,11 @@
  * double is exact for every f32 input, and for f64 inputs the rounding is
  * still a single one, so f64 -> f16 never double-rounds.
  *
+ * A NaN keeps its sign and payload through the narrow formats (made
+ * quiet), so that bitcast round-trips every NaN the GPU would not have
+ * produced by arithmetic. bitcast reads a float element's bits through
+ * the same routines.
+ *
  * Integer to narrow-float conversions go through a double only after
  * "sticky" rounding: an integer wider than 53 bits keeps its top 53 bits
  * and ORs the dropped ones into the last, so the second rounding (to at
@@ -63,8 +68,14 @@ static double from_format(uint32_t h, int ebits, int mbits) {
     uint32_t e = (h >> mbits) & ((1u << ebits) - 1);
     uint32_t m = h & ((1u << mbits) - 1);
     double sign = (h >> (ebits + mbits)) & 1 ? -1.0 : 1.0;
-    if (e == (1u << ebits) - 1)
-        return m ? copysign(NAN, sign) : sign * INFINITY;
+    if (e == (1u << ebits) - 1) {        /* NaN: the payload kept, quiet */
+        if (!m) return sign * INFINITY;
+        uint64_t bits = (uint64_t)(sign < 0) << 63 | UINT64_C(0x7ff8) << 48 |
+                        (uint64_t)m << (52 - mbits);
+        double d;
+        memcpy(&d, &bits, sizeof d);
+        return d;
+    }
     if (e == 0) return sign * ldexp((double)m, 1 - bias - mbits);
     return sign * ldexp((double)(m | (1u << mbits)), (int)e - bias - mbits);
 }
@@ -162,5 +173,54 @@ IpSlot ip_convert(ScalarKind from, ScalarKind to, IpSlot s) {
                      : int_to_float(to, s.i, from == SK_BOOL || !ty_issigned(from));
     else
         r = s;
+    return r;
+}
+
+/* ------------------------------------------------------------- bitcast */
+
+/* The bits of a canonical float element of kind k. */
+static uint64_t float_bits(ScalarKind k, double f) {
+    switch (k) {
+    case SK_F16: return ip_f16_from_double(f);
+    case SK_BF16: return ip_bf16_from_double(f);
+    case SK_F32: {
+        float x = (float)f;
+        uint32_t b;
+        memcpy(&b, &x, sizeof b);
+        return b;
+    }
+    default: {
+        uint64_t b;
+        memcpy(&b, &f, sizeof b);
+        return b;
+    }
+    }
+}
+
+static double bits_float(ScalarKind k, uint64_t b) {
+    switch (k) {
+    case SK_F16: return ip_f16_to_double((uint16_t)b);
+    case SK_BF16: return ip_bf16_to_double((uint16_t)b);
+    case SK_F32: {
+        uint32_t w = (uint32_t)b;
+        float x;
+        memcpy(&x, &w, sizeof x);
+        return x;
+    }
+    default: {
+        double d;
+        memcpy(&d, &b, sizeof d);
+        return d;
+    }
+    }
+}
+
+IpSlot ip_bitcast(ScalarKind from, ScalarKind to, IpSlot s) {
+    int bits = ty_bits(from);
+    uint64_t b = ty_isfloat(from) ? float_bits(from, s.f) : s.u;
+    if (bits < 64) b &= (UINT64_C(1) << bits) - 1;
+    IpSlot r = {0};
+    if (ty_isfloat(to)) r.f = bits_float(to, b);
+    else r.i = ip_wrap(to, b);
     return r;
 }

@@ -94,6 +94,9 @@ int64_t ip_wrap(ScalarKind k, uint64_t v);
  * does: ints wrap, floats round to nearest even, float to int truncates
  * and saturates, NaN to int gives 0). Pointers are not handled here. */
 IpSlot ip_convert(ScalarKind from, ScalarKind to, IpSlot s);
+/* The bits of one canonical element of kind `from` read as kind `to`, of
+ * the same width (bitcast). A signalling NaN comes out quiet. */
+IpSlot ip_bitcast(ScalarKind from, ScalarKind to, IpSlot s);
 
 /* ----------------------------------------------------------- machine */
 

@@ -24,7 +24,10 @@
  *    into a multiplication). f64 `/` is div.rn.f64; f16/bf16 `/` divides
  *    in f32 correctly rounded (div.rn) and rounds once, so it is exact.
  *  - math functions come from libdevice (__nv_*), computed in f32 for f16
- *    and bf16 and rounded once. The exceptions are f32 `exp` and `exp2`,
+ *    and bf16 and rounded once. floor, ceil, trunc, rint (roundeven) and
+ *    round are LLVM's intrinsics: cvt.rmi/rpi/rzi/rni, and for round
+ *    (half away from zero, which PTX has no mode for) NVPTX's exact
+ *    sequence; all exact, as are bitcasts (LLVM bitcast: no instruction). The exceptions are f32 `exp` and `exp2`,
  *    which use the MUFU instruction `ex2.approx` (as Triton does):
  *    exp2(x) is `ex2.approx.ftz.f32`, relative error at most 2^-22
  *    (2 ulp) where the result is normal; results below 2^-126 flush to 0
@@ -165,11 +168,16 @@ static LLVMValueRef lw_float_math(LwFn *f, int opc, ScalarKind k,
     case IR_COS: r = lw_nv(f, "cos", f64, x, 1); break;
     case IR_TANH: r = lw_nv(f, "tanh", f64, x, 1); break;
     case IR_ERF: r = lw_nv(f, "erf", f64, x, 1); break;
+    case IR_TAN: r = lw_nv(f, "tan", f64, x, 1); break;
     case IR_POW: r = lw_nv(f, "pow", f64, x, 2); break;
+    case IR_ATAN2: r = lw_nv(f, "atan2", f64, x, 2); break;
     case IR_REM: r = lw_nv(f, "fmod", f64, x, 2); break;
     case IR_SQRT: r = lw_call_intr(c, "llvm.sqrt", &t, 1, x, 1); break;
     case IR_FLOOR: r = lw_call_intr(c, "llvm.floor", &t, 1, x, 1); break;
     case IR_CEIL: r = lw_call_intr(c, "llvm.ceil", &t, 1, x, 1); break;
+    case IR_TRUNC: r = lw_call_intr(c, "llvm.trunc", &t, 1, x, 1); break;
+    case IR_RINT: r = lw_call_intr(c, "llvm.roundeven", &t, 1, x, 1); break;
+    case IR_ROUND: r = lw_call_intr(c, "llvm.round", &t, 1, x, 1); break;
     case IR_ABS: r = lw_call_intr(c, "llvm.fabs", &t, 1, x, 1); break;
     case IR_FMA: r = lw_call_intr(c, "llvm.fma", &t, 1, x, 3); break;
     case IR_MIN: r = lw_call_intr(c, "llvm.minnum", &t, 1, x, 2); break;
@@ -350,8 +358,11 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     }
     case IR_EXP: case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT:
     case IR_RSQRT: case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF:
-    case IR_FLOOR: case IR_CEIL:
+    case IR_FLOOR: case IR_CEIL: case IR_ROUND: case IR_RINT: case IR_TRUNC:
+    case IR_TAN:
         return lw_float_math(f, op->op, k, x, 1);
+    case IR_ATAN2: return lw_float_math(f, op->op, k, x, 2);
+    case IR_BITCAST: return LLVMBuildBitCast(b, x[0], lw_type(c, rk), "");
     default: return NULL;
     }
 }

@@ -16,6 +16,7 @@
  */
 #include "sm.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct Builtin Builtin;
@@ -33,6 +34,28 @@ struct Builtin {
 #define MAXP 8
 
 /* ------------------------------------------------------------- helpers */
+
+typedef struct Param {
+    char name[24];
+    int optional, variadic;
+} Param;
+
+static int parse_params(const char *spec, Param *p) {
+    int n = 0;
+    while (*spec) {
+        while (*spec == ' ' || *spec == ',') spec++;
+        if (!*spec) break;
+        size_t len = strcspn(spec, ",?.");
+        memset(&p[n], 0, sizeof p[n]);
+        memcpy(p[n].name, spec, len);
+        spec += len;
+        if (*spec == '?') p[n].optional = 1, spec++;
+        if (*spec == '.') p[n].variadic = 1, spec += 3;
+        n++;
+    }
+    return n;
+}
+
 
 static int absent(const SmVal *v) { return v->kind == SV_NONE; }
 
@@ -563,7 +586,24 @@ static IrValue *as_ir(SmCtx *c, SmVal *v) {
     return v->kind == SV_VAL ? v->v : sm_materialize(c, v, sm_type_of(v).k);
 }
 
-/* sum/max/min/argmax/argmin(x, axis=, keepdims=false) */
+/* sum's dtype= (absent: sum_kind of x's type): a type sum_kind gives,
+ * the types the reductions accumulate in. */
+static int want_sum_dtype(SmCtx *c, const Builtin *b, const SmVal *v,
+                          ScalarKind from, ScalarKind *k) {
+    if (absent(v)) {
+        *k = sum_kind(from);
+        return 1;
+    }
+    if (!want_type(c, b, v, "dtype", k)) return 0;
+    if (*k != SK_BOOL && *k != SK_PTR && sum_kind(*k) == *k) return 1;
+    dg_error(c->dg, v->loc, "argument 'dtype' of 'sum' must be a type to "
+             "accumulate in: i32, u32, i64, u64, f16, bf16, f32 or f64, got "
+             "'%s'; narrow the result with 'as %s'", ty_kind_name(*k),
+             ty_kind_name(*k));
+    return 0;
+}
+
+/* sum/max/min/argmax/argmin(x, axis=, keepdims=false), sum's dtype= */
 static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
                        SmVal *a) {
     int (*ok)(ScalarKind) = b->op == RED_SUM ? is_numeric_or_bool : is_numeric;
@@ -572,11 +612,13 @@ static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
         return sm_poison();
     Type t = sm_type_of(&a[0]);
     int axis = -1, keep = 0;
+    ScalarKind k = t.k;
     if (!absent(&a[1]) && !want_axis(c, b, &a[1], t.rank, &axis)) return sm_poison();
     if (!absent(&a[2]) && !want_bool_const(c, b, &a[2], "keepdims", &keep))
         return sm_poison();
+    if (b->op == RED_SUM && !want_sum_dtype(c, b, &a[3], t.k, &k))
+        return sm_poison();
     c->b.loc = call->loc;
-    ScalarKind k = b->op == RED_SUM ? sum_kind(t.k) : t.k;
     IrValue *x = sm_cast(c, as_ir(c, &a[0]), k);
     Type orig = x->ty;
     if (axis < 0) {
@@ -672,15 +714,16 @@ static SmVal bi_where(SmCtx *c, const Builtin *b, const AstExpr *call,
     return sm_where(c, a[0], a[1], a[2], call->loc);
 }
 
-/* maximum, minimum, fma, pow, umulhi, clamp, cdiv: n operands promoted to
+/* maximum, minimum, fma, pow, atan2, umulhi, clamp: n operands promoted to
  * one kind, broadcast to one shape. */
 static int operands(SmCtx *c, const Builtin *b, const AstExpr *call,
                     SmVal *a, int n, int (*ok)(ScalarKind), const char *desc,
                     IrValue **out, ScalarKind *kind) {
-    static const char *const names[] = {"x", "y", "z"};
+    Param names[MAXP];
+    parse_params(b->params, names);
     int good = 1;
     for (int i = 0; i < n; i++)
-        good &= want_kind(c, b, &a[i], names[i], is_numeric_or_bool,
+        good &= want_kind(c, b, &a[i], names[i].name, is_numeric_or_bool,
                           "a numeric tile");
     if (!good) return 0;
     ScalarKind k = promote_n(c, a, n);
@@ -720,7 +763,7 @@ static SmVal bi_clamp(SmCtx *c, const Builtin *b, const AstExpr *call,
 
 static SmVal bi_fma_pow(SmCtx *c, const Builtin *b, const AstExpr *call,
                         SmVal *a) {
-    int n = b->op == IR_FMA ? 3 : 2;
+    int n = b->op == IR_FMA ? 3 : 2;   /* fma, pow, atan2 */
     IrValue *x[3];
     ScalarKind k;
     if (!operands(c, b, call, a, n, is_float, "floating-point", x, &k))
@@ -751,7 +794,16 @@ static SmVal bi_cdiv(SmCtx *c, const Builtin *b, const AstExpr *call,
     return sm_binary(c, OP_DIV, sum, a[1], call->loc);
 }
 
-/* abs, exp, exp2, log, log2, sqrt, rsqrt, sin, cos, tanh, erf, floor, ceil */
+/* A floating-point operand (a literal adapts), else an error. */
+static int want_float(SmCtx *c, const Builtin *b, const SmVal *v) {
+    if (ty_isfloat(sm_type_of(v).k) || (v->kind == SV_CONST && v->weak)) return 1;
+    dg_error(c->dg, v->loc, "'%s' requires a floating-point operand, got "
+             "'%s'; convert it with 'as f32'", b->name, sm_describe(c, v));
+    return 0;
+}
+
+/* abs, exp, exp2, log, log2, sqrt, rsqrt, sin, cos, tan, tanh, erf, floor,
+ * ceil, trunc, round, rint */
 static SmVal bi_math(SmCtx *c, const Builtin *b, const AstExpr *call,
                      SmVal *a) {
     if (!want_value(c, b, &a[0], "x")) return sm_poison();
@@ -763,14 +815,67 @@ static SmVal bi_math(SmCtx *c, const Builtin *b, const AstExpr *call,
         return sm_where(c, neg, sm_unary(c, OP_NEG, a[0], call->loc), a[0],
                         call->loc);
     }
-    if (!ty_isfloat(k) && !(a[0].kind == SV_CONST && a[0].weak)) {
-        dg_error(c->dg, a[0].loc, "'%s' requires a floating-point operand, got "
-                 "'%s'; convert it with 'as f32'", b->name, sm_describe(c, &a[0]));
-        return sm_poison();
-    }
+    if (!want_float(c, b, &a[0])) return sm_poison();
     c->b.loc = call->loc;
     IrValue *x = sm_convert(c, &a[0], a[0].kind == SV_CONST && a[0].weak ? SK_F32 : k);
     return sm_val(in_f32(c, (IrOpcode)b->op, &x, 1), call->loc);
+}
+
+/* isnan(x) is x != x; isinf(x) is x == inf | x == -inf: bool, x's shape. */
+static SmVal bi_isclass(SmCtx *c, const Builtin *b, const AstExpr *call,
+                        SmVal *a) {
+    if (!want_value(c, b, &a[0], "x") || !want_float(c, b, &a[0]))
+        return sm_poison();
+    if (b->op == 0) return sm_binary(c, OP_NE, a[0], a[0], call->loc);
+    SmVal inf = sm_const_float(SK_F32, INFINITY, 1, call->loc);
+    SmVal ninf = sm_const_float(SK_F32, -INFINITY, 1, call->loc);
+    SmVal pos = sm_binary(c, OP_EQ, a[0], inf, call->loc);
+    SmVal neg = sm_binary(c, OP_EQ, a[0], ninf, call->loc);
+    return sm_binary(c, OP_OR, pos, neg, call->loc);
+}
+
+/* The type a literal argument of bitcast takes: an integer literal the
+ * integer type of `to`'s width (signed if it fits), a float literal the
+ * float type of that width; SK_VOID when there is none. */
+static ScalarKind literal_kind(const SmVal *v, ScalarKind to) {
+    static const ScalarKind ints[] = {SK_I8, SK_U8, SK_I16, SK_U16, SK_I32,
+                                      SK_U32, SK_I64, SK_U64};
+    static const ScalarKind floats[] = {SK_F16, SK_F32, SK_F64};
+    int isf = ty_isfloat((ScalarKind)v->k);
+    const ScalarKind *ks = isf ? floats : ints;
+    size_t n = isf ? sizeof floats / sizeof *floats : sizeof ints / sizeof *ints;
+    for (size_t i = 0; i < n; i++)
+        if (ty_bits(ks[i]) == ty_bits(to) && (isf || sm_const_fits(v, ks[i])))
+            return ks[i];
+    return SK_VOID;
+}
+
+/* bitcast(x, dtype): x's bits read as dtype, an integer or float type of
+ * the same width. */
+static SmVal bi_bitcast(SmCtx *c, const Builtin *b, const AstExpr *call,
+                        SmVal *a) {
+    ScalarKind to;
+    int ok = want_kind(c, b, &a[0], "x", is_numeric, "a numeric tile");
+    ok &= want_type(c, b, &a[1], "dtype", &to);
+    if (!ok) return sm_poison();
+    int weak = a[0].kind == SV_CONST && a[0].weak;
+    ScalarKind from = weak ? literal_kind(&a[0], to) : sm_type_of(&a[0]).k;
+    if (!is_numeric(to) || from == SK_VOID || ty_bits(from) != ty_bits(to)) {
+        const char *what = from == SK_VOID ? "a literal"
+                         : ar_printf(c->ar, "'%s' (%d bits)", ty_kind_name(from),
+                                     ty_bits(from));
+        dg_error(c->dg, call->loc, "cannot bitcast %s to '%s'%s: the bits are "
+                 "kept, so the types must be integers or floats of one width; "
+                 "to convert the value, write 'x as %s'", what,
+                 ty_kind_name(to), is_numeric(to) ? ar_printf(c->ar, " (%d bits)",
+                 ty_bits(to)) : "", ty_kind_name(to));
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    IrValue *x = sm_convert(c, &a[0], from);
+    if (from == to) return sm_val(x, call->loc);
+    return sm_val(sm_emit1(c, IR_BITCAST, sm_with_kind(x->ty, to), x, NULL,
+                           NULL), call->loc);
 }
 
 /* --------------------------------------------------------------- shape */
@@ -990,7 +1095,7 @@ static const Builtin builtins[] = {
     {"atomic_xchg", "p, value, mask?", bi_store, ATOM_XCHG, 0},
     {"atomic_cas", "p, cmp, value", bi_cas, 0, 0},
     {"dot", "a, b, acc?, precision?", bi_dot, 0, 1},
-    {"sum", "x, axis?, keepdims?", bi_reduce, RED_SUM, 1},
+    {"sum", "x, axis?, keepdims?, dtype?", bi_reduce, RED_SUM, 1},
     {"max", "x, axis?, keepdims?", bi_reduce, RED_MAX, 1},
     {"min", "x, axis?, keepdims?", bi_reduce, RED_MIN, 1},
     {"argmax", "x, axis?, keepdims?", bi_reduce, RED_ARGMAX, 1},
@@ -1011,10 +1116,18 @@ static const Builtin builtins[] = {
     {"cos", "x", bi_math, IR_COS, 1},
     {"tanh", "x", bi_math, IR_TANH, 1},
     {"erf", "x", bi_math, IR_ERF, 1},
+    {"tan", "x", bi_math, IR_TAN, 1},
     {"floor", "x", bi_math, IR_FLOOR, 1},
     {"ceil", "x", bi_math, IR_CEIL, 1},
+    {"trunc", "x", bi_math, IR_TRUNC, 1},
+    {"round", "x", bi_math, IR_ROUND, 1},
+    {"rint", "x", bi_math, IR_RINT, 1},
+    {"isnan", "x", bi_isclass, 0, 1},
+    {"isinf", "x", bi_isclass, 1, 1},
+    {"bitcast", "x, dtype", bi_bitcast, 0, 1},
     {"fma", "x, y, z", bi_fma_pow, IR_FMA, 1},
     {"pow", "x, y", bi_fma_pow, IR_POW, 1},
+    {"atan2", "y, x", bi_fma_pow, IR_ATAN2, 1},
     {"umulhi", "x, y", bi_umulhi, 0, 1},
     {"cdiv", "x, y", bi_cdiv, 0, 1},
     {"reshape", "x, shape", bi_reshape, 0, 1},
@@ -1044,27 +1157,6 @@ int sm_builtin_is_pure(const char *name) {
 }
 
 /* ------------------------------------------------------------- binding */
-
-typedef struct Param {
-    char name[24];
-    int optional, variadic;
-} Param;
-
-static int parse_params(const char *spec, Param *p) {
-    int n = 0;
-    while (*spec) {
-        while (*spec == ' ' || *spec == ',') spec++;
-        if (!*spec) break;
-        size_t len = strcspn(spec, ",?.");
-        memset(&p[n], 0, sizeof p[n]);
-        memcpy(p[n].name, spec, len);
-        spec += len;
-        if (*spec == '?') p[n].optional = 1, spec++;
-        if (*spec == '.') p[n].variadic = 1, spec += 3;
-        n++;
-    }
-    return n;
-}
 
 SmVal sm_builtin(SmCtx *c, const AstExpr *call, const SmVal *args) {
     const Builtin *b = find(call->name);

@@ -86,6 +86,12 @@ const char *ty_str(Arena *a, Type t);
     X(ABS, "abs") X(EXP, "exp") X(EXP2, "exp2") X(LOG, "log")              \
     X(LOG2, "log2") X(SQRT, "sqrt") X(RSQRT, "rsqrt") X(SIN, "sin")        \
     X(COS, "cos") X(TANH, "tanh") X(ERF, "erf") X(FLOOR, "floor")          \
+    X(ROUND, "round")               /* half away from zero */              \
+    X(RINT, "rint")                 /* half to even */                     \
+    X(TRUNC, "trunc") X(TAN, "tan") X(ATAN2, "atan2") /* atan2(y, x) */    \
+    X(BITCAST,      "bitcast")      /* the bits as a kind of one width */  \
+    /* CEIL ends the element-wise ops from ADD (layout_assign.c tests the   \
+     * range): a new element-wise op goes before it */                     \
     X(CEIL, "ceil")                                                        \
     X(FMA,          "fma")                                                 \
     X(SELECT,       "select")       /* cond, a, b (where) */               \

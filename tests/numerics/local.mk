@@ -7,7 +7,7 @@ check_PROGRAMS += tests/numerics/numerics
 tests_numerics_numerics_SOURCES = tests/numerics/numerics.c \
 	tests/numerics/harness.c tests/numerics/harness.h \
 	tests/numerics/run_examples.c tests/numerics/run_stdlib.c \
-	tests/numerics/run_mma.c
+	tests/numerics/run_mma.c tests/numerics/run_math.c
 tests_numerics_numerics_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_numerics_numerics_LDADD = examples/ref/libref.la interp/libinterp.la \
 	bundle/libtlbir.la bundle/libtlb.la \
@@ -54,8 +54,12 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/stencil-heat2.num \
 	tests/numerics/cases/transpose.num \
 	tests/numerics/cases/vadd-block128.num \
-	tests/numerics/cases/vadd.num
+	tests/numerics/cases/vadd.num \
+	tests/numerics/cases/builtin_math-f32.num \
+	tests/numerics/cases/builtin_math-f16.num \
+	tests/numerics/cases/builtin_math-bf16.num
 TESTS += $(numerics_cases)
 EXTRA_DIST += $(numerics_cases) tests/numerics/kernels/std_math.tile \
 	tests/numerics/kernels/std_random.tile \
-	tests/numerics/kernels/std_gelu.tile
+	tests/numerics/kernels/std_gelu.tile \
+	tests/numerics/kernels/builtin_math.tile
