@@ -13,6 +13,11 @@ dist_examples_DATA = examples/vadd.tile examples/bias_gelu.tile \
 	examples/bmm.tile \
 	examples/attention.tile
 
+# tile.torch: a transformer MLP block trained through Tile custom ops
+# (python/tests/test_torch.py runs it small in the interpreter;
+# scripts/gpu-python.sh on the GPU).
+EXTRA_DIST += examples/torch/mlp.tile examples/torch/mlp_train.py
+
 noinst_LTLIBRARIES += examples/ref/libref.la
 examples_ref_libref_la_SOURCES = examples/ref/ref.h examples/ref/half.c \
 	examples/ref/math.c examples/ref/random.c examples/ref/vadd.c \

@@ -8,9 +8,10 @@ EXTRA_DIST += python/run-tests python/pyproject.toml \
 	python/tile/interp.py python/tile/gpu.py python/tile/_libs.py \
 	python/tile/_types.py python/tile/_scalars.py python/tile/_host.py \
 	python/tile/_device.py python/tile/_cache.py \
+	python/tile/_log.py python/tile/torch.py \
 	python/tests/conftest.py python/tests/test_interp.py \
 	python/tests/test_gpu.py python/tests/fakedriver_cases.py \
-	python/tests/standin_torch.py
+	python/tests/standin_torch.py python/tests/test_torch.py
 clean-local: clean-python
 clean-python:
 	rm -rf python/.pytest_cache

@@ -1,23 +1,32 @@
 #!/usr/bin/env bash
 # gpu-python.sh — the Python binding on the GPU machine: the host time per
 # launch beside Triton (bench/py_launch.py, ISSUE 5's target: at most half
-# of Triton's) and the package's tests (python/tests), in one command.
+# of Triton's), the package's tests (python/tests) and the tile.torch
+# training test (examples/torch/mlp_train.py), in one command.
 #
 #   scripts/gpu-python.sh prepare   HERE: build-gpu/ (scripts/gpu-bench.sh
 #                                   prepare, when it is not there yet) plus
 #                                   the tests' helpers: build-gpu/bin/
 #                                   write_vadd_bundle and fakecuda.so, and
 #                                   with STATIC_TILEC=PATH a static tilec
-#                                   (xz) so that tile.compile runs there
+#                                   (xz) so that tile.compile runs there, and
+#                                   build-gpu/torch/: the training test's
+#                                   bundles (mlp-f32.tlb, cross_entropy.tlb)
 #   scripts/gpu-python.sh [run]     THERE, carrying build-gpu: py_launch.py
 #                                   (3 rounds), then pytest over
 #                                   python/tests/test_gpu.py (the interpreter's
-#                                   tests need libtilec, built with LLVM: here)
+#                                   tests need libtilec, built with LLVM: here),
+#                                   then the training test (as `torch`)
+#   scripts/gpu-python.sh torch     THERE: the training test alone: an MLP
+#                                   block of Tile custom ops trained 100 steps
+#                                   under eager and torch.compile against
+#                                   PyTorch, CUDA-graph replay (needs torch)
 #
 # Device call, after prepare:
 #   run(command="scripts/gpu-python.sh run", carry=["build-gpu"], kind="nvidia-h200", timeout_s=600)
-# `run` writes $OUT/py_launch.txt and $OUT/pytest.log (OUT: default
-# build-gpu/out). Exit status: 0 when the benchmark's results were right
+# `run` writes $OUT/py_launch.txt, $OUT/pytest.log and $OUT/mlp_train.txt
+# (OUT: default build-gpu/out); MLP_ARGS adds options to mlp_train.py
+# (default size: large; e.g. MLP_ARGS="--size small --steps 20"). Exit status: 0 when the benchmark's results were right
 # and the tests passed (the 0.5 target is reported, not enforced).
 set -u
 cd "$(dirname "$0")/.."
@@ -37,6 +46,15 @@ prepare() {
         strip -o "$build/bin/tilec" "$STATIC_TILEC"
         xz -f -T2 "$build/bin/tilec"
     fi
+    # The training test's kernels, f32, for the GPU's architecture,
+    # carried xz-compressed (mlp-f32.tlb is about 19 MB, 2 MB compressed).
+    mkdir -p "$build/torch"
+    for b in "mlp-f32 examples/torch/mlp.tile -DT=f32" "cross_entropy examples/cross_entropy.tile"; do
+        set -- $b
+        [ -f "$build/torch/$1.tlb.xz" ] && continue
+        ./tilec --arch="${GPU_ARCH:-sm_90a}" "${@:2}" -o "$build/torch/$1.tlb"
+        xz -f -T2 "$build/torch/$1.tlb"
+    done
     echo "device call:"
     echo "  run(command=\"scripts/gpu-python.sh run\", carry=[\"build-gpu\"], kind=\"nvidia-h200\", timeout_s=600)"
 }
@@ -66,11 +84,37 @@ run() {
     else
         echo "python/tests: numpy or pytest missing here; not run"
     fi
+    torch_training || status=1
     return $status
+}
+
+# The tile.torch training test; PASS/FAIL table in $OUT/mlp_train.txt.
+torch_training() {
+    [ -f "$build/libtile.so" ] && [ -f "$build/torch/mlp-f32.tlb.xz" ] || {
+        echo "build-gpu/torch/ is missing: run 'scripts/gpu-python.sh prepare' where tilec builds and carry build-gpu" >&2
+        return 2
+    }
+    OUT=${OUT:-$build/out}
+    mkdir -p "$OUT"
+    export TILE_LIBDIR=$build PYTHONPATH=$top/python PYTHONDONTWRITEBYTECODE=1
+    if ! python3 -c 'import torch' 2> /dev/null; then
+        echo "examples/torch/mlp_train.py: no torch here; not run" | tee "$OUT/mlp_train.txt"
+        return 1
+    fi
+    local bundles=/tmp/tile-torch-bundles
+    mkdir -p "$bundles"
+    for b in mlp-f32 cross_entropy; do
+        xz -dc "$build/torch/$b.tlb.xz" > "$bundles/$b.tlb" || return 1
+    done
+    # shellcheck disable=SC2086  # MLP_ARGS is a list of options
+    python3 examples/torch/mlp_train.py --device cuda --bundle-dir "$bundles" \
+        ${MLP_ARGS:-} 2>&1 | tee "$OUT/mlp_train.txt"
+    return "${PIPESTATUS[0]}"
 }
 
 case ${1:-run} in
 prepare) prepare ;;
 run) run ;;
-*) echo "usage: scripts/gpu-python.sh [prepare|run]" >&2; exit 2 ;;
+torch) torch_training ;;
+*) echo "usage: scripts/gpu-python.sh [prepare|run|torch]" >&2; exit 2 ;;
 esac

@@ -5,6 +5,7 @@ clear refusals (GPUUnavailableError) where the driver or tilec's bundle
 output is missing. With torch, CUDA and libtile: launches on tensors."""
 
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -141,6 +142,26 @@ def test_compile_for_gpu(example, tmp_path, monkeypatch):
     mod = tile.compile(example("bias_gelu"), defines={"T": np.float16}, arch="sm_80")
     assert [p.type for p in mod.bias_gelu.params] == ["f16", "f16", "f32", "f32", "i32"]
     assert len(os.listdir(tmp_path / "cache")) == 3
+
+
+def test_compile_for_gpu_logs(example, tmp_path, monkeypatch, caplog):
+    """The "tile" logger tells a compile by tilec from a cache hit, the
+    bundle loaded, and the configuration choose() returns."""
+    monkeypatch.setenv("TILE_CACHE_DIR", str(tmp_path))
+    caplog.set_level("INFO", logger="tile")
+    k = _compile_or_skip(example("softmax")).softmax
+    first = caplog.text
+    assert re.search(r"compiled .*softmax.tile with \S*tilec \(--arch=\w+\) in [0-9.]+ s: "
+                     + re.escape(str(tmp_path)), first) or \
+        re.search(r"compiled .*softmax.tile with \S*tilec \(no options\) in ", first)
+    assert "cache hit" not in first and "loaded bundle " + str(tmp_path) in first
+    caplog.clear()
+    _compile_or_skip(example("softmax"))
+    assert "cache hit for " + example("softmax") in caplog.text
+    assert "compiled" not in caplog.text
+    a = CudaArray(4096)
+    k.choose(a, a, 4, 300, 300, BLOCK=512, warps=8)
+    assert "kernel softmax: configuration BLOCK=512,warps=8,stages=3 chosen" in caplog.text
 
 
 def test_compile_for_gpu_imports_are_part_of_the_key(source, tmp_path, monkeypatch):

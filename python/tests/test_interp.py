@@ -444,3 +444,21 @@ def test_torch_cpu_tensors(example):
     o16 = torch.zeros(64, dtype=torch.float16)
     mod16.bias_gelu(o16, h, 1.0, 0.0, 64)
     assert (o16 != 0).any()
+
+
+def test_tile_verbose_logs_to_stderr(example):
+    """TILE_VERBOSE=1 puts the "tile" logger's INFO records on stderr;
+    without it nothing is printed."""
+    import subprocess
+    import sys
+    code = f"import tile; tile.compile({example('vadd')!r}, interpret=True)"
+    for verbose, want in [("1", True), ("0", False), (None, False)]:
+        env = dict(os.environ)
+        env.pop("TILE_VERBOSE", None)
+        if verbose is not None:
+            env["TILE_VERBOSE"] = verbose
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                           text=True, check=True)
+        assert (f"tile: compiled {example('vadd')} for the interpreter" in r.stderr) == want, \
+            r.stderr
+        assert r.stdout == ""

@@ -14,6 +14,7 @@ through libtile; see docs/python.md for what that needs.
 
 import os
 
+from . import _log
 from . import interp as _interp
 from ._types import type_name as _type_name
 from .errors import (ArgumentError, BundleError, CompileError, ConfigError, GPUUnavailableError,
@@ -23,6 +24,7 @@ __all__ = ["compile", "load", "TileError", "BundleError", "CompileError", "Argum
            "ConfigError", "LaunchError", "LibraryNotFoundError", "GPUUnavailableError",
            "TileWarning"]
 __version__ = "0.1.0"
+_log.setup()
 
 
 def _env_interpret():
@@ -61,9 +63,15 @@ def compile(path, defines=None, include_dirs=(), arch=None, interpret=None, debu
     if interpret is None:
         interpret = _env_interpret()
     if interpret:
-        return _interp.compile_file(path, _define_items(defines), include_dirs, debug)
-    from . import gpu
-    return gpu.compile_file(path, _define_items(defines), include_dirs, arch, debug)
+        mod = _interp.compile_file(path, _define_items(defines), include_dirs, debug)
+    else:
+        from . import gpu
+        mod = gpu.compile_file(path, _define_items(defines), include_dirs, arch, debug)
+    # What made the module, so that tile.torch can build the other mode's
+    # twin of a kernel (the interpreter for CPU tensors, the GPU for CUDA).
+    mod._options = {"defines": dict(defines or {}), "include_dirs": tuple(include_dirs),
+                    "arch": arch, "debug": debug}
+    return mod
 
 
 def load(path, interpret=None):

@@ -18,7 +18,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+import time
 
+from ._log import log
 from .errors import CompileError, GPUUnavailableError
 
 def cache_dir():
@@ -93,7 +95,9 @@ def compile_bundle(path, defines, include_dirs, arch, debug, build_top, stdlib_d
     os.makedirs(d, exist_ok=True)
     target = os.path.join(d, h.hexdigest() + ".tlb")
     if os.path.exists(target):
+        log.info("cache hit for %s (%s): %s", path, " ".join(args[1:-1]) or "no options", target)
         return target
+    t0 = time.perf_counter()
     fd, tmp = tempfile.mkstemp(dir=d, suffix=".tlb.tmp")
     os.close(fd)
     try:
@@ -106,6 +110,8 @@ def compile_bundle(path, defines, include_dirs, arch, debug, build_top, stdlib_d
             raise CompileError(path, r.stderr)
         os.replace(tmp, target)
         tmp = None
+        log.info("compiled %s with %s (%s) in %.2f s: %s", path, tilec, " ".join(args[1:-1]) or "no options",
+                 time.perf_counter() - t0, target)
     finally:
         if tmp:
             os.unlink(tmp)

@@ -31,6 +31,7 @@ import struct
 import sys
 
 from . import _cache, _libs
+from ._log import log
 from ._device import pointer_checker
 from ._scalars import scalar_checker
 from ._types import FLOATS, INT_RANGE, TORCH, Param
@@ -145,7 +146,9 @@ def load_bundle(path, source=None):
     b = ctypes.c_void_p()
     if lt.lib.tile_bundle_load(os.fsencode(path), ctypes.byref(b)) != _OK:
         raise BundleError(lt.message())
-    return GPUModule(source or path, path, b.value, lt)
+    mod = GPUModule(source or path, path, b.value, lt)
+    log.info("loaded bundle %s: kernels %s", path, ", ".join(mod.kernels))
+    return mod
 
 
 # tilec's --arch for a GPU of compute capability (major, minor): its own
@@ -526,7 +529,10 @@ class GPUKernel(Kernel):
                                              ctypes.byref(out))
         if rc != _OK:
             self._fail(rc, None)
-        return self.configs[out.value]
+        chosen = self.configs[out.value]
+        log.info("kernel %s: configuration %s chosen", self.name,
+                 ",".join(f"{k}={v}" for k, v in chosen.items()))
+        return chosen
 
     def _run(self, grid, args, config):
         packed, stream = self._prepare(args)

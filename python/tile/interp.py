@@ -23,9 +23,11 @@ replaced. From other threads the run is a plain call.
 import ctypes
 import os
 import threading
+import time
 import warnings
 
 from . import _libs
+from ._log import defines_text, log
 from ._host import buffer_checker
 from ._scalars import scalar_checker
 from ._types import parse_signature
@@ -50,13 +52,17 @@ def compile_file(path, defines, include_dirs, debug):
     opt = _libs.CompileOptions(cdefs, len(defs), cincs, len(incs),
                                os.fsencode(stdlib) if stdlib else None, int(bool(debug)))
     diags = ctypes.c_void_p()
+    t0 = time.perf_counter()
     prog = lib.lib.tile_compile_file(os.fsencode(path), ctypes.byref(opt), ctypes.byref(diags))
     text = lib.take_string(diags.value)
     if not prog:
         raise CompileError(path, text or "error: compilation failed")
     if text:
         warnings.warn(TileWarning(text.rstrip()), stacklevel=3)
-    return Module(path, prog, lib)
+    mod = Module(path, prog, lib)
+    log.info("compiled %s%s for the interpreter in %.3f s: kernels %s", path,
+             defines_text(defines), time.perf_counter() - t0, ", ".join(mod.kernels))
+    return mod
 
 
 def _run_interruptibly(call, opt):

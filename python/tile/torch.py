@@ -1,0 +1,317 @@
+"""Tile kernels as PyTorch custom operators (torch.library).
+
+    import tile, tile.torch
+    mod = tile.compile("examples/bias_gelu.tile")
+    bias_gelu = tile.torch.custom_op(
+        "mylib::bias_gelu", mod.bias_gelu,
+        outputs={"out": tile.torch.like("x")},
+        derived={"n": lambda a: a.x.numel()})
+    y = bias_gelu(x, 1.5, -0.25)               # a torch.Tensor like x
+
+Design. A kernel writes its results through pointer parameters; an
+operator returns new tensors. custom_op turns one into the other from the
+kernel's signature and three things the user says: which stored pointer
+parameters are the outputs and how each is allocated (`outputs`: a spec
+per name, `like(input)` or a callable giving (shape, dtype)); which
+scalar parameters are computed from the inputs rather than passed
+(`derived`: sizes, strides); and, for a kernel without grid(...), the
+grid. Every other parameter is an input of the operator, in signature
+order: pointers become `Tensor`, integers `int`, floats `float`, bools
+`bool`, and the operator's schema is written from them, so nothing is
+inferred from annotations. The operator is registered with
+torch.library.custom_op (mutates_args=(): outputs are always fresh
+tensors), with
+
+- a fake implementation (register_fake) that checks the inputs' dtypes
+  and devices against the signature and allocates the outputs from their
+  specs, so that torch.compile(fullgraph=True) traces through the call
+  without a graph break, whatever the sizes (symbolic shapes pass
+  through the specs);
+- a real implementation that makes the inputs contiguous (a copy only
+  when they are not), allocates the outputs, computes the derived scalars
+  and launches: tensors on a CUDA device go to the GPU kernel, which runs
+  on torch's current stream (gpu.py), so the launch is recorded under
+  CUDA-graph capture like any torch kernel; CPU tensors go to the
+  reference interpreter. The kernel given may be either mode's: the other
+  mode's twin is compiled on first need from the same source and options
+  (tile.compile records them), so one operator serves both devices. A
+  kernel of a bundle (tile.load) has no source and runs on CUDA only.
+
+register_autograd(backward) makes the operator differentiable: by
+default the inputs and outputs are saved (tensors through
+ctx.save_for_backward) and `backward(saved, *grads)` receives them as
+attributes named after the kernel's parameters, returning the inputs'
+gradients as a tuple in input order or as a dict by name (missing: None).
+A backward is typically another such operator (a Tile kernel), so
+torch.compile traces the backward too. A setup_context of one's own is
+passed to torch.library.register_autograd unchanged, with `backward`.
+
+Misuse is a TileError naming the kernel and the parameter: an output or
+derived name that is no such parameter, a stored pointer left out of the
+outputs (operators do not mutate their inputs), a spec whose dtype is not
+the parameter's type, an input of the wrong dtype or on another device.
+"""
+
+import types
+
+import torch
+
+from ._log import log
+from ._types import TORCH, describe_type
+from .errors import ArgumentError, TileError
+
+__all__ = ["custom_op", "like", "TileOp"]
+
+_SCHEMA_TYPE = {"bool": "bool", "f16": "float", "bf16": "float", "f32": "float",
+                "f64": "float"}
+
+
+def _elem(dtype):
+    """The Tile element type of a torch dtype ('f32'), or None."""
+    return TORCH.get(str(dtype).replace("torch.", ""))
+
+
+class like:
+    """An output spec: the shape (and, unless `dtype` is given, the dtype)
+    of the input named `name`."""
+
+    def __init__(self, name, dtype=None):
+        self.name, self.dtype = name, dtype
+
+    def __call__(self, a):
+        t = getattr(a, self.name)
+        return tuple(t.shape), self.dtype or t.dtype
+
+    def __repr__(self):
+        return f"like({self.name!r}" + (f", dtype={self.dtype}" if self.dtype else "") + ")"
+
+
+def _namespace(names, values):
+    return types.SimpleNamespace(**dict(zip(names, values)))
+
+
+class TileOp:
+    """A Tile kernel registered as the torch custom operator `name`.
+
+    Calling it calls the operator (torch.ops.<ns>.<name>); `opdef` is the
+    torch.library CustomOpDef (for torch.library.opcheck), `schema` its
+    schema, `inputs` and `outputs` the parameter names."""
+
+    def __init__(self, name, kernel, outputs, derived=None, grid=None, config=None):
+        if "::" not in name:
+            raise TileError(f"kernel '{kernel.name}': an operator name is "
+                            f"'namespace::name', got {name!r}")
+        self.name, self.kernel = name, kernel
+        self._params = {p.name: p for p in kernel.params}
+        self._specs = dict(outputs)
+        self._derived = dict(derived or {})
+        self._grid, self._config = grid, dict(config or {})
+        self._check_declaration()
+        self.outputs = list(self._specs)
+        self.inputs = [p.name for p in kernel.params
+                       if p.name not in self._specs and p.name not in self._derived]
+        self._twins = {kernel._module.interpret: kernel}
+        self._ran_on = set()
+        args = ", ".join(self._schema_arg(n) for n in self.inputs)
+        rets = ", ".join("Tensor" for _ in self.outputs)
+        self.schema = f"({args}) -> " + (rets if len(self.outputs) == 1 else f"({rets})")
+        self.opdef = torch.library.custom_op(name, self._real, mutates_args=(),
+                                             schema=self.schema)
+        self.opdef.register_fake(self._fake)
+        log.info("custom op %s%s from kernel %s of %s", name, self.schema, kernel.name,
+                 kernel._module.path)
+
+    def _fail(self, message, name=None):
+        p = f" parameter '{name}'" if name else ""
+        raise TileError(f"custom op {self.name} (kernel '{self.kernel.name}'){p}: {message}")
+
+    def _check_declaration(self):
+        params = self._params
+        if not self._specs:
+            self._fail("needs at least one output (outputs={'name': spec})")
+        for n, spec in self._specs.items():
+            p = params.get(n)
+            if p is None or not p.pointer:
+                self._fail("is not a pointer parameter of the kernel, so it cannot be an "
+                           f"output (pointers: {', '.join(q.name for q in params.values() if q.pointer)})", n)
+            if not callable(spec):
+                self._fail(f"the output spec must be like('input') or a callable "
+                           f"returning (shape, dtype), got {spec!r}", n)
+        for n, fn in self._derived.items():
+            p = params.get(n)
+            if p is None or p.pointer:
+                self._fail("is not a scalar parameter of the kernel, so it cannot be "
+                           "derived", n)
+            if not callable(fn):
+                self._fail(f"a derived value is a callable of the inputs, got {fn!r}", n)
+        for p in params.values():
+            if p.pointer and p.stored and p.name not in self._specs:
+                self._fail("the kernel stores through it but it is not among the outputs "
+                           "(tile.torch operators do not mutate their inputs)", p.name)
+        if self._grid is None and not self.kernel.has_grid:
+            self._fail("the kernel has no grid(...): give grid= (an int, a tuple, or a "
+                       "callable of the inputs)")
+
+    def _schema_arg(self, n):
+        p = self._params[n]
+        t = "Tensor" if p.pointer else _SCHEMA_TYPE.get(p.type, "int")
+        return f"{t} {n}"
+
+    def __call__(self, *args, **kwargs):
+        return self.opdef(*args, **kwargs)
+
+    def __repr__(self):
+        return f"<tile.torch op {self.name}{self.schema}: kernel {self.kernel.name}>"
+
+    # ---------------------------------------------------------------- checks
+
+    def _check_inputs(self, args):
+        """The inputs' device, after checking each tensor's dtype and that
+        they share one device."""
+        device = None
+        for n, a in zip(self.inputs, args):
+            p = self._params[n]
+            if not p.pointer:
+                continue
+
+            def bad(why):
+                raise ArgumentError(self.kernel.name, f"{why} (custom op {self.name})",
+                                    self.kernel.params.index(p), n)
+            if _elem(a.dtype) != p.type:
+                bad(f"is a tensor of {a.dtype}, but the kernel takes {describe_type(p)}")
+            if a.device.type not in ("cpu", "cuda"):
+                bad(f"is on {a.device}: Tile runs on CUDA devices and, in the "
+                    f"interpreter, on the CPU")
+            if device is None:
+                device = a.device
+            elif a.device != device:
+                bad(f"is on {a.device}, but an earlier input is on {device}")
+        if device is None:
+            self._fail("has no tensor input to tell the device its outputs go to")
+        return device
+
+    def _output_shapes(self, a):
+        """[(shape, dtype)] per output, from the specs, checked."""
+        out = []
+        for n, spec in self._specs.items():
+            try:
+                shape, dtype = spec(a)
+            except TileError:
+                raise
+            except Exception as e:  # noqa: BLE001 -- the user's spec failed
+                self._fail(f"its output spec {spec!r} failed: {type(e).__name__}: {e}", n)
+            want = self._params[n].type
+            if _elem(dtype) != want:
+                self._fail(f"its output spec gives dtype {dtype}, but the kernel stores "
+                           f"{describe_type(self._params[n])}", n)
+            out.append((tuple(shape), dtype))
+        return out
+
+    # --------------------------------------------------------- implementations
+
+    def _fake(self, *args):
+        device = self._check_inputs(args)
+        shapes = self._output_shapes(_namespace(self.inputs, args))
+        outs = [torch.empty(s, dtype=d, device=device) for s, d in shapes]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _real(self, *args):
+        device = self._check_inputs(args)
+        args = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
+        a = _namespace(self.inputs, args)
+        outs = [torch.empty(s, dtype=d, device=device) for s, d in self._output_shapes(a)]
+        for n, t in zip(self.outputs, outs):
+            setattr(a, n, t)
+        for n, fn in self._derived.items():
+            setattr(a, n, fn(a))
+        kernel = self._kernel_for(device)
+        values = [getattr(a, p.name) for p in self.kernel.params]
+        grid = self._grid(a) if callable(self._grid) else self._grid
+        if grid is None:
+            kernel(*values, **self._config)
+        else:
+            kernel[grid](*values, **self._config)
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _kernel_for(self, device):
+        """The kernel of the mode for `device`: the one given, or its twin
+        compiled from the same source and options."""
+        interpret = device.type == "cpu"
+        k = self._twins.get(interpret)
+        if k is None:
+            mod = self.kernel._module
+            opts = getattr(mod, "_options", None)
+            if opts is None:
+                self._fail(f"the kernel was loaded from the bundle {mod.path}, which runs on "
+                           f"CUDA devices only; for {device} tensors compile its source with "
+                           f"tile.compile")
+            from . import compile as tile_compile
+            twin = tile_compile(mod.path, interpret=interpret, **dict(
+                opts, arch=None if interpret else opts["arch"]))
+            k = self._twins[interpret] = twin[self.kernel.name]
+        if device.type not in self._ran_on:
+            self._ran_on.add(device.type)
+            log.info("custom op %s runs on %s (%s)", self.name, device.type,
+                     "interpreter" if interpret else "GPU")
+        return k
+
+    # ---------------------------------------------------------------- autograd
+
+    def register_autograd(self, backward, setup_context=None):
+        """Makes the operator differentiable (torch.library.register_autograd).
+
+        Without setup_context: inputs and outputs are saved, and
+        backward(saved, *grads) gets them as attributes by parameter name
+        (one grad per output); it returns the inputs' gradients as a tuple
+        in input order or a dict by input name (missing ones are None).
+        With setup_context: both go to torch.library unchanged."""
+        if setup_context is not None:
+            torch.library.register_autograd(self.name, backward, setup_context=setup_context)
+            return self
+        names = self.inputs + self.outputs
+
+        def setup(ctx, inputs, output):
+            values = list(inputs) + (list(output) if isinstance(output, tuple) else [output])
+            tensors = [n for n, v in zip(names, values) if isinstance(v, torch.Tensor)]
+            ctx.save_for_backward(*(v for v in values if isinstance(v, torch.Tensor)))
+            ctx.tile_tensors = tensors
+            ctx.tile_scalars = {n: v for n, v in zip(names, values)
+                                if not isinstance(v, torch.Tensor)}
+
+        def run_backward(ctx, *grads):
+            saved = types.SimpleNamespace(**ctx.tile_scalars)
+            for n, t in zip(ctx.tile_tensors, ctx.saved_tensors):
+                setattr(saved, n, t)
+            g = backward(saved, *grads)
+            if isinstance(g, dict):
+                unknown = set(g) - set(self.inputs)
+                if unknown:
+                    self._fail(f"backward returned gradients for {sorted(unknown)}, which "
+                               f"are not inputs (inputs: {', '.join(self.inputs)})")
+                g = tuple(g.get(n) for n in self.inputs)
+            elif not isinstance(g, tuple):
+                g = (g,)
+            if len(g) != len(self.inputs):
+                self._fail(f"backward returned {len(g)} gradient(s) for "
+                           f"{len(self.inputs)} input(s) ({', '.join(self.inputs)})")
+            return g
+
+        torch.library.register_autograd(self.name, run_backward, setup_context=setup)
+        return self
+
+
+def custom_op(name, kernel, outputs, derived=None, grid=None, config=None):
+    """The kernel as the torch custom operator `name` ("namespace::name").
+
+    outputs: {param: spec}: the pointer parameters the kernel stores its
+    results through, in the order the operator returns them; a spec is
+    like("input"[, dtype]) or a callable (inputs) -> (shape, dtype).
+    derived: {param: callable (inputs) -> value}: scalar parameters
+    computed from the inputs (sizes, strides); these callables and callable
+    grids also see the allocated outputs. grid: for a kernel without
+    grid(...): an int, a tuple, or a callable of the inputs. config:
+    configuration keywords for every launch ({"BLOCK": 1024}).
+    The other parameters are the operator's inputs, in signature order;
+    callables see them (made contiguous) as attributes named after the
+    parameters. Returns a TileOp."""
+    return TileOp(name, kernel, outputs, derived, grid, config)
