@@ -10,6 +10,9 @@ tensor-core steps report TFLOP/s in the note column: 2n^3 per matmul,
 4·B·H·S²·D per attention, halved when causal; `tune` is the autotuner's
 wall time: the first launch of a multi-configuration softmax bundle, which
 tunes, beside later launches that find the winner in memory or on disk).
+Step `shapes` runs only when named: issue 13's sweep of every workload at
+sizes n-3 .. n+8 and attention at S = 1000 .. 4096 beside Triton in the
+same configuration, with a ratio table (shapes.md) and chart (shapes.png).
 Step `sweep` runs only when named: matmul f16 and attention D=64 over
 more tile shapes, warps and stages (configs.SWEEP_*, bundles from
 `build_bundles.py --sweep`), matmul beside Triton's mma.sync code
@@ -780,6 +783,257 @@ def step_attention():
                 fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
 
 
+# ---------------------------------------------------------------- shapes
+
+SHAPE_POINTS = []  # dicts: family, shape, tile_ms, triton_ms, per (work units), base
+
+
+def define_triton_attention():
+    global tr_attention
+
+    @triton.jit
+    def tr_attention(o, q, k, v, S, stride_h, stride_s, qk_scale, D: tl.constexpr,
+                     BM: tl.constexpr, BN: tl.constexpr):
+        """examples/attention.tile (not causal), statement for statement."""
+        start = tl.program_id(0) * BM
+        base = tl.program_id(1).to(tl.int64) * stride_h
+        rm = start + tl.arange(0, BM)
+        rd = tl.arange(0, D)
+        qt = tl.load(q + base + rm[:, None] * stride_s + rd[None, :], mask=rm[:, None] < S,
+                     other=0.0)
+        m_i = tl.full([BM], float("-inf"), tl.float32)
+        l_i = tl.zeros([BM], tl.float32)
+        acc = tl.zeros([BM, D], tl.float32)
+        for n in range(0, S, BN):
+            rn = n + tl.arange(0, BN)
+            kt = tl.load(k + base + rn[None, :] * stride_s + rd[:, None],
+                         mask=rn[None, :] < S, other=0.0)
+            s = tl.dot(qt, kt)
+            if n + BN > S:
+                s = tl.where(rn[None, :] < S, s, float("-inf"))
+            m_new = tl.maximum(m_i, tl.max(s, 1) * qk_scale)
+            p = tl.math.exp2(s * qk_scale - m_new[:, None])
+            alpha = tl.math.exp2(m_i - m_new)
+            l_i = l_i * alpha + tl.sum(p, 1)
+            vt = tl.load(v + base + rn[:, None] * stride_s + rd[None, :],
+                         mask=rn[:, None] < S, other=0.0)
+            acc = tl.dot(p.to(tl.float16), vt, acc * alpha[:, None])
+            m_i = m_new
+        tl.store(o + base + rm[:, None] * stride_s + rd[None, :],
+                 (acc / l_i[:, None]).to(tl.float16), mask=rm[:, None] < S)
+
+
+def _shape_pair(family, shape, base, per, work, tile_fn, triton_fn, ref, tol, out,
+                nbytes=None, flops=None):
+    """Times Tile's and Triton's runs of one shape (checked first, as every
+    row; GB/s from nbytes or TFLOP/s from flops), and records the point:
+    `base` names the aligned neighbour, `per` the work units (elements,
+    FLOPs) for comparing shapes."""
+    n0 = len(ROWS)
+    for system, fn in (("triton", triton_fn), ("tile", tile_fn)):
+        if flops:
+            timed_flops(work, system, fn, ref, tol, flops, out=out)
+        else:
+            timed(work, system, fn, ref, tol, nbytes, out=out)
+    got = {r["system"]: r for r in ROWS[n0:] if r["ok"]}
+    if "tile" in got and "triton" in got:
+        SHAPE_POINTS.append(dict(family=family, shape=shape, base=base, per=per,
+                                 tile_ms=got["tile"]["ms"], triton_ms=got["triton"]["ms"]))
+
+
+def _shapes_1d():
+    n0 = configs.SHAPES_N1D
+    for off in configs.SHAPES_OFFSETS:
+        n = n0 + off
+        x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+        out = torch.empty_like(x)
+        k = tile_kernel("vadd", "vadd")
+        grid = (triton.cdiv(n, 1024),)
+        _shape_pair("vadd f32", f"n={n}", f"n={n0}", n, f"shapes vadd n={n}",
+                    k.bind([ptr(addr(out)), ptr(addr(x)), ptr(addr(y)), i64(n)], stream()),
+                    lambda: tr_add[grid](out, x, y, n, BLOCK=1024, num_warps=4),
+                    x + y, 0.0, out, nbytes=3 * n * 4)
+        a, b = 1.5, -0.25
+        ref = torch.nn.functional.gelu(x.double() * a + b)
+        k = tile_kernel("bias_gelu_f32_b1024_w4", "bias_gelu")
+        _shape_pair("bias_gelu f32", f"n={n}", f"n={n0}", n, f"shapes bias_gelu n={n}",
+                    k.bind([ptr(addr(out)), ptr(addr(x)), f64(a), f64(b), i64(n)], stream()),
+                    lambda: tr_bias_gelu[grid](out, x, a, b, n, BLOCK=1024, num_warps=4),
+                    ref, TOL["float32"], out, nbytes=2 * n * 4)
+        del x, y, out
+
+
+def _row_shapes():
+    """(rows, cols) of the row-wise sweeps: cols around SHAPES_ROWS, then
+    other row counts."""
+    m0 = configs.SHAPES_ROWS
+    return ([(m0, m0 + off) for off in configs.SHAPES_OFFSETS]
+            + [(m, m0) for m in configs.SHAPES_ROW_COUNTS])
+
+
+def _row_base(rows, cols):
+    """The aligned neighbour of a (rows, cols) point: the next multiple of
+    16 of the one that differs from SHAPES_ROWS (cols first)."""
+    m0 = configs.SHAPES_ROWS
+    if cols != m0:
+        return f"{rows}x{m0}"
+    return f"{-(-rows // 16) * 16 if rows < m0 else m0}x{cols}"
+
+
+def _shapes_softmax():
+    for rows, n in _row_shapes():
+        x = torch.randn(rows, n, device="cuda")
+        out = torch.empty_like(x)
+        block = configs.next_pow2(n)
+        w = configs.softmax_warps(block)
+        name = f"softmax_f32_{block}_w{w}" if block == 4096 else f"shapes_softmax_f32_b{block}_w{w}"
+        k = tile_kernel(name, "softmax")
+        _shape_pair("softmax f32", f"{rows}x{n}", _row_base(rows, n), rows * n, f"shapes softmax {rows}x{n}",
+                    k.bind([ptr(addr(out)), ptr(addr(x)), i64(rows), i64(n), i64(x.stride(0))],
+                           stream()),
+                    lambda: tr_softmax[(rows,)](out, x, n, x.stride(0), BLOCK=block, num_warps=w),
+                    torch.softmax(x.double(), dim=-1), TOL["float32"], out,
+                    nbytes=2 * rows * n * 4)
+        del x, out
+
+
+def _shapes_layernorm():
+    eps = 1e-5
+    for rows, n in _row_shapes():
+        dt = torch.float16
+        x = torch.randn(rows, n, device="cuda", dtype=dt)
+        w_, b_ = torch.randn(n, device="cuda", dtype=dt), torch.randn(n, device="cuda", dtype=dt)
+        y = torch.empty_like(x)
+        ref = torch.nn.functional.layer_norm(x.double(), (n,), w_.double(), b_.double(), eps)
+        block = configs.next_pow2(n)
+        w = configs.layernorm_warps(block)
+        k = tile_kernel(f"layernorm_f16_{block}_w{w}", "layernorm")
+        _shape_pair("layernorm f16", f"{rows}x{n}", _row_base(rows, n), rows * n,
+                    f"shapes layernorm {rows}x{n}",
+                    k.bind([ptr(addr(y)), ptr(addr(x)), ptr(addr(w_)), ptr(addr(b_)), i64(rows),
+                            i64(n), i64(x.stride(0)), f64(eps)], stream()),
+                    lambda: tr_layernorm[(rows,)](y, x, w_, b_, n, x.stride(0), eps,
+                                                  BLOCK=block, num_warps=w),
+                    ref, TOL["float16"], y, nbytes=2 * rows * n * 2)
+        del x, y, ref
+
+
+def _shapes_transpose():
+    n0 = configs.SHAPES_TRANSPOSE
+    bm, bn, w = configs.TRANSPOSE_TILES[0]
+    for off in configs.SHAPES_OFFSETS:
+        n = n0 + off
+        x = torch.randn(n, n, device="cuda")
+        out = torch.empty_like(x)
+        k = tile_kernel(f"transpose_{bm}x{bn}_w{w}", "transpose")
+        grid = (triton.cdiv(n, bm), triton.cdiv(n, bn))
+        _shape_pair("transpose f32", f"{n}x{n}", f"{n0}x{n0}", n * n, f"shapes transpose {n}",
+                    k.bind([ptr(addr(out)), ptr(addr(x)), i64(n), i64(n), i64(n), i64(n)],
+                           stream()),
+                    lambda: tr_transpose[grid](out, x, n, n, n, n, BM=bm, BN=bn, num_warps=w),
+                    x.t().contiguous(), 0.0, out, nbytes=2 * n * n * 4)
+        del x, out
+
+
+def _matmul_shapes():
+    """(M, N, K, aligned neighbour): n^3 around SHAPES_MATMUL, then M alone
+    ragged (a batch of tokens: N and K are model sizes)."""
+    n0 = configs.SHAPES_MATMUL
+    out = [(n0 + o, n0 + o, n0 + o, f"{n0}^3") for o in configs.SHAPES_OFFSETS]
+    return out + [(n0 + o, n0, n0, f"{n0}^3") for o in configs.SHAPES_OFFSETS if o]
+
+
+def _shapes_matmul():
+    define_triton_matmul()
+    bm, bn, bk, w = configs.SHAPES_MATMUL_TILE
+    for M, N, K, base in _matmul_shapes():
+        a = torch.rand(M, K, device="cuda", dtype=torch.float16) * 2 - 1
+        b = torch.rand(K, N, device="cuda", dtype=torch.float16) * 2 - 1
+        out = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        k = tile_kernel(f"matmul_f16_{bm}x{bn}x{bk}_w{w}", "matmul")
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+        shape = f"{M}^3" if M == N == K else f"M={M}"
+        flops = 2 * M * N * K
+        _shape_pair("matmul f16", shape, base, flops, f"shapes matmul {shape}",
+                    k.bind([ptr(addr(out)), ptr(addr(a)), ptr(addr(b)), i64(M), i64(N), i64(K),
+                            i64(K), i64(N), i64(N)], stream()),
+                    lambda: tr_matmul[grid](out, a, b, a, M, N, K, K, N, N, BM=bm, BN=bn, BK=bk,
+                                            GROUP=8, EPI=False, num_warps=w, num_stages=3),
+                    a.double() @ b.double(), TOL["float16"], out, flops=flops)
+        del a, b, out
+
+
+def _shapes_attention():
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    define_triton_attention()
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    B, H, _ = ATTENTION_SHAPE
+    d = 64
+    bm, bn, w = configs.SHAPES_ATTENTION_TILE
+    scale = 1 / math.sqrt(d)
+    k_ = tile_kernel(f"attention_d{d}_full_{bm}x{bn}_w{w}", "attention")
+    for S in configs.SHAPES_ATTENTION_S:
+        q, k, v = (torch.randn(B, H, S, d, device="cuda", dtype=torch.float16) for _ in range(3))
+        out = torch.empty_like(q)
+        with sdpa_kernel(SDPBackend.MATH):
+            ref = sdpa(q.float(), k.float(), v.float())
+        flops = 4 * B * H * S * S * d
+        base = {1000: 1008, 1023: 1024, 2000: 2048, 4095: 4096}.get(S, S)
+        grid = (triton.cdiv(S, bm), B * H)
+        _shape_pair("attention D=64", f"S={S}", f"S={base}", flops, f"shapes attention S={S}",
+                    k_.bind([ptr(addr(out)), ptr(addr(q)), ptr(addr(k)), ptr(addr(v)),
+                             i64(B * H), i64(S), i64(S * d), i64(d), f64(scale)], stream()),
+                    lambda: tr_attention[grid](out, q, k, v, S, S * d, d,
+                                               scale * 1.4426950408889634, D=d, BM=bm, BN=bn,
+                                               num_warps=w, num_stages=2),
+                    ref, TOL["float16"], out, flops=flops)
+        del q, k, v, out, ref
+
+
+def shape_summary():
+    """Per point: Triton ms / Tile ms, and Tile's work per ms over its
+    aligned neighbour's; geomean of the first. Lines of Markdown."""
+    by = {(p["family"], p["shape"]): p for p in SHAPE_POINTS}
+    lines = ["| workload | shape | Tile µs | Triton µs | Tile ÷ Triton | Tile ÷ aligned neighbour |",
+             "| --- | --- | ---: | ---: | ---: | ---: |"]
+    logs = []
+    for p in SHAPE_POINTS:
+        rt = p["triton_ms"] / p["tile_ms"]
+        logs.append(math.log(rt))
+        nb = by.get((p["family"], p["base"]))
+        rel = (p["per"] / p["tile_ms"]) / (nb["per"] / nb["tile_ms"]) if nb else None
+        p["ratio"], p["neighbour"] = rt, rel
+        lines.append(f"| {p['family']} | {p['shape']} | {p['tile_ms'] * 1e3:.1f} | "
+                     f"{p['triton_ms'] * 1e3:.1f} | {rt:.3f} | {fmt(rel, '.3f')} |")
+    if logs:
+        lines.append(f"\ngeomean Tile ÷ Triton over {len(logs)} points: "
+                     f"{math.exp(sum(logs) / len(logs)):.3f}; lowest "
+                     f"{min(p['ratio'] for p in SHAPE_POINTS):.3f}; lowest against the "
+                     f"aligned neighbour {min(p['neighbour'] or 9 for p in SHAPE_POINTS):.3f}")
+    return lines
+
+
+def step_shapes():
+    """Issue 13's sweep: every workload at ragged sizes beside Triton in
+    the same configuration (configs.SHAPES_*); a ratio table and chart."""
+    for part in (_shapes_1d, _shapes_softmax, _shapes_layernorm, _shapes_transpose,
+                 _shapes_matmul, _shapes_attention):
+        try:
+            part()
+        except Exception as e:  # noqa: BLE001
+            fail(f"shapes {part.__name__}", f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+        torch.cuda.empty_cache()
+    lines = shape_summary()
+    print("\n".join(lines), flush=True)
+    if ARGS.out:
+        with open(os.path.join(ARGS.out, "shapes.md"), "w") as f:
+            f.write("\n".join(lines) + "\n")
+        try:
+            print(f"chart: {charts.shapes_chart(SHAPE_POINTS, os.path.join(ARGS.out, 'shapes.png'))}")
+        except Exception as e:  # noqa: BLE001
+            print(f"shapes chart not drawn: {type(e).__name__}: {e}", flush=True)
+
+
 def define_triton_matmul_v2():
     """A second JITFunction over tr_matmul's own Python function, to be
     compiled with DISABLE_MMA_V3=1: Triton's mma.sync code for the H200,
@@ -872,7 +1126,7 @@ def step_sweep():
 STEPS = ["copy", "vadd", "bias_gelu", "softmax", "layernorm", "transpose", "tune", "matmul",
          "mm_bias_relu", "attention", "launch", "compile"]
 # Steps run only when named.
-EXTRA_STEPS = ["sweep"]
+EXTRA_STEPS = ["sweep", "shapes"]
 
 
 def dry_run(steps):

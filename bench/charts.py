@@ -170,6 +170,29 @@ def tflops_chart(rows, path, title=""):
                    "Tensor-core workloads: TFLOP/s (numbers: fraction of the reference)", title)
 
 
+def shapes_chart(points, path, title=""):
+    """bench.py step `shapes`: Triton's time over Tile's per shape (dicts
+    with family, shape, ratio), one colour per workload, lines at 1 and at
+    the 0.95 floor."""
+    if not points:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(max(8, 0.28 * len(points) + 4), 5.5))
+    families = list(dict.fromkeys(p["family"] for p in points))
+    cmap = plt.get_cmap("tab10")
+    for i, p in enumerate(points):
+        f = families.index(p["family"])
+        ax.bar(i, p["ratio"], 0.8, color=cmap(f % 10),
+               label=p["family"] if i == 0 or points[i - 1]["family"] != p["family"] else None)
+    ax.set_xticks(range(len(points)))
+    ax.set_xticklabels([p["shape"] for p in points], rotation=60, ha="right", fontsize=7)
+    ax.axhline(1.0, color="black", linewidth=1)
+    ax.axhline(0.95, color="black", linestyle="--", linewidth=1, label="0.95")
+    ax.set_ylim(0, max(1.3, 1.1 * max(p["ratio"] for p in points)))
+    return _finish(plt, fig, ax, path, "Triton time / Tile time (> 1: Tile faster)",
+                   "Shape sweep: Tile against Triton, same configuration", title)
+
+
 def _finish(plt, fig, ax, path, ylabel, heading, title):
     """Labels, legend and grid of a chart, written to path; returns path."""
     ax.set_ylabel(ylabel)

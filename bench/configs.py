@@ -86,6 +86,27 @@ def _tile_bundles():
 
 TILE_BUNDLES = _tile_bundles()
 
+# The shape sweep (bench.py step `shapes`, issue 13): each workload at
+# sizes around a power of two or a model size — n-3, n-1, n, n+1, n+3,
+# n+8 — and attention at the sequence lengths users run, Tile and Triton
+# in the same configuration (the first of each workload above; a row
+# longer than the block takes the next power of two, as @require would
+# have it choose). SHAPES_BUNDLES adds the one configuration that list
+# lacks (softmax f32 BLOCK=8192 for rows of 4097..4104).
+SHAPES_OFFSETS = (-3, -1, 0, 1, 3, 8)
+SHAPES_N1D = 1 << 24                   # vadd, bias_gelu: elements
+SHAPES_ROWS = 4096                     # softmax, layernorm: rows x cols
+SHAPES_ROW_COUNTS = (1000, 1008, 4097)  # ...and other row counts at cols 4096
+# (rows 1000's aligned neighbour is 1008, 4097's is 4096)
+SHAPES_TRANSPOSE = 8192
+SHAPES_MATMUL = 4096                   # n^3 around it, then M alone (N = K = n)
+SHAPES_MATMUL_TILE = MATMUL_TILES[0]
+SHAPES_ATTENTION_S = (1000, 1008, 1023, 1024, 2000, 2048, 4095, 4096)
+SHAPES_ATTENTION_TILE = (128, 64, 8)   # BM, BN, warps (D=64, not causal)
+SHAPES_BUNDLES = [("shapes_softmax_f32_b8192_w8", "bench/kernels/softmax.tile", "softmax",
+                   {"T": "f32", "BLOCK": 8192}, 8)]
+TILE_BUNDLES += SHAPES_BUNDLES
+
 # Autotuning wall time (bench.py step `tune`): examples/softmax.tile as it
 # is, with all its configurations (@tune: 7 BLOCKs x 3 warps), f32. The
 # number of candidates of a launch is the configurations whose

@@ -57,7 +57,8 @@ or loaded.
 The case lines (// diff: ...) give the arguments: sizes at the edges (0,
 1, block +-1, non-multiples of 16, values that make masks partial), all
 integer parameters multiples of 16 in some cases (so the aligned a16
-variant runs: modes=au), config= to pick each @tune configuration,
+variant runs: modes=au) and in others multiples of 8 but not of 16 (a
+guard of 8 or less still admits a16; one of 16 sends them to p16 or g), config= to pick each @tune configuration,
 special=1 (NaN, inf, -0, subnormals) where every float output is exact.
 
 --numpy FILE.py (with the ew1d/tile2d templates on a single program,
@@ -86,6 +87,13 @@ for _t in INTS:
 FCONSTS = [0.0, 1.0, -1.0, 0.5, 2.0, 3.0, 0.25, -2.0, 1.5, -0.5, 4.0]
 CMPS = ['<', '<=', '>', '>=', '==', '!=']
 FLIP = {'<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!='}
+
+
+def weak8(v):
+    """A multiple of 8 that is not one of 16, near v (v at least 8):
+    arguments that meet guards of 2, 4 or 8 but not 16."""
+    v = max(8, v // 8 * 8)
+    return v + 8 if v % 16 == 0 else v
 
 
 def isf(t):
@@ -915,12 +923,15 @@ class Gen:
         cases = []
         for j, n in enumerate(ns):
             c = [('n', n)]
-            al16 = r.random() < 0.35
+            u = r.random()
+            al16, al8 = u < 0.35, 0.35 <= u < 0.55
             if al16:
                 c[0] = ('n', max(16, n // 16 * 16))
+            if al8:
+                c[0] = ('n', weak8(n))
             for i in range(npar):
                 v = r.choice([0, 1, 5, 16, 17, 31, 32, n - 1, n, n + 1, -1, n // 2])
-                c.append(('p%d' % i, v // 16 * 16 if al16 else v))
+                c.append(('p%d' % i, v // 16 * 16 if al16 else weak8(v) if al8 else v))
             if hasf:
                 c.append(('s', r.choice(['0.5', '-1.5', '2.0', '0.0'])))
             n = c[0][1]
@@ -1066,12 +1077,18 @@ class Gen:
             else:
                 R = r.choice(self.sizes(bm, 1)[0:1] + [1, 33, 50, 16, 0])
                 C = r.choice(self.sizes(bn, 1)[0:1] + [1, 40, 100, 32, 0])
-            al16 = r.random() < 0.3 and not self.numpy
+            u = r.random()
+            al16 = u < 0.3 and not self.numpy
+            al8 = 0.3 <= u < 0.5 and not self.numpy
             if al16:
                 R, C = max(16, R // 16 * 16), max(16, C // 16 * 16)
+            if al8:
+                R, C = weak8(R), weak8(C)
             p0 = r.choice([0, 1, 3, 16, 17, R, C, R // 2])
             if al16:
                 p0 = p0 // 16 * 16
+            if al8:
+                p0 = weak8(p0)
             nb = max(1, -(-max(R, 1) // min(bm))) * max(1, -(-max(C, 1) // min(bn)))
             # out1: a partial reduction per program, or a cumsum per row
             l1 = max(max(bm + bn) * nb, (R + max(bm)) * (C + max(bn))) + 8
