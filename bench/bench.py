@@ -1174,5 +1174,58 @@ def main():
     return 1 if FAILURES or not all(r["ok"] for r in ROWS) else 0
 
 
+# ---------------------------------------------------------------- column sums
+# Step `colsum` (run only when named): issue 13's sums across rows. Kept
+# apart from the other steps: its Triton kernel, its workload and its
+# registration are all here.
+
+def define_colsum_triton():
+    @triton.jit
+    def tr_colsum(out, x, rows, cols, stride, BM: tl.constexpr, BN: tl.constexpr):
+        c = tl.program_id(0) * BN + tl.arange(0, BN)
+        r = tl.arange(0, BM)
+        acc = tl.zeros([BN], dtype=tl.float32)
+        for i in range(0, rows, BM):
+            keep = ((i + r)[:, None] < rows) & (c[None, :] < cols)
+            t = tl.load(x + (i + r)[:, None] * stride + c[None, :], mask=keep, other=0.0)
+            acc += tl.sum(t.to(tl.float32), axis=0)
+        tl.store(out + c, acc, mask=c < cols)
+
+    return tr_colsum
+
+
+def step_colsum():
+    """out[c] = sum over rows of x[r, c] (f32 sums) for configs.COLSUM_SHAPES
+    and COLSUM_TYPES: torch.sum(x, 0), then for each (BM, BN, warps) of
+    COLSUM_TILES Triton's and Tile's same loop over row blocks."""
+    tr_colsum = define_colsum_triton()
+    for rows, cols in configs.COLSUM_SHAPES:
+        for dt, t in ((torch.float32, "f32"), (torch.float16, "f16")):
+            if t not in configs.COLSUM_TYPES:
+                continue
+            work = f"colsum {t} {rows}x{cols}"
+            try:
+                x = torch.randn(rows, cols, device="cuda", dtype=dt)
+                out = torch.empty(cols, device="cuda", dtype=torch.float32)
+                ref = x.double().sum(0)
+                nbytes, tol = rows * cols * x.element_size() + cols * 4, TOL["float32"]
+                timed(work, "torch eager", lambda: torch.sum(x, 0, dtype=torch.float32), ref,
+                      tol, nbytes)
+                for bm, bn, w in configs.COLSUM_TILES:
+                    grid = (triton.cdiv(cols, bn),)
+                    timed(work, f"triton {bm}x{bn} w{w}",
+                          lambda: tr_colsum[grid](out, x, rows, cols, x.stride(0), BM=bm, BN=bn,
+                                                  num_warps=w), ref, tol, nbytes, out=out)
+                    k = tile_kernel(configs.colsum_bundle(t, bm, bn, w), "colsum")
+                    launch = k.bind([ptr(addr(out)), ptr(addr(x)), i64(rows), i64(cols),
+                                     i64(x.stride(0))], stream())
+                    timed(work, f"tile {bm}x{bn} w{w}", launch, ref, tol, nbytes, out=out)
+                del x, out, ref
+            except Exception as e:  # noqa: BLE001
+                fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+EXTRA_STEPS.append("colsum")
+
 if __name__ == "__main__":
     sys.exit(main())

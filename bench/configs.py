@@ -117,6 +117,25 @@ TUNE_ROWS = 4096
 TUNE_COLS = (1000, 4000, 16000)
 TILE_BUNDLES.append((TUNE_BUNDLE, "examples/softmax.tile", "softmax", {}, None))
 
+# Column sums (bench.py step `colsum`, run only when named; issue 13's
+# "reductions across rows"): bench/kernels/colsum.tile at each (rows,
+# cols) of COLSUM_SHAPES, f32 and f16 inputs (sums in f32), one bundle
+# per (T, BM, BN, warps) of COLSUM_TILES, Triton's same algorithm at the
+# same BM, BN and warps beside each. Every tile keeps the carried
+# [BM, BN] accumulator within plan/carry_reduce.c's 64 registers a thread.
+COLSUM_SHAPES = ((8192, 4096), (100000, 256))
+COLSUM_TYPES = ("f32", "f16")
+COLSUM_TILES = ((64, 32, 4), (128, 32, 8), (256, 32, 8), (32, 64, 4), (256, 16, 8))
+
+
+def colsum_bundle(t, bm, bn, w):
+    return f"colsum_{t}_{bm}x{bn}_w{w}"
+
+
+TILE_BUNDLES.extend((colsum_bundle(t, bm, bn, w), "bench/kernels/colsum.tile", "colsum",
+                     {"T": t, "BM": bm, "BN": bn}, w)
+                    for t in COLSUM_TYPES for bm, bn, w in COLSUM_TILES)
+
 # The tensor-core sweep (bench.py step `sweep`, not among the default
 # steps; bundles only with build_bundles.py --sweep): more tile shapes,
 # warps and stages of matmul f16 at MATMUL_SIZES, beside cuBLAS and Triton

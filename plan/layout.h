@@ -419,6 +419,16 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
  * their loop may use (dot_layout, layout_assign.c). */
 void ly_assign_module(Arena *ar, IrModule *m, int aligned, int wgmma);
 
+/* Loop-carried reductions reduced once after the loop (carry_reduce.c,
+ * run by ly_assign_kernel first): each `for` loop's carried value
+ * updated only as `acc = acc OP red(t, axis)` (sum/add, max/max,
+ * min/min) carries t's whole tile instead, `acc2 = acc2 OP t`, and
+ * `acc = init OP red(acc2, axis)` follows the loop; refused where the
+ * carried tile would take more than LY_CARRY_MAX_REGS 32-bit registers
+ * per thread. Returns the number of values rewritten. */
+enum { LY_CARRY_MAX_REGS = 64 };
+int ly_carry_reduce(Arena *ar, IrKernel *k);
+
 /* Checks the pass's postcondition on k: every tile value has a layout,
  * no scalar has one, every operand has the layout its op needs (memory
  * ops: their pointer's; element-wise ops: their result's; expand_dims:

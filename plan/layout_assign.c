@@ -34,6 +34,11 @@
  *    of a loop-invariant value happens once, outside the loop). Both are
  *    cached per (value, layout).
  *
+ * Before step 1, ly_carry_reduce (carry_reduce.c) rewrites loops that
+ * accumulate a reduction (`acc += sum(t, 0)`) to carry t's whole tile
+ * and reduce it once after the loop; planning then gives the carried
+ * tile t's layout like any element-wise value.
+ *
  * The pass runs on one IrKernel per variant: the variant changes axis info
  * and therefore the anchors.
  */
@@ -563,6 +568,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.ar = ar;
     c.k = k;
     c.wgmma = wgmma;
+    ly_carry_reduce(ar, k);
     c.ax = ax_analyze(ar, k, f);
     IrBuilder b = {ar, k, NULL, k->loc};
     c.scratch = ir_block(&b, 0, NULL);

@@ -1,9 +1,10 @@
 # plan: the middle end, the per-variant analyses between sema and lower:
-# layouts (linear maps over F2), axis info, layout assignment, the MMA
-# choice and software pipelining. Compiled into sema's two libraries
+# layouts (linear maps over F2), axis info, layout assignment (after
+# carried reductions are moved out of loops), the MMA choice and
+# software pipelining. Compiled into sema's two libraries
 # (sema/local.mk), since the IR printer prints layouts.
 plan_sources = plan/layout.h plan/linear.c plan/axis.c plan/layout_assign.c \
-	plan/mma.c plan/pipeline.c plan/lowering.c plan/guard.c
+	plan/carry_reduce.c plan/mma.c plan/pipeline.c plan/lowering.c plan/guard.c
 
 check_PROGRAMS += tests/unit/test_layout
 TESTS += tests/unit/test_layout
