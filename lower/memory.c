@@ -518,6 +518,31 @@ void lw_load(LwFn *f, const IrOp *op) {
 }
 
 /* store ptr, value [, mask] */
+/* v (one element of 2, 4 or 8 bytes) through an identity `mov` that LLVM
+ * may not move (a convergent asm): computed where it is, not sunk into
+ * the branch around a masked store. Sunk, a value computed for every
+ * element (softmax's e / sum) is computed in each of a thread's 32
+ * branches and ptxas keeps the branches (BSSY/BSYNC around each store,
+ * one MUFU.RCP per element); kept before them, ptxas shares the
+ * reciprocal and predicates the tiny branches itself (softmax f32 BLOCK
+ * 8192, 8 warps, generic variant: 920 SASS instructions -> 664, no BSSY,
+ * 64 MUFU -> 33, registers 80 -> 79). Other sizes pass unchanged. */
+static LLVMValueRef lw_pin(LwFn *f, LLVMValueRef v, ScalarKind k) {
+    LwCtx *c = f->c;
+    static const char *const text[] = {"mov.b16 $0, $1;", "mov.b32 $0, $1;", "mov.b64 $0, $1;"};
+    static const char *const cons[] = {"=h,h", "=r,r", "=l,l"};
+    int bytes = ty_bytes(k);
+    int i = bytes == 2 ? 0 : bytes == 4 ? 1 : bytes == 8 ? 2 : -1;
+    if (i < 0 || k == SK_PTR) return v;
+    LLVMTypeRef it = LLVMIntTypeInContext(c->ctx, (unsigned)(8 * bytes));
+    LLVMValueRef x = LLVMBuildBitCast(c->b, v, it, "");
+    LLVMValueRef y = lw_asm(c, it, text[i], cons[i], &x, 1, LW_ASM_NONE);
+    unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
+    LLVMAddCallSiteAttribute(y, LLVMAttributeFunctionIndex,
+                             LLVMCreateEnumAttribute(c->ctx, kind, 0));
+    return LLVMBuildBitCast(c->b, y, LLVMTypeOf(v), "");
+}
+
 /* Whether a masked store is one predicated asm store rather than a
  * branch around an LLVM store: for 16-byte groups in code that no loop
  * precedes (the memory-bound kernels' stores). Elsewhere the predicated
@@ -554,7 +579,10 @@ void lw_store(LwFn *f, const IrOp *op) {
         LLVMValueRef pred = lw_and(f, has_mask ? m.r[g] : NULL, own);
         if (!pred) lw_emit_store(f, &a);
         else if (lw_store_predicated(f, &a)) lw_emit_store_pred(f, &a, pred);
-        else lw_guarded(f, pred, lw_emit_store, &a, NULL);
+        else {
+            if (f->loops == 0 && vec == 1) a.val = lw_pin(f, a.val, k);
+            lw_guarded(f, pred, lw_emit_store, &a, NULL);
+        }
     }
 }
 
