@@ -221,8 +221,8 @@ static const OptSpec OPTIONS[] = {
      "NAME.h: the bundle embedded and a typed launch function per kernel, "
      "over libtile) or deps (the source files read, one per line: the input, "
      "then every import); without it, only check the file"},
-    {"-D", "NAME=VALUE", set_define, "give compile-time parameter NAME a "
-     "value (repeatable)"},
+    {"-D", "NAME=VALUE", set_define, "give compile-time parameter NAME (or "
+     "warps, stages) a value (repeatable)"},
     {"-I", "DIR", set_include, "search DIR for imports (repeatable, in "
      "order)"},
     {"--arch", "SM", set_arch, "target GPU: sm_80, sm_86, sm_89, sm_90 "

@@ -7,7 +7,8 @@
  * compile-time parameter then gets its value source by precedence: a -D
  * on the command line (which also removes the parameter's @tune axis),
  * else its @tune axis, else its default. A parameter with none of these is
- * an error that says how to give one.
+ * an error that says how to give one. warps and stages likewise: -D, else
+ * @tune or @warps/@stages, else 4 and 3.
  *
  * The configurations are the cartesian product of the remaining axes, the
  * first axis outermost — an odometer whose last digit turns fastest. For
@@ -309,6 +310,37 @@ static int parse_define(SmCtx *c, const AstItem *k, const AstParam *p,
     return 0;
 }
 
+/* -D warps=N and -D stages=N set the launch settings of every kernel that
+ * has no compile-time parameter of that name, as -D NAME=V sets a
+ * parameter: they replace @warps/@stages and the @tune axis. The last of
+ * several wins, as for parameters. Checked once, here, not per kernel. */
+int sm_launch_defines(SmCtx *c) {
+    int ok = 1;
+    for (int d = 0; d < c->opt->ndefines; d++) {
+        const char *name = c->opt->defines[d].name, *text = c->opt->defines[d].value;
+        int w = !strcmp(name, "warps");
+        if (!w && strcmp(name, "stages")) continue;
+        char *end;
+        errno = 0;
+        long long v = strtoll(text, &end, 0);
+        if (!*text || *end || errno) {
+            dg_plain(c->dg, DG_ERROR, "invalid value '%s' in -D %s=%s: %s is an "
+                     "integer", text, name, text, name);
+            ok = 0;
+        } else if (w ? !is_pow2(v) || v > 32 : v < 1 || v > 16) {
+            dg_plain(c->dg, DG_ERROR, "invalid value '%s' in -D %s=%s: %s", text, name,
+                     text, w ? "warps must be a power of two from 1 to 32"
+                             : "stages must be from 1 to 16");
+            ok = 0;
+        } else if (w) {
+            c->dwarps = (int)v;
+        } else {
+            c->dstages = (int)v;
+        }
+    }
+    return ok;
+}
+
 /* Assigns each cparam its value source; 0 on error. */
 static int value_sources(SmCtx *c, KernelSpec *ks) {
     const AstItem *k = ks->k;
@@ -361,11 +393,17 @@ static int value_sources(SmCtx *c, KernelSpec *ks) {
             ok = 0;
         }
     }
+    /* -D warps/stages (unless a parameter has the name) fix the setting */
+    int dw = c->dwarps && cparam_index(k, "warps") < 0;
+    int ds = c->dstages && cparam_index(k, "stages") < 0;
+    if (dw) ks->warps = c->dwarps;
+    if (ds) ks->stages = c->dstages;
     /* axes overridden by -D drop out of the product */
     int w = 0;
     for (int a = 0; a < ks->axes.n; a++) {
         Axis ax = ks->axes.v[a];
         if (ax.cparam >= 0 && ks->source[ax.cparam] == 1) continue;
+        if ((ax.cparam == -1 && dw) || (ax.cparam == -2 && ds)) continue;
         if (ax.cparam >= 0) ks->axis_of[ax.cparam] = w;
         ks->axes.v[w++] = ax;
     }

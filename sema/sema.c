@@ -14,12 +14,14 @@
 
 #include <string.h>
 
-/* A -D that names no compile-time parameter of any kernel is most likely
- * a typo; say so rather than ignore it silently. */
+/* A -D that names no compile-time parameter of any kernel (nor warps or
+ * stages) is most likely a typo; say so rather than ignore it silently. */
 static void warn_unused_defines(SmCtx *c, const AstFile *main) {
     for (int d = 0; d < c->opt->ndefines; d++) {
         const char *name = c->opt->defines[d].name;
         int used = 0;
+        if (!strcmp(name, "warps") || !strcmp(name, "stages"))
+            continue;   /* launch settings of every kernel (config.c) */
         for (int i = 0; i < main->nitems && !used; i++) {
             const AstItem *it = main->items[i];
             for (int j = 0; it->kind == I_KERNEL && j < it->ncparams; j++)
@@ -64,7 +66,8 @@ IrModule *sm_compile(Arena *ar, Diag *dg, const AstFile *main,
                 sm_global_const(c, mod->globals.v[j], mod->globals.v[j]->item->nloc);
             }
     }
-    for (int i = 0; i < main->nitems && !dg_full(dg); i++) {
+    int launch_ok = sm_launch_defines(c);
+    for (int i = 0; i < main->nitems && launch_ok && !dg_full(dg); i++) {
         const AstItem *it = main->items[i];
         if (it->kind == I_KERNEL && it->name) sm_compile_kernel(c, m, it);
     }

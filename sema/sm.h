@@ -146,7 +146,9 @@ typedef struct SmCtx {
     Vec(SmNest) nest;    /* unrolled loops and inlined calls, outermost first */
     int64_t unrolled, inlined;   /* spent of the budgets */
     int64_t ops_done;    /* IR ops of the kernels finished (and scratch's */
-} SmCtx;                 /* and the current one's are in their nops) */
+                         /* and the current one's are in their nops) */
+    int dwarps, dstages; /* -D warps=N / -D stages=N, checked; 0: not given */
+} SmCtx;
 
 /* scope.c */
 void sm_load_imports(SmCtx *c, SmModule *m, SmModVec *stack);
@@ -220,6 +222,8 @@ void sm_inline_leave(SmCtx *c);
 
 /* config.c */
 void sm_compile_kernel(SmCtx *c, SmModule *m, const AstItem *k);
+/* Reads and checks -D warps=N and -D stages=N into c; 0 on error. */
+int sm_launch_defines(SmCtx *c);
 
 /* grid.c */
 GExpr *sm_gexpr(SmCtx *c, const AstExpr *e, IrKernel *k, const char *what);

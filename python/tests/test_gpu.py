@@ -76,9 +76,20 @@ def test_gpu_argument_checks(vadd_bundle):
         k(a, a, a, 2**32)
     with pytest.raises(tile.ArgumentError, match=r"argument 0 \('out'\) is read-only"):
         k(CudaArray(16, readonly=True), a, a, 16)
-    with pytest.raises(tile.ConfigError, match="no configuration BLOCK=512 was built; "
-                       "available: BLOCK=1024,warps=4,stages=3"):
-        k(a, a, a, 16, BLOCK=512)
+    # A loaded bundle cannot be recompiled: the error names the kernel, the
+    # keyword, the value asked for and the values built.
+    for launch in (lambda: k(a, a, a, 16, BLOCK=512),
+                   lambda: k.choose(a, a, a, 16, BLOCK=512, warps=4),
+                   lambda: k[1](a, a, a, 16, BLOCK=512)):
+        with pytest.raises(tile.ConfigError, match=r"kernel 'vadd': no configuration "
+                           r"BLOCK=512(,warps=4)? was built; available: "
+                           r"BLOCK=1024,warps=4,stages=3 \(BLOCK=512 was asked for, but "
+                           r"only BLOCK=1024 was built\)\. The module was loaded from the "
+                           r"bundle .*vadd.*, which cannot be recompiled"):
+            launch()
+    with pytest.raises(tile.ConfigError, match=r"\(warps=8 was asked for, but only warps=4 "
+                       r"was built\)"):
+        k(a, a, a, 16, BLOCK=1024, warps=8)
     # One configuration: choosing needs no driver.
     assert k.choose(a, a, a, 16) == {"BLOCK": "1024", "warps": "4", "stages": "3"}
     assert k.choose(a, a, a, 16, BLOCK=1024, warps=4)["BLOCK"] == "1024"
@@ -112,6 +123,14 @@ def test_config_keywords_select(example, tmp_path, monkeypatch):
     if not gpu.available():
         with pytest.raises(tile.GPUUnavailableError):
             k.choose(a, a, 4, 300, 300)    # several candidates: tuning needs the GPU
+    # A value never built: the source is compiled again with it (cached:
+    # a second compile of the same defines reads the bundle back).
+    assert k.choose(a, a, 4, 300, 300, BLOCK=8192, warps=2, stages=1) == \
+        {"BLOCK": "8192", "warps": "2", "stages": "1"}
+    assert len(os.listdir(tmp_path / "cache")) == 2
+    mod2 = tile.compile(example("softmax"), defines={"BLOCK": 8192, "warps": 2, "stages": 1})
+    assert mod2.softmax.configs == [{"BLOCK": "8192", "warps": "2", "stages": "1"}]
+    assert len(os.listdir(tmp_path / "cache")) == 2
 
 
 def test_compile_for_gpu(example, tmp_path, monkeypatch):

@@ -139,8 +139,11 @@ def test_explicit_grid_arguments_and_refusals(example):
         launch(out, x, y)
     with pytest.raises(tile.ArgumentError, match=r"argument 1 \('x'\) has element type f64"):
         launch(out, x.astype(np.float64), y, n)
-    with pytest.raises(tile.ConfigError, match="no configuration BLOCK=512 was built"):
-        launch(out, x, y, n, BLOCK=512)
+    # BLOCK=512 was not built: the module is compiled again with it.
+    out[:] = 0
+    launch(out, x, y, n, BLOCK=512)
+    np.testing.assert_array_equal(out[:1024], (x + y)[:1024])
+    assert (out[1024:] == 0).all()
     for bad in (2.0, (2.0,), True, (2, True), [2, 1.5]):
         with pytest.raises(tile.ArgumentError, match="kernel 'vadd': a grid is an int or a tuple"):
             mod.vadd[bad]
@@ -174,12 +177,67 @@ def test_config_keywords_select_the_configuration(example):
         assert (out[:block] != 0).all() and (out[block:] == 0).all()
 
 
+def test_launch_keyword_outside_the_built_configurations_recompiles(source, caplog):
+    """A launch keyword has the highest precedence: a value no configuration
+    was built with (a compile-time parameter, warps, stages) compiles the
+    module again with it as a define, once per set of keywords; values that
+    were built select among the configurations without compiling."""
+    path = source(
+        "@tune(BH = [2, 4], warps = [4, 8])\n"
+        "kernel fill<BH: i32>(out: *i32) grid(1) {\n"
+        "    store(out + arange(0, BH), arange(0, BH) + BH * 100);\n"
+        "}\n")
+    mod = tile.compile(path, defines={"warps": 4}, interpret=True)
+    assert [c["BH"] for c in mod.fill.configs] == ["2", "4"]
+    assert {c["warps"] for c in mod.fill.configs} == {"4"}
+
+    def run(**config):
+        out = np.zeros(8, np.int32)
+        mod.fill(out, **config)
+        return out.tolist()
+    caplog.set_level("INFO", logger="tile")
+    assert run(BH=4) == [400, 401, 402, 403, 0, 0, 0, 0]
+    assert "compiling" not in caplog.text
+    assert run(BH=1) == [100, 0, 0, 0, 0, 0, 0, 0]
+    assert run(BH=8) == [800 + i for i in range(8)]
+    assert caplog.text.count("compiling") == 2
+    assert "no configuration BH=1 was built; compiling" in caplog.text
+    assert run(BH=1) == [100, 0, 0, 0, 0, 0, 0, 0]     # kept: no third compile
+    assert caplog.text.count("compiling") == 2
+    # warps=8 was restricted away by the define; the launch brings it back.
+    assert run(BH=2, warps=8) == [200, 201, 0, 0, 0, 0, 0, 0]
+    assert caplog.text.count("compiling") == 3
+    # Another kernel object of the same module shares the compile.
+    rebuilt = mod._rebuild({"BH": 1})
+    assert rebuilt.fill.configs == [{"BH": "1", "warps": "4", "stages": "3"}]
+    assert caplog.text.count("compiling") == 3
+
+
+def test_defines_set_warps_and_stages(source):
+    """defines={"warps": N, "stages": N} fix them as tilec -D does, over
+    @tune and @stages, a value outside the @tune list included."""
+    path = source(
+        "@tune(B = [2, 4], warps = [4, 8])\n"
+        "@stages(2)\n"
+        "kernel k<B: i32>(out: *i32) grid(1) { store(out, B); }\n")
+    k = tile.compile(path, defines={"warps": 16, "stages": 5}, interpret=True).k
+    assert k.configs == [{"B": "2", "warps": "16", "stages": "5"},
+                         {"B": "4", "warps": "16", "stages": "5"}]
+    assert len(tile.compile(path, defines={"warps": 8}, interpret=True).k.configs) == 2
+    with pytest.raises(tile.CompileError, match=r"invalid value '6' in -D warps=6: warps "
+                       r"must be a power of two from 1 to 32"):
+        tile.compile(path, defines={"warps": 6}, interpret=True)
+    with pytest.raises(tile.CompileError, match=r"invalid value '0' in -D stages=0"):
+        tile.compile(path, defines={"stages": 0}, interpret=True)
+
+
 def test_config_errors(example):
     mod = tile.compile(example("softmax"), interpret=True)
     x, out = rand(600), np.zeros(600, np.float32)
     with pytest.raises(tile.ConfigError, match="'BLOK' is neither a parameter"):
         mod.softmax(out, x, 2, 300, 300, BLOK=512)
-    with pytest.raises(tile.ConfigError, match="no configuration BLOCK=333 was built"):
+    # A value never built is compiled as a define: 333 is no tile size.
+    with pytest.raises(tile.CompileError, match="333"):
         mod.softmax(out, x, 2, 300, 300, BLOCK=333)
     # BLOCK=256 exists but its @require (BLOCK >= cols) fails for 300 columns.
     with pytest.raises(tile.LaunchError, match=r"no configuration matching 'BLOCK=256' has its "

@@ -71,7 +71,26 @@ def compile(path, defines=None, include_dirs=(), arch=None, interpret=None, debu
     # twin of a kernel (the interpreter for CPU tensors, the GPU for CUDA).
     mod._options = {"defines": dict(defines or {}), "include_dirs": tuple(include_dirs),
                     "arch": arch, "debug": debug}
+    mod._rebuild = _rebuilder(path, mod._options, interpret)
     return mod
+
+
+def _rebuilder(path, options, interpret):
+    """rebuild(config): the module compiled again with the launch keywords
+    `config` added to its defines (they take precedence), made once per set
+    of values (kernel.Kernel._select); GPU mode also caches the bundle on
+    disk, as any compile."""
+    made = {}
+
+    def rebuild(config):
+        defines = dict(options["defines"], **config)
+        key = tuple(sorted(_define_items(defines)))
+        mod = made.get(key)
+        if mod is None:
+            mod = made[key] = compile(path, defines, options["include_dirs"],
+                                      options["arch"], interpret, options["debug"])
+        return mod
+    return rebuild
 
 
 def load(path, interpret=None):

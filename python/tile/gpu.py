@@ -519,7 +519,9 @@ class GPUKernel(Kernel):
         outputs restored afterwards)."""
         config = None
         if kwargs:
-            args, config = self._split_keywords(args, kwargs)
+            args, target, config = self._split_keywords(args, kwargs)
+            if target is not self:
+                return target.choose(*args)
         if len(args) != len(self.params):
             self._wrong_count(args)
         packed, stream = self._prepare(args)

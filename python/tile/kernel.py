@@ -7,8 +7,15 @@ built with. Each mode then only packs arguments and runs (`_run`).
 
 Per-kernel work (the argument checkers, a configuration string per set of
 keywords) is done once and kept, so a repeated launch does no parsing.
+
+A keyword asking for a value no configuration was built with: a module
+compiled from source (tile.compile) is compiled again with the keywords as
+defines (launch-time choice has the highest precedence), once per set of
+keywords, and the launch runs that module's kernel; a loaded bundle cannot
+be, and the launch is a ConfigError saying what was built.
 """
 
+from ._log import log
 from ._types import describe_type, type_name
 from .errors import ArgumentError, ConfigError
 
@@ -58,7 +65,7 @@ class Kernel:
         self.has_grid = has_grid
         self._index = {p.name: i for i, p in enumerate(params)}
         self._config_names = {n for c in configs for n in c}
-        self._config_strings = {}
+        self._chosen = {}
 
     def __repr__(self):
         sig = ", ".join(f"{p.name}: {describe_type(p)}" for p in self.params)
@@ -73,9 +80,9 @@ class Kernel:
         return self._launch(None, args, kwargs)
 
     def _launch(self, grid, args, kwargs):
-        config = None
+        target, config = self, None
         if kwargs:
-            args, config = self._split_keywords(args, kwargs)
+            args, target, config = self._split_keywords(args, kwargs)
         if len(args) != len(self.params):
             self._wrong_count(args)
         if grid is None and not self.has_grid:
@@ -83,7 +90,7 @@ class Kernel:
                                 f"grid, as k[grid](...)")
         if grid is not None and 0 in grid:
             return None   # no programs to run
-        return self._run(grid, args, config)
+        return target._run(grid, args, config)
 
     def _wrong_count(self, args):
         n = len(self.params)
@@ -92,7 +99,9 @@ class Kernel:
                             f"({names}), got {len(args)}")
 
     def _split_keywords(self, args, kwargs):
-        """Runtime arguments given by name join `args`; the rest is config."""
+        """(args, kernel, config): runtime arguments given by name join
+        `args`; the rest selects the kernel to run (this one, or one
+        rebuilt with them) and its configuration string (None: all)."""
         named, config = {}, {}
         for key, v in kwargs.items():
             if key in self._index:
@@ -118,27 +127,57 @@ class Kernel:
             missing = [p.name for p, a in zip(self.params, args) if a is _MISSING]
             if missing:
                 raise ArgumentError(self.name, f"missing argument(s): {', '.join(missing)}")
-        return tuple(args), self._config_string(config) if config else None
+        if not config:
+            return tuple(args), self, None
+        return (tuple(args),) + self._select(config)
 
-    def _config_string(self, config):
-        """The "NAME=V,..." string of keyword config values, checked against
-        the configurations the kernel was built with (kept per key set)."""
-        key = tuple(sorted((k, repr(v)) for k, v in config.items()))
-        s = self._config_strings.get(key)
-        if s is not None:
-            return s
+    def _select(self, config):
+        """(kernel, "NAME=V,..." or None) for keyword config values: this
+        kernel and the string when a configuration it was built with
+        agrees, else the kernel of the module rebuilt with them as defines
+        (then no string: it has only such configurations). Kept per key set."""
+        key = tuple(sorted((k, type(v).__name__, repr(v)) for k, v in config.items()))
+        hit = self._chosen.get(key)
+        if hit is not None:
+            return hit
         try:
             want = {k: _config_value(v) for k, v in config.items()}
         except TypeError as e:
             raise ConfigError(self.name, str(e)) from None
-        if not any(all(c.get(k) == v for k, v in want.items()) for c in self.configs):
+        if any(all(c.get(k) == v for k, v in want.items()) for c in self.configs):
+            hit = (self, ",".join(f"{k}={v}" for k, v in want.items()))
+        else:
+            hit = (self._rebuilt(config, want), None)
+        self._chosen[key] = hit
+        return hit
+
+    def _rebuilt(self, config, want):
+        """This kernel compiled again with `config` as defines, when its
+        module came from source; else the ConfigError of a selection that
+        names nothing built."""
+        module = getattr(self, "_module", None)
+        rebuild = getattr(module, "_rebuild", None)
+        asked = ",".join(f"{k}={v}" for k, v in want.items())
+        if rebuild is None:
             avail = "; ".join(",".join(f"{k}={v}" for k, v in c.items()) for c in self.configs)
-            asked = ",".join(f"{k}={v}" for k, v in want.items())
+            missing = []
+            for k, v in want.items():
+                built = sorted({c[k] for c in self.configs if k in c},
+                               key=lambda x: (len(x), x))
+                if v not in built:
+                    missing.append(f"{k}={v} was asked for, but only {k}="
+                                   f"{', '.join(built)} {'was' if len(built) == 1 else 'were'}"
+                                   f" built")
+            where = getattr(module, "bundle_path", None) or getattr(module, "path", "?")
             raise ConfigError(self.name, f"no configuration {asked} was built; "
-                              f"available: {avail}")
-        s = ",".join(f"{k}={v}" for k, v in want.items())
-        self._config_strings[key] = s
-        return s
+                              f"available: {avail}" +
+                              (f" ({'; '.join(missing)})" if missing else "") +
+                              f". The module was loaded from the bundle {where}, which "
+                              f"cannot be recompiled: build it with tilec -D NAME=VALUE, "
+                              f"or compile the source with tile.compile")
+        log.info("kernel %s: no configuration %s was built; compiling %s again with it",
+                 self.name, asked, module.path)
+        return rebuild(config)[self.name]
 
     def _run(self, grid, args, config):
         raise NotImplementedError
