@@ -41,7 +41,7 @@ ptx=$(median_ms "$tilec" --arch=sm_90 -D BLOCK=1024 --emit=ptx -o "$tmp/k.ptx" "
 tlb=$(median_ms "$tilec" --arch=sm_90 -D BLOCK=1024 -o "$tmp/k.tlb" "$src")
 {
     printf 'what\tms\tnote\n'
-    printf 'tile: tilec to PTX\t%s\tmedian of %s runs, one config, 2 variants; build machine: %s\n' "$ptx" "$runs" "$host"
+    printf 'tile: tilec to PTX\t%s\tmedian of %s runs, one config, all its variants; build machine: %s\n' "$ptx" "$runs" "$host"
     printf 'tile: tilec to bundle (PTX + ptxas cubin)\t%s\tmedian of %s runs; build machine: %s\n' "$tlb" "$runs" "$host"
 } > "$out"
 cat "$out"
