@@ -142,10 +142,22 @@ static int ring_for(Planner *pl, const IrOp *load, LyRing *r, int wgmma) {
     return 1;
 }
 
+/* Whether product `op`'s A comes from a ring that none of the products
+ * before it (dots[0 .. n-1]) reads: an A loaded once and fed to two
+ * products (SwiGLU's x against two weights) is one ring both read. */
+static int new_ring(const LyPlan *p, const IrBlock *body, const IrOp *const *dots, int n,
+                    const IrOp *op) {
+    const IrOp *a = ly_ring_operand(p, body, op, 0);
+    for (int i = 0; a && i < n; i++)
+        if (ly_ring_operand(p, body, dots[i], 0) == a) return 0;
+    return a != NULL;
+}
+
 /* Warpgroup MMA (sm_90a; lower/pipeline.c says how it runs): when layout
  * assignment allowed it for the body's products (Layout.wgmma; at most
- * 4), each takes B from a ring only it reads and A from one too or from
- * registers, and the rings are exactly theirs. With one product that
+ * 4), each takes B from a ring only it reads and A from a ring only
+ * products read (one may serve several) or from registers, and the rings
+ * are exactly theirs. With one product that
  * carries its accumulator straight from one iteration to the next
  * (acc = dot(a, b, acc=acc), nothing else reading it) and 3 stages or
  * more, its group stays in flight across the barrier (`pending`).
@@ -159,7 +171,7 @@ static int wgmma_plan(const LyPlan *p, LyPipe *q, int nmarked) {
         if (!cl || cl->kind != LY_MMA || !cl->wgmma || n == 4 ||
             !ly_ring_operand(p, body, op, 1))
             return 0;
-        rings += 1 + (ly_ring_operand(p, body, op, 0) != NULL);
+        rings += 1 + new_ring(p, body, q->wg_dot, n, op);
         q->wg_dot[n++] = op;
     }
     if (!n || rings != nmarked) return 0;
