@@ -254,6 +254,13 @@ static void rd_cparams(Rd *r, TlbKernel *k) {
     }
 }
 
+/* Parameter p may have a guard: a pointer, or an integer that is not
+ * @nospecialize. */
+static int guardable(const TlbParam *p) {
+    return p->type == TLB_PTR ||
+           (tlb_type_isint(p->type) && !(p->flags & TLB_PARAM_NOSPECIALIZE));
+}
+
 /* Version 1's assumption bits: every pointer 16-byte aligned (1), every
  * integer without @nospecialize divisible by 16 (2); as a guard. */
 static const uint8_t *v1_guard(Rd *r, const TlbKernel *k, uint32_t assume,
@@ -263,9 +270,8 @@ static const uint8_t *v1_guard(Rd *r, const TlbKernel *k, uint32_t assume,
     if (assume & ~3u) fail_at(r, "variant '%s' has unknown assumptions 0x%x", entry, assume);
     for (uint32_t i = 0; i < k->nparams; i++) {
         const TlbParam *p = &k->params[i];
-        int ptr = p->type == TLB_PTR;
-        int spec = tlb_type_isint(p->type) && !(p->flags & TLB_PARAM_NOSPECIALIZE);
-        g[i] = (uint8_t)(((ptr && (assume & 1)) || (spec && (assume & 2))) ? 4 : 0);
+        uint32_t bit = p->type == TLB_PTR ? 1u : 2u;
+        g[i] = (uint8_t)(guardable(p) && (assume & bit) ? 4 : 0);
     }
     return g;
 }
@@ -275,9 +281,7 @@ static void check_guard(Rd *r, const TlbParam *p, uint8_t g, const char *entry) 
     if (g > TLB_GUARD_MAX)
         fail_at(r, "variant '%s' guards parameter '%s' with 2^%u (at most 2^%u)", entry,
                 p->name, g, TLB_GUARD_MAX);
-    int guardable = p->type == TLB_PTR ||
-                    (tlb_type_isint(p->type) && !(p->flags & TLB_PARAM_NOSPECIALIZE));
-    if (g && !guardable)
+    if (g && !guardable(p))
         fail_at(r, "variant '%s' guards parameter '%s', which cannot have a guard",
                 entry, p->name);
 }

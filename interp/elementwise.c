@@ -274,14 +274,21 @@ static int cast_pointers(IpMachine *m, const IrOp *op) {
     return 0;
 }
 
-static int exec_bitcast(IpMachine *m, const IrOp *op) {
+/* Each element of op's operand through f, from its kind to the result's
+ * (a cast or a bitcast). */
+static int map_kinds(IpMachine *m, const IrOp *op,
+                     IpSlot (*f)(ScalarKind, ScalarKind, IpSlot)) {
     ScalarKind from = op->args[0]->ty.k, to = op->res[0]->ty.k;
     const IpSlot *a = ip_val(m, op->args[0]);
     int64_t sa = stride_of(op->args[0]);
     IpSlot *r = ip_val(m, op->res[0]);
     int64_t n = ty_numel(op->res[0]->ty);
-    for (int64_t i = 0; i < n; i++) r[i] = ip_bitcast(from, to, a[i * sa]);
+    for (int64_t i = 0; i < n; i++) r[i] = f(from, to, a[i * sa]);
     return 0;
+}
+
+static int exec_bitcast(IpMachine *m, const IrOp *op) {
+    return map_kinds(m, op, ip_bitcast);
 }
 
 static int exec_cast(IpMachine *m, const IrOp *op) {
@@ -290,12 +297,7 @@ static int exec_cast(IpMachine *m, const IrOp *op) {
     if (from == SK_PTR || to == SK_PTR)
         return ip_fail(m, op, "the interpreter cannot convert between "
                        "pointers and integers");
-    const IpSlot *a = ip_val(m, op->args[0]);
-    int64_t sa = stride_of(op->args[0]);
-    IpSlot *r = ip_val(m, op->res[0]);
-    int64_t n = ty_numel(op->res[0]->ty);
-    for (int64_t i = 0; i < n; i++) r[i] = ip_convert(from, to, a[i * sa]);
-    return 0;
+    return map_kinds(m, op, ip_convert);
 }
 
 int ip_exec_elementwise(IpMachine *m, const IrOp *op) {

@@ -96,9 +96,8 @@ static TileStatus bad_arg(const TileKernel *k, int i, const char *fmt, ...) {
 /* log2 of the largest power of two dividing x, at most TLB_GUARD_MAX
  * (0 is a multiple of everything). */
 static uint8_t mult_of(uint64_t x) {
-    uint8_t n = 0;
-    while (n < TLB_GUARD_MAX && !(x & ((uint64_t)1 << n))) n++;
-    return n;
+    int n = x ? __builtin_ctzll(x) : (int)TLB_GUARD_MAX;
+    return (uint8_t)(n < (int)TLB_GUARD_MAX ? n : (int)TLB_GUARD_MAX);
 }
 
 /* Checks and packs every argument; p->mult gets what variant guards are

@@ -59,14 +59,20 @@ prepare() {
     echo "  run(command=\"scripts/gpu-python.sh run\", carry=[\"build-gpu\"], kind=\"nvidia-h200\", timeout_s=600)"
 }
 
-run() {
-    [ -f "$build/libtile.so" ] && [ -f "$build/bin/write_vadd_bundle" ] || {
-        echo "build-gpu/ is missing: run 'scripts/gpu-python.sh prepare' where tilec builds and carry build-gpu" >&2
-        exit 2
+# there FILE: checks that prepare made FILE (under build-gpu/), then sets
+# up $OUT and the environment both commands run Python in. 2 when not.
+there() {
+    [ -f "$build/libtile.so" ] && [ -f "$build/$1" ] || {
+        echo "build-gpu/$1 is missing: run 'scripts/gpu-python.sh prepare' where tilec builds and carry build-gpu" >&2
+        return 2
     }
     OUT=${OUT:-$build/out}
     mkdir -p "$OUT"
     export TILE_LIBDIR=$build PYTHONPATH=$top/python PYTHONDONTWRITEBYTECODE=1
+}
+
+run() {
+    there bin/write_vadd_bundle || exit 2
     if [ -f "$build/bin/tilec.xz" ]; then
         xz -dc "$build/bin/tilec.xz" > /tmp/tilec-static && chmod +x /tmp/tilec-static &&
             export TILEC=/tmp/tilec-static
@@ -90,13 +96,7 @@ run() {
 
 # The tile.torch training test; PASS/FAIL table in $OUT/mlp_train.txt.
 torch_training() {
-    [ -f "$build/libtile.so" ] && [ -f "$build/torch/mlp-f32.tlb.xz" ] || {
-        echo "build-gpu/torch/ is missing: run 'scripts/gpu-python.sh prepare' where tilec builds and carry build-gpu" >&2
-        return 2
-    }
-    OUT=${OUT:-$build/out}
-    mkdir -p "$OUT"
-    export TILE_LIBDIR=$build PYTHONPATH=$top/python PYTHONDONTWRITEBYTECODE=1
+    there torch/mlp-f32.tlb.xz || return 2
     if ! python3 -c 'import torch' 2> /dev/null; then
         echo "examples/torch/mlp_train.py: no torch here; not run" | tee "$OUT/mlp_train.txt"
         return 1
