@@ -963,6 +963,70 @@ def _shapes_matmul():
         del a, b, out
 
 
+def define_triton_xent():
+    """examples/cross_entropy.tile's algorithm in Triton: an online
+    logsumexp over BLOCK chunks, then the gradient chunk by chunk."""
+    global tr_xent
+
+    @triton.jit
+    def tr_xent(loss, grad, logits, target, cols, stride, scale, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        base = row * stride
+        t = tl.load(target + row)
+        valid = t != -100
+        target_logit = tl.load(logits + base + t, mask=valid, other=0.0)
+        mx = -float("inf")
+        s = 0.0
+        for c0 in range(0, cols, BLOCK):
+            c = c0 + tl.arange(0, BLOCK)
+            v = tl.load(logits + base + c, mask=c < cols, other=-float("inf"))
+            new_mx = tl.maximum(mx, tl.max(v, axis=0))
+            s = s * tl.exp(mx - new_mx) + tl.sum(tl.exp(v - new_mx), axis=0)
+            mx = new_mx
+        lse = mx + tl.log(s)
+        tl.store(loss + row, tl.where(valid, lse - target_logit, 0.0))
+        for c0 in range(0, cols, BLOCK):
+            c = c0 + tl.arange(0, BLOCK)
+            m = c < cols
+            v = tl.load(logits + base + c, mask=m, other=0.0)
+            g = (tl.exp(v - lse) - tl.where(c == t, 1.0, 0.0)) * scale
+            tl.store(grad + base + c, tl.where(valid, g, 0.0), mask=m)
+
+
+def _shapes_xent():
+    define_triton_xent()
+    block, w = configs.SHAPES_XENT_TILE
+    rows, v0 = configs.SHAPES_XENT_ROWS, configs.SHAPES_XENT_VOCAB
+    for off in configs.SHAPES_OFFSETS:
+        n = v0 + off
+        x = torch.randn(rows, n, device="cuda")
+        t = torch.randint(0, n, (rows,), device="cuda", dtype=torch.int32)
+        t[::97] = -100
+        loss = torch.empty(rows, device="cuda")
+        grad = torch.empty_like(x)
+        scale = 1.0 / rows
+        valid = t != -100
+        tgt = t.clamp(min=0).long()[:, None]
+        xd = x.double()
+        lse = torch.logsumexp(xd, 1)
+        ref_loss = torch.where(valid, lse - xd.gather(1, tgt)[:, 0], 0.0)
+        ref = torch.softmax(xd, 1).scatter_add(1, tgt, -torch.ones_like(tgt, dtype=xd.dtype))
+        ref = torch.where(valid[:, None], ref * scale, 0.0)
+        k = tile_kernel("shapes_xent_b4096_w8", "cross_entropy")
+        work = f"shapes cross_entropy {rows}x{n}"
+        _shape_pair("cross_entropy f32", f"{rows}x{n}", f"{rows}x{v0}", rows * n, work,
+                    k.bind([ptr(addr(loss)), ptr(addr(grad)), ptr(addr(x)), ptr(addr(t)),
+                            i64(rows), i64(n), i64(n), f64(scale)], stream()),
+                    lambda: tr_xent[(rows,)](loss, grad, x, t, n, n, scale, BLOCK=block,
+                                             num_warps=w),
+                    ref, TOL["float32"], grad, nbytes=2 * rows * n * 4)
+        # the losses of the last run (Tile's), against float64
+        err = ((loss.double() - ref_loss).abs() / ref_loss.abs().clamp(min=1)).max().item()
+        if not err <= 1e-5:
+            fail(work, f"loss relative error {err:.2e}")
+        del x, grad, ref
+
+
 def _shapes_attention():
     from torch.nn.attention import SDPBackend, sdpa_kernel
     define_triton_attention()
@@ -1016,8 +1080,10 @@ def shape_summary():
 def step_shapes():
     """Issue 13's sweep: every workload at ragged sizes beside Triton in
     the same configuration (configs.SHAPES_*); a ratio table and chart."""
-    for part in (_shapes_1d, _shapes_softmax, _shapes_layernorm, _shapes_transpose,
-                 _shapes_matmul, _shapes_attention):
+    for part in (_shapes_1d, _shapes_softmax, _shapes_layernorm, _shapes_xent,
+                 _shapes_transpose, _shapes_matmul, _shapes_attention):
+        if ARGS.shapes and part.__name__[len("_shapes_"):] not in ARGS.shapes.split(","):
+            continue
         try:
             part()
         except Exception as e:  # noqa: BLE001
@@ -1153,6 +1219,9 @@ def main():
     ap.add_argument("--build", default=os.path.join(os.path.dirname(HERE), "build-gpu"))
     ap.add_argument("--out", default=os.environ.get("OUT"))
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--shapes", default="",
+                    help="step shapes: only these parts (comma list of 1d, softmax, "
+                         "layernorm, xent, transpose, matmul, attention)")
     ap.add_argument("steps", nargs="*", choices=STEPS + EXTRA_STEPS + [[]], default=[])
     ARGS = ap.parse_args()
     LIB = Libtile(os.path.join(ARGS.build, "libtile.so"))

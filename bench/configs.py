@@ -103,8 +103,16 @@ SHAPES_MATMUL = 4096                   # n^3 around it, then M alone (N = K = n)
 SHAPES_MATMUL_TILE = MATMUL_TILES[0]
 SHAPES_ATTENTION_S = (1000, 1008, 1023, 1024, 2000, 2048, 4095, 4096)
 SHAPES_ATTENTION_TILE = (128, 64, 8)   # BM, BN, warps (D=64, not causal)
+# cross-entropy (examples/cross_entropy.tile, one program per row walking
+# the vocabulary in BLOCK chunks twice): rows of a batch of tokens, the
+# vocabulary around Llama's 32000
+SHAPES_XENT_ROWS = 4096
+SHAPES_XENT_VOCAB = 32000
+SHAPES_XENT_TILE = (4096, 8)           # BLOCK, warps
 SHAPES_BUNDLES = [("shapes_softmax_f32_b8192_w8", "bench/kernels/softmax.tile", "softmax",
-                   {"T": "f32", "BLOCK": 8192}, 8)]
+                   {"T": "f32", "BLOCK": 8192}, 8),
+                  ("shapes_xent_b4096_w8", "examples/cross_entropy.tile", "cross_entropy",
+                   {"BLOCK": 4096}, 8)]
 TILE_BUNDLES += SHAPES_BUNDLES
 
 # Autotuning wall time (bench.py step `tune`): examples/softmax.tile as it

@@ -242,6 +242,7 @@ static void lw_program_reg(LwFn *f, const IrOp *op) {
 static void lw_convert(LwFn *f, const IrOp *op) {
     switch ((LyHow)f->plan->how[op->res[0]->id]) {
     case LY_HOW_RING: lw_pipe_operand(f, op); return;
+    case LY_HOW_STAGE: lw_pipe_stage(f, op); return;
     case LY_HOW_LDMATRIX: lw_dot_operand(f, op); return;
     case LY_HOW_SWIZZLED: lw_acc_convert(f, op); return;
     case LY_HOW_KIND: lw_shape_op(f, op); return;

@@ -242,6 +242,10 @@ LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
  * lw_frag_load emits (once) the ldmatrix of every group holding a
  * register whose K coordinate lies in [k0, k1); lw_frag_val's registers
  * of groups not read yet are NULL. */
+/* Tile src (layout sl) stored into buffer s at base: vectors of up to
+ * 16 bytes, each element once. */
+void lw_store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
+                   const Layout *sl, const LySmem *s);
 LwFrag *lw_frag_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
                         const Layout *dl, const LySmem *s, int split);
 void lw_frag_load(LwFn *f, LwFrag *z, int32_t k0, int32_t k1);
@@ -259,7 +263,9 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
 void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv);
 void lw_pipe_end(LwFn *f, struct LwPipe *p);
 /* When `dot` runs as wgmma in the innermost pipelined loop (sm_90a):
- * the read slot's base of each operand's ring and that buffer's layout,
+ * the base of each operand's buffer (the read slot of its ring, or its
+ * stage buffer, published by a barrier here; NULL: A in registers) and
+ * that buffer's layout,
  * and in *pending whether the product's group may stay in flight after
  * it (1) or must be waited for (0); returns 1. Else 0. */
 int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2],
@@ -272,6 +278,9 @@ LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n);
  * from the slot of the current iteration. */
 void lw_pipe_load(LwFn *f, const IrOp *op);
 void lw_pipe_operand(LwFn *f, const IrOp *op);
+/* A conversion into its loop's stage buffer (LY_HOW_STAGE): the source's
+ * registers stored for the products' descriptors. */
+void lw_pipe_stage(LwFn *f, const IrOp *op);
 /* Called by a product before the mma.sync of its last K sub-step: where
  * the loop carries its first sub-step's fragments, the wait, the
  * barrier and the ldmatrix of the next slot's first sub-step. */

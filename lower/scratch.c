@@ -44,7 +44,7 @@ static void take_as_all(Scratch *s, int n, IrValue *const *from, IrValue *const 
 
 static int64_t convert_scratch(const Scratch *s, const IrOp *op) {
     switch ((LyHow)s->plan->how[op->res[0]->id]) {
-    case LY_HOW_RING: return 0;   /* read from the ring in place */
+    case LY_HOW_RING: case LY_HOW_STAGE: return 0;   /* its ring or stage buffer */
     case LY_HOW_LDMATRIX: case LY_HOW_SWIZZLED: return ly_smem_bytes(s->plan->smem[op->res[0]->id]);
     case LY_HOW_KIND: return lw_shape_scratch(op);
     }

@@ -92,11 +92,11 @@ static LLVMValueRef smem_elt(LwFn *f, LLVMValueRef base, LLVMTypeRef t,
     return LLVMBuildGEP2(f->c->b, t, base, &off, 1, "");
 }
 
-/* Step 1: the source registers into the buffer, vectors of up to 16
- * bytes (register copies are stored once; lane and warp copies store
- * equal values). */
-static void store_swizzled(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
-                           const LySmem *s) {
+/* Step 1: the source registers into the buffer at `base`, vectors of up
+ * to 16 bytes (register copies are stored once; lane and warp copies
+ * store equal values). */
+void lw_store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
+                   const Layout *sl, const LySmem *s) {
     LwCtx *c = f->c;
     LLVMTypeRef t = lw_mem_type(c, k);
     Layout *ol = lw_offset_layout(c->ar, sl, s);
@@ -107,7 +107,7 @@ static void store_swizzled(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
         if (!sl->basis[LY_REG][i]) copies |= 1u << i;
     for (int r = 0; r < src.n; r += w) {
         if ((uint32_t)r & copies) continue;
-        LLVMValueRef at = lw_smem_addr(f, f->smem, ol, r, ty_bytes(k));
+        LLVMValueRef at = lw_smem_addr(f, base, ol, r, ty_bytes(k));
         LLVMValueRef v = src.r[r];
         if (w > 1) {
             v = LLVMGetUndef(LLVMVectorType(t, (unsigned)w));
@@ -292,7 +292,7 @@ void lw_acc_convert(LwFn *f, const IrOp *op) {
     const LySmem *s = f->plan->smem[dv->id];
     lw_smem(f, ly_smem_bytes(s));
     lw_scratch_barrier(f);
-    store_swizzled(f, *lw_val(f, sv), k, sv->layout, s);
+    lw_store_smem(f, f->smem, *lw_val(f, sv), k, sv->layout, s);
     lw_barrier(f);
     lw_set(f, dv, load_swizzled(f, k, dv->layout, s));
 }
@@ -305,7 +305,7 @@ void lw_dot_operand(LwFn *f, const IrOp *op) {
     ly_ldmatrix_ok(dv->layout, ty_bytes(k), s->fast, s, &trans);
     lw_smem(f, ly_smem_bytes(s));
     lw_scratch_barrier(f);
-    store_swizzled(f, *lw_val(f, sv), k, sv->layout, s);
+    lw_store_smem(f, f->smem, *lw_val(f, sv), k, sv->layout, s);
     lw_barrier(f);
     lw_set(f, dv, load_ldmatrix(f, f->smem, k, dv->layout, trans, s));
 }

@@ -462,6 +462,9 @@ typedef enum LyHow {
                            lanes or warps: a swizzled buffer, ldmatrix */
     LY_HOW_SWIZZLED,    /* an accumulator's conversion across lanes or
                            warps through a swizzled buffer */
+    LY_HOW_STAGE,       /* a conversion to a wgmma operand that is no
+                           ring's: its registers stored into its loop's
+                           stage buffer, read through descriptors */
 } LyHow;
 
 /* One marked load's ring: `stages` buffers of `buf` bytes from `off` in
@@ -473,6 +476,15 @@ typedef struct LyRing {
     int64_t buf;        /* bytes per slot (128-byte aligned; 1024 for wgmma) */
     int w;              /* elements per cp.async */
 } LyRing;
+
+/* A wgmma operand staged through shared memory: conversion `cvt` (in the
+ * loop's body, read only by products) stores its source's registers into
+ * a wgmma buffer at `off` in the ring region, once per iteration. */
+typedef struct LyStage {
+    const IrOp *cvt;
+    LySmem *s;
+    int64_t off;
+} LyStage;
 
 /* A pipelined loop (lower/pipeline.c says how it runs). */
 typedef struct LyPipe {
@@ -486,6 +498,10 @@ typedef struct LyPipe {
      * accumulator: carried value `carry`). */
     const IrOp *wg_dot[4];
     int nwg, pending, carry;
+    /* Their other operands that are conversions in the body (loads
+     * narrower than a cp.async, say): stored into stage buffers. */
+    LyStage stage[8];
+    int nstage;
     int64_t bytes;      /* the ring region grows by this, alignment included */
 } LyPipe;
 

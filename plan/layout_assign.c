@@ -198,27 +198,21 @@ static int64_t ax_run(const AxTable *ax, const IrOp *op, int dim) {
 }
 
 /* Operand i of dot `op` is loaded in the body of the `for` loop the
- * product is in, at least 4 bytes at a time by the axis info (the
- * layout is not known yet; ly_mem_vec decides later): what the pipeliner
- * may turn into a cp.async ring (plan/pipeline.c). */
+ * product is in: what the pipeliner may turn into a cp.async ring
+ * (plan/pipeline.c), or, when the load is narrower than a cp.async (the
+ * layout is not known yet; ly_mem_vec decides later), what the lowering
+ * plan stores into a stage buffer (plan/lowering.c). */
 static int loop_loaded(LaCtx *c, const IrOp *op, int i) {
     const IrOp *ld = op->args[i]->def;
     const IrOp *loop = op->parent ? op->parent->parent : NULL;
-    if (!ld || ld->op != IR_LOAD || ld->parent != op->parent || !loop ||
-        loop->op != IR_FOR || c->k->stages < 2 || !is_tile(ld->args[0]))
-        return 0;
-    int64_t best = 1;
-    for (int d = 0; d < ld->args[0]->ty.rank; d++) {
-        int64_t v = ax_run(c->ax, ld, d);
-        if (v > best) best = v;
-    }
-    return best * ty_bytes(ld->args[0]->ty.pointee) >= 4;
+    return ld && ld->op == IR_LOAD && ld->parent == op->parent && loop &&
+           loop->op == IR_FOR && c->k->stages >= 2 && is_tile(ld->args[0]);
 }
 
 /* A product warpgroup MMA can take (sm_90a): f16/bf16 operands, B loaded
- * in the product's loop (wgmma reads it from its ring; A from its ring
- * too when it is loaded there, else from registers: attention's Q and
- * probabilities), every warp on M in whole warpgroups (warps 4g..4g+3
+ * in the product's loop (wgmma reads it from its ring or its stage
+ * buffer; A from its ring or stage buffer too when it is loaded there,
+ * else from registers: attention's Q and probabilities), every warp on M in whole warpgroups (warps 4g..4g+3
  * own rows 64g..64g+63 of each 16·warps rows, as the mma.sync map with
  * mma_warps = [warps, 1] has them; the chained-dot rule gives chained
  * products that map too), N at least one n8 column block. */

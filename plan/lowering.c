@@ -77,14 +77,16 @@ const IrOp *ly_ring_operand(const LyPlan *p, const IrBlock *body, const IrOp *do
  * that takes scratch produces or reduces — a layout conversion (padded:
  * layout.c's round trip is the largest user), an atomic's old values,
  * a reduction or scan. A conversion of a load read from a ring (by
- * ldmatrix, descriptors or element loads) takes none, and neither do
- * the products: mma.sync, wgmma and the FMA chains write their
+ * ldmatrix, descriptors or element loads) takes none, nor does one into
+ * loop q's stage buffers, nor do the products: mma.sync, wgmma and the FMA chains write their
  * accumulator in place. (Counting every tile instead counted a [64, 256]
  * i32 index tile of a matmul's masks: 64 KiB that no one uses.) */
-static int uses_scratch(const IrOp *op) {
+static int uses_scratch(const LyPipe *q, const IrOp *op) {
     switch (op->op) {
     case IR_CONVERT_LAYOUT: {
         const IrOp *ld = op->args[0]->def;
+        for (int i = 0; q && i < q->nstage; i++)
+            if (q->stage[i].cvt == op) return 0;
         return !(ld && ld->op == IR_LOAD && ld->iattr[3] >= 2);
     }
     case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_REDUCE: case IR_SCAN:
@@ -100,14 +102,14 @@ static int64_t padded_bytes(const Type *t) {
     return (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
 }
 
-static int64_t scratch_bound(const IrBlock *b) {
+static int64_t scratch_bound(const LyPipe *q, const IrBlock *b) {
     int64_t m = 0;
     for (const IrOp *op = b->first; op; op = op->next) {
         for (int r = 0; r < op->nregions; r++) {
-            int64_t x = scratch_bound(op->regions[r]);
+            int64_t x = scratch_bound(q, op->regions[r]);
             if (x > m) m = x;
         }
-        if (!uses_scratch(op)) continue;
+        if (!uses_scratch(q, op)) continue;
         for (int i = 0; i < op->nres; i++) {
             int64_t x = padded_bytes(&op->res[i]->ty);
             if (x > m) m = x;
@@ -153,28 +155,53 @@ static int new_ring(const LyPlan *p, const IrBlock *body, const IrOp *const *dot
     return a != NULL;
 }
 
+/* Operand i of product `dot` into a stage buffer of q: a conversion in
+ * `body` read only by products (one conversion feeding two products is
+ * staged once), into wgmma's canonical layout with rows along its
+ * source's contiguous dimension, so that each thread stores runs of its
+ * registers. 0 when it cannot be. */
+static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *dot, int i) {
+    const IrOp *cv = dot->args[i]->def;
+    if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body ||
+        !ly_is_mma_operand(cv->res[0]->layout) || !ly_only_products(pl->p, cv) ||
+        !cv->args[0]->layout)
+        return 0;
+    for (int j = 0; j < q->nstage; j++)
+        if (q->stage[j].cvt == cv) return 1;
+    const Type *t = &cv->res[0]->ty;
+    LySmem *s = ly_smem_wgmma(pl->ar, t->dim, ly_fastest_dim(cv->args[0]->layout),
+                              ty_bytes((ScalarKind)t->k));
+    if (!s || q->nstage == (int)(sizeof q->stage / sizeof q->stage[0])) return 0;
+    q->stage[q->nstage++] = (LyStage){.cvt = cv, .s = s};
+    return 1;
+}
+
 /* Warpgroup MMA (sm_90a; lower/pipeline.c says how it runs): when layout
  * assignment allowed it for the body's products (Layout.wgmma; at most
- * 4), each takes B from a ring only it reads and A from a ring only
- * products read (one may serve several) or from registers, and the rings
- * are exactly theirs. With one product that
+ * 4), each takes B from a ring only it reads or from a stage buffer
+ * (add_stage: a load too narrow for cp.async, say), and A from a ring
+ * only products read (one may serve several), a stage buffer, or
+ * registers; the rings are exactly theirs. With one product that
  * carries its accumulator straight from one iteration to the next
- * (acc = dot(a, b, acc=acc), nothing else reading it) and 3 stages or
- * more, its group stays in flight across the barrier (`pending`).
- * Returns 1 and fills q when so. */
-static int wgmma_plan(const LyPlan *p, LyPipe *q, int nmarked) {
+ * (acc = dot(a, b, acc=acc), nothing else reading it), 3 stages or
+ * more and nothing staged (the next iteration's stores would overwrite
+ * what it reads), its group stays in flight across the barrier
+ * (`pending`). Returns 1 and fills q when so. */
+static int wgmma_plan(Planner *pl, LyPipe *q, int nmarked) {
+    const LyPlan *p = pl->p;
     const IrBlock *body = q->loop->regions[0];
     int rings = 0, n = 0;
     for (const IrOp *op = body->first; op; op = op->next) {
         if (op->op != IR_DOT) continue;
         const Layout *cl = op->res[0]->layout;
-        if (!cl || cl->kind != LY_MMA || !cl->wgmma || n == 4 ||
-            !ly_ring_operand(p, body, op, 1))
-            return 0;
-        rings += 1 + new_ring(p, body, q->wg_dot, n, op);
+        if (!cl || cl->kind != LY_MMA || !cl->wgmma || n == 4) return q->nstage = 0;
+        if (ly_ring_operand(p, body, op, 1)) rings++;
+        else if (!add_stage(pl, q, body, op, 1)) return q->nstage = 0;
+        if (ly_ring_operand(p, body, op, 0)) rings += new_ring(p, body, q->wg_dot, n, op);
+        else add_stage(pl, q, body, op, 0);   /* else A from registers */
         q->wg_dot[n++] = op;
     }
-    if (!n || rings != nmarked) return 0;
+    if (!n || rings != nmarked) return q->nstage = 0;
     q->nwg = n;
     q->carry = -1;
     const IrOp *dot = q->wg_dot[0], *y = body->last;
@@ -183,7 +210,7 @@ static int wgmma_plan(const LyPlan *p, LyPipe *q, int nmarked) {
             p->uses[dot->res[0]->id] == 1 && p->uses[body->args[i + 1]->id] == 1 &&
             ly_eq(body->args[i + 1]->layout, dot->res[0]->layout))
             q->carry = i;
-    q->pending = q->carry >= 0 && q->stages >= 3;
+    q->pending = q->carry >= 0 && q->stages >= 3 && !q->nstage;
     return 1;
 }
 
@@ -198,8 +225,18 @@ static void unpipelined(Planner *pl, const IrOp *loop, int64_t need) {
     }
 }
 
-/* The rings of `loop`'s marked loads, placed above the region so far;
- * NULL when the loop has none or runs without them. */
+/* A product of `body` that layout assignment allowed on wgmma. */
+static int has_wgmma_dot(const IrBlock *body) {
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->op == IR_DOT && op->res[0]->layout && op->res[0]->layout->kind == LY_MMA &&
+            op->res[0]->layout->wgmma)
+            return 1;
+    return 0;
+}
+
+/* The rings of `loop`'s marked loads and the stage buffers of its
+ * products' other operands, placed above the region so far; NULL when
+ * the loop has neither or runs without them. */
 static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     const IrBlock *body = loop->regions[0];
     int n = 0, stages = 0;
@@ -208,12 +245,13 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
             n++;
             stages = (int)op->iattr[3];
         }
-    if (!n) return NULL;
+    if (!n && !has_wgmma_dot(body)) return NULL;
     LyPipe *q = ar_alloc(pl->ar, sizeof *q);
     *q = (LyPipe){.loop = loop, .stages = stages};
-    q->ring = ar_alloc(pl->ar, sizeof(LyRing) * (size_t)n);
-    int wg = wgmma_plan(pl->p, q, n);
-    q->ahead = q->pending ? stages - 2 : stages - 1;
+    q->ring = ar_alloc(pl->ar, sizeof(LyRing) * (size_t)(n ? n : 1));
+    int wg = wgmma_plan(pl, q, n);
+    if (!n && !q->nstage) return NULL;
+    q->ahead = !n ? 0 : q->pending ? stages - 2 : stages - 1;
     /* wgmma's swizzle repeats every 1024 bytes from an aligned start */
     int64_t start = wg ? align1024(pl->p->ring_bytes) : pl->p->ring_bytes, total = 0;
     for (const IrOp *op = body->first; op; op = op->next) {
@@ -226,15 +264,19 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
         r->off = start + total;
         total += stages * r->buf;
     }
+    for (int i = 0; i < q->nstage; i++) {
+        q->stage[i].off = start + total;
+        total += align1024(ly_smem_bytes(q->stage[i].s));
+    }
     total += start - pl->p->ring_bytes;
     if (wg) pl->p->ring_align = 1024;   /* even when the budget says no */
     /* The scratch used while the rings are live lies below them; the
      * rest of the scratch may overlap them (lower/kernel.c places both). */
-    int64_t inside = align128(scratch_bound(body)) + pl->p->ring_bytes + total;
-    int64_t outside = scratch_bound(pl->k->body);
+    int64_t inside = align128(scratch_bound(q, body)) + pl->p->ring_bytes + total;
+    int64_t outside = scratch_bound(NULL, pl->k->body);
     int64_t need = inside > outside ? inside : outside;
     if (need > pl->max_shared) {
-        unpipelined(pl, loop, need);
+        if (n) unpipelined(pl, loop, need);
         return NULL;
     }
     q->bytes = total;
@@ -280,8 +322,13 @@ static void plan_block(Planner *pl, const IrBlock *b) {
             p->pipe[op->regions[0]->args[0]->id] = q;
             for (int i = 0; q && i < q->nring; i++)
                 p->how[q->ring[i].load->res[0]->id] = LY_HOW_RING;
+            for (int i = 0; q && i < q->nstage; i++) {
+                p->how[q->stage[i].cvt->res[0]->id] = LY_HOW_STAGE;
+                p->smem[q->stage[i].cvt->res[0]->id] = q->stage[i].s;
+            }
         }
-        if (op->op == IR_CONVERT_LAYOUT) p->how[op->res[0]->id] = (uint8_t)convert_how(pl, op);
+        if (op->op == IR_CONVERT_LAYOUT && p->how[op->res[0]->id] != LY_HOW_STAGE)
+            p->how[op->res[0]->id] = (uint8_t)convert_how(pl, op);
         for (int r = 0; r < op->nregions; r++) plan_block(pl, op->regions[r]);
     }
 }
