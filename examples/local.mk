@@ -17,6 +17,9 @@ dist_examples_DATA = examples/vadd.tile examples/bias_gelu.tile \
 # (python/tests/test_torch.py runs it small in the interpreter;
 # scripts/gpu-python.sh on the GPU).
 EXTRA_DIST += examples/torch/mlp.tile examples/torch/mlp_train.py
+# The same block under DistributedDataParallel, launched by torchrun
+# (python/tests/test_ranks.py: gloo on the CPU; scripts/gpu-ddp.sh: NCCL).
+EXTRA_DIST += examples/torch/ddp_train.py scripts/gpu-ddp.sh
 
 noinst_LTLIBRARIES += examples/ref/libref.la
 examples_ref_libref_la_SOURCES = examples/ref/ref.h examples/ref/half.c \

@@ -11,7 +11,8 @@ EXTRA_DIST += python/run-tests python/pyproject.toml \
 	python/tile/_log.py python/tile/torch.py \
 	python/tests/conftest.py python/tests/test_interp.py \
 	python/tests/test_gpu.py python/tests/fakedriver_cases.py \
-	python/tests/standin_torch.py python/tests/test_torch.py
+	python/tests/standin_torch.py python/tests/test_torch.py \
+	python/tests/test_ranks.py
 clean-local: clean-python
 clean-python:
 	rm -rf python/.pytest_cache

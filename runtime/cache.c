@@ -20,10 +20,14 @@
  * ignored with a warning (tuning runs again) and rewritten whole by the
  * next store. A store reads the file, replaces or adds its line, writes a
  * temporary file in the same directory and renames it over the old one,
- * so readers see the old file or the new one, never a part; two processes
- * storing at once may lose one's line (it is measured again), never
- * corrupt the file. Lines are per device name and driver version, so
- * processes on different GPUs share one file without mixing results.
+ * so readers (who take no lock) see the old file or the new one, never a
+ * part. Stores are serialized across processes by an flock on
+ * <hash>.tune.lock beside the file, so the ranks of a data-parallel job
+ * tuning at once each keep their line (without a lock, as on a directory
+ * where it cannot be made, two stores at once may lose one's line, which
+ * is then measured again, never corrupt the file). Lines are per device
+ * name and driver version, so processes on different GPUs share one file
+ * without mixing results.
  *
  * The path is opened non-blocking and read only when it is a regular
  * file (at most 16 MiB): a FIFO, device or directory placed there is
@@ -36,6 +40,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -201,66 +206,107 @@ static int mkdirs(char *dir) {
     return mkdir(dir, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-int rt_cache_store(const TileKernel *k, const char *device, int driver,
-                   const RtTuneKey *key, int config, double us) {
-    const TileBundle *b = k->bundle;
-    char dir[1024], path[1100], tmp[1200], why[128], prefix[512];
-    char *lines;
-    if (cache_dir(dir, sizeof dir) || rt_cache_path(b, path, sizeof path)) {
-        rt_note(b, "no tuning cache directory (set TILE_CACHE_DIR)");
+/* An exclusive lock serializing stores to `path` across processes: flock
+ * on <path>.lock, a regular file kept beside it (never removed, so every
+ * process locks the same inode). The descriptor to close to release it, or
+ * -1 when no lock can be had (something else at the lock's path, a
+ * read-only directory): the store then goes ahead unlocked, still whole. */
+static int lock_store(const char *path) {
+    char lock[1200];
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY,
+                  0644);
+    struct stat st;
+    if (fd < 0) return -1;
+    int r = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? 0 : -1;
+    while (r == 0 && (r = flock(fd, LOCK_EX)) && errno == EINTR) r = 0;
+    if (r) {
+        close(fd);
         return -1;
     }
-    int r = read_entries(path, &lines, why, sizeof why);
-    if (r == CACHE_SPECIAL) {
-        rt_note(b, "not writing the tuning cache '%s': %s", path, why);
-        return -1;
-    }
-    if (r && !(lines = strdup(""))) return -1;
-    line_prefix(k, device, driver, key, prefix, sizeof prefix);
+    return fd;
+}
+
+/* The new file's text: `lines` without the line of prefix, that line
+ * with the new winner, the trailer. malloc'd (*size bytes), or NULL. */
+static char *compose(const TileKernel *k, char *lines, const char *prefix, int config,
+                     double us, size_t *size) {
     char *old = find_line(lines, prefix);
     if (old) {
         char *nl = strchr(old, '\n');
         memmove(old, nl ? nl + 1 : old + strlen(old), strlen(nl ? nl + 1 : "") + 1);
     }
     char *text = NULL;
-    size_t size = 0;
-    FILE *mem = open_memstream(&text, &size);
-    if (!mem) {
-        free(lines);
-        return -1;
-    }
+    FILE *mem = open_memstream(&text, size);
+    if (!mem) return NULL;
     fputs(HEADER, mem);
     fputs(lines, mem);
     fprintf(mem, "%s%d\t%s\t%.3f\n", prefix, config, k->config_names[config], us);
     if (fflush(mem) || !text) {   /* out of memory */
         fclose(mem);
         free(text);
-        free(lines);
-        return -1;
+        return NULL;
     }
     unsigned count = 0;
     for (const char *p = text + sizeof HEADER - 1; *p; p++) count += *p == '\n';
-    fprintf(mem, "end %u %08x\n", count, tlb_crc32c(0, text, size));
-    int written = fclose(mem) == 0;
-    free(lines);
-    if (!written) {
-        free(text);
+    fprintf(mem, "end %u %08x\n", count, tlb_crc32c(0, text, *size));
+    if (fclose(mem) == 0) return text;
+    free(text);
+    return NULL;
+}
+
+/* Writes text to a temporary file beside path, syncs it and renames it
+ * over path: readers see the old file or the new one, never a part. 0 or
+ * -1 (errno set). */
+static int replace_file(const char *path, const char *text, size_t size) {
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkstemp(tmp);
+    if (fd < 0) return -1;
+    size_t done = 0;
+    while (done < size) {
+        ssize_t w = write(fd, text + done, size - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) break;
+        done += (size_t)w;
+    }
+    int ok = done == size && fsync(fd) == 0;
+    ok &= close(fd) == 0;
+    ok = ok && rename(tmp, path) == 0;   /* never a short file in place */
+    if (!ok) unlink(tmp);
+    return ok ? 0 : -1;
+}
+
+/* Read, merge and replace, under the store lock when there is one: two
+ * processes storing at once (ranks of one job tuning the same kernel)
+ * keep both their lines. */
+int rt_cache_store(const TileKernel *k, const char *device, int driver,
+                   const RtTuneKey *key, int config, double us) {
+    const TileBundle *b = k->bundle;
+    char dir[1024], path[1100], why[128], prefix[512];
+    if (cache_dir(dir, sizeof dir) || rt_cache_path(b, path, sizeof path)) {
+        rt_note(b, "no tuning cache directory (set TILE_CACHE_DIR)");
         return -1;
     }
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = -1, ok = mkdirs(dir) == 0 && (fd = mkstemp(tmp)) >= 0;
-    if (ok) {
-        size_t done = 0;
-        while (done < size) {
-            ssize_t w = write(fd, text + done, size - done);
-            if (w <= 0) break;
-            done += (size_t)w;
-        }
-        ok = done == size && fsync(fd) == 0;
-        ok &= close(fd) == 0 && rename(tmp, path) == 0;
-        if (!ok) unlink(tmp);
+    if (mkdirs(dir)) {
+        rt_note(b, "cannot write the tuning cache '%s': %s", path, strerror(errno));
+        return -1;
     }
-    if (!ok) rt_note(b, "cannot write the tuning cache '%s': %s", path, strerror(errno));
-    free(text);
+    int lock = lock_store(path), ok = 0;
+    char *lines, *text = NULL;
+    size_t size = 0;
+    int r = read_entries(path, &lines, why, sizeof why);
+    if (r == CACHE_SPECIAL) {
+        rt_note(b, "not writing the tuning cache '%s': %s", path, why);
+    } else if (r == 0 || (lines = strdup(""))) {
+        line_prefix(k, device, driver, key, prefix, sizeof prefix);
+        text = compose(k, lines, prefix, config, us, &size);
+        free(lines);
+        ok = text && replace_file(path, text, size) == 0;
+        if (text && !ok)
+            rt_note(b, "cannot write the tuning cache '%s': %s", path, strerror(errno));
+        free(text);
+    }
+    if (lock >= 0) close(lock);
     return ok ? 0 : -1;
 }

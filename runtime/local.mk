@@ -63,6 +63,16 @@ tests_unit_test_tune_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_tune_LDADD = runtime/libtile.la -ldl
 EXTRA_tests_unit_test_tune_DEPENDENCIES = tests/unit/fakecuda.so
 
+# libtile as data-parallel ranks use it: two devices of the same double in
+# one process, several processes storing into one tuning cache.
+check_PROGRAMS += tests/unit/test_ranks
+TESTS += tests/unit/test_ranks
+tests_unit_test_ranks_SOURCES = tests/unit/test_ranks.c tests/unit/check.h \
+	tests/unit/spin_bundle.h
+tests_unit_test_ranks_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_ranks_LDADD = runtime/libtile.la -ldl -lpthread
+EXTRA_tests_unit_test_ranks_DEPENDENCIES = tests/unit/fakecuda.so
+
 # The interpreter and libtile pick configurations through one chooser
 # (bundle/choose.c): the same picks and messages, on a CPU.
 check_PROGRAMS += tests/unit/test_choose_agree

@@ -9,6 +9,7 @@
 #   scripts/gpu-bench.sh bench [STEP ...]   there: only bench/bench.py
 #   scripts/gpu-bench.sh sanitize    there: compute-sanitizer memcheck and
 #                                    racecheck over the examples' tests
+#   scripts/gpu-bench.sh libtile PATH   here: only libtile.so, to PATH
 #
 # The GPU machine has gcc, Python 3.12, PyTorch and Triton but no LLVM, so
 # tilec cannot run there: `prepare` compiles here and the device call
@@ -48,6 +49,16 @@ dot_examples="matmul matmul_bf16 matmul_f32 matmul_bias_relu matmul_gelu bmm att
               matmul_wg matmul_wg_bf16 matmul_bias_relu_wg linear_relu linear_relu_wg"
 arch=${GPU_ARCH:-sm_90a}
 
+# libtile as one shared library with nothing but libc's to load (for
+# Python's ctypes there): libtile_so PATH.
+libtile_so() {
+    ${CC:-gcc} -O2 -shared -fPIC -std=c11 -D_POSIX_C_SOURCE=200809L -I. -Wl,--no-undefined \
+        -o "$1" runtime/driver.c runtime/error.c runtime/plan.c \
+        runtime/load.c runtime/launch.c runtime/select.c runtime/tune.c runtime/cache.c \
+        bundle/format.c bundle/read.c bundle/write.c bundle/choose.c bundle/expr_text.c \
+        -ldl -lpthread -lm
+}
+
 prepare() {
     set -e
     [ -x ./tilec ] || { echo "build the tree first (./configure && make)" >&2; exit 1; }
@@ -60,11 +71,7 @@ prepare() {
     rm -rf "$build"
     mkdir -p "$build/bin"
     cp $progs "$build/bin/"
-    ${CC:-gcc} -O2 -shared -fPIC -std=c11 -D_POSIX_C_SOURCE=200809L -I. -Wl,--no-undefined \
-        -o "$build/libtile.so" runtime/driver.c runtime/error.c runtime/plan.c \
-        runtime/load.c runtime/launch.c runtime/select.c runtime/tune.c runtime/cache.c \
-        bundle/format.c bundle/read.c bundle/write.c bundle/choose.c bundle/expr_text.c \
-        -ldl -lpthread -lm
+    libtile_so "$build/libtile.so"
     export TILE_STDLIB=$top/stdlib
     tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples" "$arch"
     [ "$arch" = sm_90 ] || tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples-sm_90" sm_90
@@ -159,6 +166,7 @@ mode=${1:-run}
 [ $# -gt 0 ] && shift
 case $mode in
 prepare) prepare ;;
+libtile) libtile_so "${1:?usage: scripts/gpu-bench.sh libtile PATH}" ;;
 run)
     check_prepared; out_dir
     nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1

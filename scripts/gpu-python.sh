@@ -21,6 +21,9 @@
 #                                   block of Tile custom ops trained 100 steps
 #                                   under eager and torch.compile against
 #                                   PyTorch, CUDA-graph replay (needs torch)
+#   scripts/gpu-python.sh bundles DIR       HERE: only the training test's
+#                                   bundles, xz-compressed, into DIR
+#   scripts/gpu-python.sh unpack FROM TO    THERE: those bundles decompressed
 #
 # Device call, after prepare:
 #   run(command="scripts/gpu-python.sh run", carry=["build-gpu"], kind="nvidia-h200", timeout_s=600)
@@ -32,6 +35,7 @@ set -u
 cd "$(dirname "$0")/.."
 top=$PWD
 build=$top/build-gpu
+. scripts/gpu-step.sh
 
 prepare() {
     set -e
@@ -46,29 +50,36 @@ prepare() {
         strip -o "$build/bin/tilec" "$STATIC_TILEC"
         xz -f -T2 "$build/bin/tilec"
     fi
-    # The training test's kernels, f32, for the GPU's architecture,
-    # carried xz-compressed (mlp-f32.tlb is about 19 MB, 2 MB compressed).
-    mkdir -p "$build/torch"
-    for b in "mlp-f32 examples/torch/mlp.tile -DT=f32" "cross_entropy examples/cross_entropy.tile"; do
-        set -- $b
-        [ -f "$build/torch/$1.tlb.xz" ] && continue
-        ./tilec --arch="${GPU_ARCH:-sm_90a}" "${@:2}" -o "$build/torch/$1.tlb"
-        xz -f -T2 "$build/torch/$1.tlb"
-    done
+    torch_bundles "$build/torch"
     echo "device call:"
     echo "  run(command=\"scripts/gpu-python.sh run\", carry=[\"build-gpu\"], kind=\"nvidia-h200\", timeout_s=600)"
+}
+
+# torch_bundles DIR: the training test's kernels, f32, for the GPU's
+# architecture, carried xz-compressed (mlp-f32.tlb is about 19 MB, 2 MB
+# compressed): DIR/mlp-f32.tlb.xz, DIR/cross_entropy.tlb.xz.
+torch_bundles() {
+    mkdir -p "$1"
+    for b in "mlp-f32 examples/torch/mlp.tile -DT=f32" "cross_entropy examples/cross_entropy.tile"; do
+        set -- "$1" $b
+        [ -f "$1/$2.tlb.xz" ] && continue
+        ./tilec --arch="${GPU_ARCH:-sm_90a}" "${@:3}" -o "$1/$2.tlb" || return 1
+        xz -f -T2 "$1/$2.tlb"
+    done
+}
+
+# unpack_bundles FROM TO: the bundles torch_bundles made, decompressed.
+unpack_bundles() {
+    mkdir -p "$2"
+    for b in mlp-f32 cross_entropy; do
+        xz -dc "$1/$b.tlb.xz" > "$2/$b.tlb" || return 1
+    done
 }
 
 # there FILE: checks that prepare made FILE (under build-gpu/), then sets
 # up $OUT and the environment both commands run Python in. 2 when not.
 there() {
-    [ -f "$build/libtile.so" ] && [ -f "$build/$1" ] || {
-        echo "build-gpu/$1 is missing: run 'scripts/gpu-python.sh prepare' where tilec builds and carry build-gpu" >&2
-        return 2
-    }
-    OUT=${OUT:-$build/out}
-    mkdir -p "$OUT"
-    export TILE_LIBDIR=$build PYTHONPATH=$top/python PYTHONDONTWRITEBYTECODE=1
+    prepared "$build" scripts/gpu-python.sh libtile.so "$1"
 }
 
 run() {
@@ -102,10 +113,7 @@ torch_training() {
         return 1
     fi
     local bundles=/tmp/tile-torch-bundles
-    mkdir -p "$bundles"
-    for b in mlp-f32 cross_entropy; do
-        xz -dc "$build/torch/$b.tlb.xz" > "$bundles/$b.tlb" || return 1
-    done
+    unpack_bundles "$build/torch" "$bundles" || return 1
     # shellcheck disable=SC2086  # MLP_ARGS is a list of options
     python3 examples/torch/mlp_train.py --device cuda --bundle-dir "$bundles" \
         ${MLP_ARGS:-} 2>&1 | tee "$OUT/mlp_train.txt"
@@ -114,7 +122,9 @@ torch_training() {
 
 case ${1:-run} in
 prepare) prepare ;;
+bundles) torch_bundles "${2:?usage: scripts/gpu-python.sh bundles DIR}" ;;
+unpack) unpack_bundles "${2:?}" "${3:?usage: scripts/gpu-python.sh unpack FROM TO}" ;;
 run) run ;;
 torch) torch_training ;;
-*) echo "usage: scripts/gpu-python.sh [prepare|run|torch]" >&2; exit 2 ;;
+*) echo "usage: scripts/gpu-python.sh [prepare|run|torch|bundles DIR|unpack FROM TO]" >&2; exit 2 ;;
 esac

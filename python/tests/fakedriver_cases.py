@@ -3,7 +3,8 @@ tensors (standin_torch): what k(*args) and k[grid](*args) hand libtile --
 the grid, torch's current stream, the arguments in order -- and the
 checks they make first. The double (tests/unit/fakecuda.so,
 FAKE_CUDA_WORKING=1) "runs" a launch by adding 1 to out[0] in host
-memory and records the grid and stream.
+memory and records the grid and stream; it has two devices, a current
+context per thread and counts per device (module loads, launches).
 
 libtile loads its driver once per process, so these run in a process of
 their own: test_gpu.py's test_fake_driver_launches runs pytest over this
@@ -169,6 +170,42 @@ def test_devices(form):
     t.state.device, t.state.streams[1] = 1, 0x1100
     launch(*b1.args())
     assert last_launch()[1:] == ((3, 1, 1), 0x1100) and b1.runs() == 1 and b0.runs() == 0
+
+
+def device_stats(dev):
+    """The double's counts for device dev: (primary-context retains, module
+    loads, module unloads, launches)."""
+    out = (ctypes.c_int * 4)()
+    FAKE.fake_cuda_device_stats(dev, out)
+    return tuple(out)
+
+
+def set_device(t, dev):
+    """torch.cuda.set_device(dev) on the stand-in: torch's current device,
+    and (cudaSetDevice) the device's primary context current in the driver."""
+    t.state.device = dev
+    assert FAKE.fake_cuda_set_device(dev) == 0
+
+
+def test_launches_run_in_the_current_devices_context():
+    """A rank bound to cuda:1 (torch.cuda.set_device(LOCAL_RANK)) loads the
+    bundle's module on device 1 and launches there, leaving device 0
+    alone; bound to cuda:0 again, its launches go there."""
+    k, t = vadd(devices=2)
+    b0, b1 = Buffers(t, device=0), Buffers(t, device=1)
+    try:
+        set_device(t, 1)
+        zero, one = device_stats(0), device_stats(1)
+        k(*b1.args())
+        k[(3,)](*b1.args())
+        assert FAKE.fake_cuda_last_device() == 1 and b1.runs() == 2
+        assert device_stats(0) == zero
+        assert [a - b for a, b in zip(device_stats(1), one)] == [0, 1, 0, 2]
+    finally:
+        set_device(t, 0)
+    k(*b0.args())
+    assert FAKE.fake_cuda_last_device() == 0 and b0.runs() == 1
+    assert device_stats(0)[3] == zero[3] + 1 and device_stats(1)[3] == one[3] + 2
 
 
 def test_tensor_subclasses():

@@ -320,7 +320,7 @@ def test_fake_driver_launches(vadd_bundle):
     if not fake or not os.path.exists(fake):
         pytest.skip("tests/unit/fakecuda.so not built (run through make check)")
     here = os.path.dirname(os.path.abspath(__file__))
-    env = dict(os.environ, TILE_LIBCUDA=fake, FAKE_CUDA_WORKING="1",
+    env = dict(os.environ, TILE_LIBCUDA=fake, FAKE_CUDA_WORKING="1", FAKE_CUDA_DEVICES="2",
                TILE_TEST_BUNDLE=vadd_bundle,
                PYTHONPATH=os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])))
     r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",

@@ -10,9 +10,16 @@ miss a file tilec would read), the defines, include directories, arch and
 serves stale bundles). The bundle is stored as <key>.tlb under
 $TILE_CACHE_DIR, else $XDG_CACHE_HOME/tile, else ~/.cache/tile; it is
 written to a temporary file in that directory and renamed into place, so
-concurrent compilations never see a partial file.
+a process finding <key>.tlb never reads a partial file. A miss compiles
+under an exclusive lock (flock) on <key>.tlb.lock, taken after the
+miss and rechecking the cache once held, so processes compiling the same
+bundle at once -- the ranks of a torchrun job starting together -- run
+tilec once: the others wait and then hit. The lock file is removed by its
+holder; a waiter that finds it replaced or gone locks again.
 """
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import shutil
@@ -70,6 +77,54 @@ def _tilec_args(path, defines, include_dirs, arch, debug):
     return args + [path]
 
 
+@contextlib.contextmanager
+def _locked(path):
+    """Holds an exclusive flock on the file `path` (made if missing) and
+    removes it when done. A waiter whose file was removed or replaced
+    while it waited (its inode is no longer at `path`) locks again."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                if os.path.samestat(os.fstat(fd), os.stat(path)):
+                    break
+            except FileNotFoundError:
+                pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)
+        os.close(fd)
+
+
+def _run_tilec(tilec, path, args, env, d, target):
+    """Compiles into a temporary file of d renamed to target."""
+    t0 = time.perf_counter()
+    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tlb.tmp")
+    os.close(fd)
+    try:
+        r = subprocess.run([tilec, "--no-color", "-o", tmp] + args, capture_output=True,
+                           text=True, env=env)
+        if r.returncode == 2 and "not available" in r.stderr:
+            raise GPUUnavailableError("GPU runtime not available: this tilec cannot write "
+                                      f"bundles ({r.stderr.strip().splitlines()[0]})")
+        if r.returncode != 0:
+            raise CompileError(path, r.stderr)
+        os.replace(tmp, target)
+        tmp = None
+        log.info("compiled %s with %s (%s) in %.2f s: %s", path, tilec, " ".join(args[1:-1]) or "no options",
+                 time.perf_counter() - t0, target)
+    finally:
+        if tmp:
+            os.unlink(tmp)
+
+
 def compile_bundle(path, defines, include_dirs, arch, debug, build_top, stdlib_dir):
     """The path of a bundle of `path` compiled with these options: the
     cached one, or a new one from tilec. Raises CompileError with tilec's
@@ -94,25 +149,10 @@ def compile_bundle(path, defines, include_dirs, arch, debug, build_top, stdlib_d
     d = cache_dir()
     os.makedirs(d, exist_ok=True)
     target = os.path.join(d, h.hexdigest() + ".tlb")
-    if os.path.exists(target):
-        log.info("cache hit for %s (%s): %s", path, " ".join(args[1:-1]) or "no options", target)
-        return target
-    t0 = time.perf_counter()
-    fd, tmp = tempfile.mkstemp(dir=d, suffix=".tlb.tmp")
-    os.close(fd)
-    try:
-        r = subprocess.run([tilec, "--no-color", "-o", tmp] + args, capture_output=True,
-                           text=True, env=env)
-        if r.returncode == 2 and "not available" in r.stderr:
-            raise GPUUnavailableError("GPU runtime not available: this tilec cannot write "
-                                      f"bundles ({r.stderr.strip().splitlines()[0]})")
-        if r.returncode != 0:
-            raise CompileError(path, r.stderr)
-        os.replace(tmp, target)
-        tmp = None
-        log.info("compiled %s with %s (%s) in %.2f s: %s", path, tilec, " ".join(args[1:-1]) or "no options",
-                 time.perf_counter() - t0, target)
-    finally:
-        if tmp:
-            os.unlink(tmp)
+    if not os.path.exists(target):
+        with _locked(target + ".lock"):
+            if not os.path.exists(target):      # else another process compiled it meanwhile
+                _run_tilec(tilec, path, args, env, d, target)
+                return target
+    log.info("cache hit for %s (%s): %s", path, " ".join(args[1:-1]) or "no options", target)
     return target

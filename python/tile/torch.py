@@ -30,12 +30,15 @@ tensors), with
 - a real implementation that makes the inputs contiguous (a copy only
   when they are not), allocates the outputs, computes the derived scalars
   and launches: tensors on a CUDA device go to the GPU kernel, which runs
-  on torch's current stream (gpu.py), so the launch is recorded under
-  CUDA-graph capture like any torch kernel; CPU tensors go to the
-  reference interpreter. The kernel given may be either mode's: the other
-  mode's twin is compiled on first need from the same source and options
-  (tile.compile records them), so one operator serves both devices. A
-  kernel of a bundle (tile.load) has no source and runs on CUDA only.
+  on the device of the tensors (made current for the launch when another
+  is, as torch's operators do) and its current torch stream (gpu.py), so
+  the launch is recorded under CUDA-graph capture like any torch kernel,
+  and each rank of a data-parallel job launches on its own device; CPU
+  tensors go to the reference interpreter. The kernel given may be
+  either mode's: the other mode's twin is compiled on first need from the
+  same source and options (tile.compile records them), so one operator
+  serves both devices. A kernel of a bundle (tile.load) has no source and
+  runs on CUDA only.
 
 register_autograd(backward) makes the operator differentiable: by
 default the inputs and outputs are saved (tensors through
@@ -52,6 +55,7 @@ outputs (operators do not mutate their inputs), a spec whose dtype is not
 the parameter's type, an input of the wrong dtype or on another device.
 """
 
+import contextlib
 import types
 
 import torch
@@ -84,6 +88,17 @@ class like:
 
     def __repr__(self):
         return f"like({self.name!r}" + (f", dtype={self.dtype}" if self.dtype else "") + ")"
+
+
+def _on_device(device):
+    """torch.cuda.device(device) when `device` is a CUDA device other than
+    the current one, so that the launch runs in that device's context and
+    on its current stream whatever device is current, as torch's own
+    operators do; otherwise a context that does nothing."""
+    if device.type == "cuda" and device.index is not None \
+            and device.index != torch.cuda.current_device():
+        return torch.cuda.device(device)
+    return contextlib.nullcontext()
 
 
 def _namespace(names, values):
@@ -227,10 +242,11 @@ class TileOp:
         kernel = self._kernel_for(device)
         values = [getattr(a, p.name) for p in self.kernel.params]
         grid = self._grid(a) if callable(self._grid) else self._grid
-        if grid is None:
-            kernel(*values, **self._config)
-        else:
-            kernel[grid](*values, **self._config)
+        with _on_device(device):
+            if grid is None:
+                kernel(*values, **self._config)
+            else:
+                kernel[grid](*values, **self._config)
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _kernel_for(self, device):

@@ -3,6 +3,7 @@
 #ifndef TILE_CHECK_H
 #define TILE_CHECK_H
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int check_failures, check_count;
@@ -28,6 +29,14 @@ static int check_failures, check_count;
                     a_ ? a_ : "(null)", b_ ? b_ : "(null)");              \
         }                                                                 \
     } while (0)
+
+/* Removes the directory tree `dir` (a test's temporary files); 0 when
+ * done. */
+static inline int remove_tree(const char *dir) {
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd);
+}
 
 static inline int check_done(const char *name) {
     fprintf(stderr, "%s: %d checks, %d failed\n", name, check_count,

@@ -11,7 +11,7 @@
  * (801), unless
  *   FAKE_CUDA_WORKING=1
  * makes it a working device whose memory is host memory, for the
- * autotuner's tests (test_tune): one context, modules that load, kernels
+ * autotuner's tests (test_tune): contexts (below), modules that load, kernels
  * that "run" by adding 1 to the first f32 their first parameter points at
  * and advance a clock by their time, events that read the clock. Per-entry
  * properties come from lists "ENTRY:VALUE,...":
@@ -23,6 +23,13 @@
  * and FAKE_CUDA_CAPTURING=1 makes every stream "capturing". The test sees
  * what ran through fake_cuda_launches(), fake_cuda_last_entry() and
  * fake_cuda_last_launch() (the grid and stream of the last launch).
+ * Contexts are modelled as the driver has them: each of the
+ * FAKE_CUDA_DEVICES devices has a primary context, each thread a current
+ * context (none at first) and a push/pop stack; module loads and launches
+ * need a current context (else CUDA_ERROR_INVALID_CONTEXT, 201) and are
+ * counted per device, as are primary-context retains and module unloads
+ * (fake_cuda_device_stats); fake_cuda_set_device(dev) is cudaSetDevice
+ * (the device's primary context made current on the calling thread).
  * It is built as a shared object by make check and loaded through
  * $TILE_LIBCUDA. */
 #include <stdio.h>
@@ -106,27 +113,75 @@ static long listed(const char *var, const char *entry, long def) {
     return def;
 }
 
-static int ctx_storage;
-static CUresult w_ctx_get_current(void **ctx) {
-    *ctx = &ctx_storage;
+/* A context: its device. Device i's primary context is ctxs[i]. */
+typedef struct FakeCtx {
+    int dev;
+} FakeCtx;
+enum { MAX_DEVICES = 8, CTX_STACK = 8, MAX_MODULES = 256 };
+static FakeCtx ctxs[MAX_DEVICES];
+static FakeCtx modules[MAX_MODULES];   /* a module: the device it was loaded on */
+static int nmodules;
+static struct { int retains, loads, unloads, launches; } per_device[MAX_DEVICES];
+static int last_device = -1;
+static _Thread_local FakeCtx *cur, *stack[CTX_STACK];
+static _Thread_local int depth;
+static int stream_storage;
+
+void fake_cuda_device_stats(int dev, int out[4]);
+void fake_cuda_device_stats(int dev, int out[4]) {
+    out[0] = per_device[dev].retains, out[1] = per_device[dev].loads;
+    out[2] = per_device[dev].unloads, out[3] = per_device[dev].launches;
+}
+int fake_cuda_last_device(void);
+int fake_cuda_last_device(void) { return last_device; }
+int fake_cuda_set_device(int dev);
+int fake_cuda_set_device(int dev) {
+    if (dev < 0 || dev >= MAX_DEVICES) return 101;
+    ctxs[dev].dev = dev;
+    cur = &ctxs[dev];
+    return 0;
+}
+
+static CUresult w_ctx_get_current(FakeCtx **ctx) {
+    *ctx = cur;
+    return 0;
+}
+static CUresult w_ctx_set_current(FakeCtx *ctx) {
+    cur = ctx;
+    return 0;
+}
+static CUresult w_ctx_push(FakeCtx *ctx) {
+    if (depth == CTX_STACK) return 2;
+    stack[depth++] = cur;
+    cur = ctx;
+    return 0;
+}
+static CUresult w_ctx_pop(FakeCtx **ctx) {
+    if (!depth) return 201;
+    if (ctx) *ctx = cur;
+    cur = stack[--depth];
     return 0;
 }
 static CUresult w_device_get(int *dev, int ordinal) {
+    if (ordinal < 0 || ordinal >= env("FAKE_CUDA_DEVICES", 1) || ordinal >= MAX_DEVICES)
+        return 101;
     *dev = ordinal;
     return 0;
 }
-static CUresult w_primary_ctx_retain(void **ctx, int dev) {
-    (void)dev;
-    *ctx = &ctx_storage;
+static CUresult w_primary_ctx_retain(FakeCtx **ctx, int dev) {
+    ctxs[dev].dev = dev;
+    per_device[dev].retains++;
+    *ctx = &ctxs[dev];
     return 0;
 }
 static CUresult w_stream_create(void **s, unsigned flags) {
     (void)flags;
-    *s = &ctx_storage;
+    *s = &stream_storage;
     return 0;
 }
 static CUresult w_ctx_get_device(int *dev) {
-    *dev = 0;
+    if (!cur) return 201;
+    *dev = cur->dev;
     return 0;
 }
 static CUresult w_device_get_attribute(int *v, int attr, int dev) {
@@ -140,9 +195,17 @@ static CUresult w_device_get_name(char *name, int len, int dev) {
     snprintf(name, (size_t)len, "Fake GPU");
     return 0;
 }
-static CUresult w_module_load_data(void **mod, const void *image) {
+static CUresult w_module_load_data(FakeCtx **mod, const void *image) {
     (void)image;
-    *mod = &ctx_storage;
+    if (!cur) return 201;
+    if (nmodules == MAX_MODULES) return 2;
+    modules[nmodules].dev = cur->dev;
+    per_device[cur->dev].loads++;
+    *mod = &modules[nmodules++];
+    return 0;
+}
+static CUresult w_module_unload(FakeCtx *mod) {
+    per_device[mod->dev].unloads++;
     return 0;
 }
 static CUresult w_module_get_function(void **f, void *mod, const char *name) {
@@ -163,6 +226,9 @@ static CUresult w_launch(const char *f, unsigned gx, unsigned gy, unsigned gz, u
                          unsigned by, unsigned bz, unsigned smem, void *stream,
                          void **params, void **extra) {
     (void)bx, (void)by, (void)bz, (void)smem, (void)extra;
+    if (!cur) return 201;
+    per_device[cur->dev].launches++;
+    last_device = cur->dev;
     w.launches++;
     w.last_grid[0] = gx, w.last_grid[1] = gy, w.last_grid[2] = gz;
     w.last_stream = stream;
@@ -251,10 +317,10 @@ static const struct { const char *name; void *fn; } working_funcs[] = {
     {"cuDeviceGetName", (void *)w_device_get_name},
     {"cuModuleLoadData", (void *)w_module_load_data},
     {"cuModuleGetFunction", (void *)w_module_get_function},
-    {"cuModuleUnload", (void *)w_ok},
-    {"cuCtxPushCurrent", (void *)w_ok},
-    {"cuCtxPopCurrent", (void *)w_ok},
-    {"cuCtxSetCurrent", (void *)w_ok},
+    {"cuModuleUnload", (void *)w_module_unload},
+    {"cuCtxPushCurrent", (void *)w_ctx_push},
+    {"cuCtxPopCurrent", (void *)w_ctx_pop},
+    {"cuCtxSetCurrent", (void *)w_ctx_set_current},
     {"cuCtxSynchronize", (void *)w_ok},
     {"cuStreamSynchronize", (void *)w_ok},
     {"cuEventSynchronize", (void *)w_ok},

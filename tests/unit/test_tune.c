@@ -276,9 +276,7 @@ static void test_filters(void) {
         tile_bundle_free(b);
         unsetenv(cases[i].var);
         unlink(cache_dir);
-        char path[1200];
-        snprintf(path, sizeof path, "rm -rf '%s'", cache_dir);
-        CHECK(system(path) == 0);
+        CHECK(remove_tree(cache_dir) == 0);
     }
     /* Every spilling: spills are tolerated; every one unloadable: an error. */
     setenv("FAKE_CUDA_LOCAL", "pick_b64:999,pick_b128:999,pick_b256:999,pick_b512:999", 1);
@@ -456,8 +454,6 @@ int main(void) {
     d->mem_free(out);
     d->mem_free(x);
     dlclose(lib);
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-    CHECK(system(cmd) == 0);
+    CHECK(remove_tree(root) == 0);
     return check_done("test_tune");
 }
