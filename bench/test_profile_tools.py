@@ -89,8 +89,8 @@ def check_sass_stats(expect):
 
 def check_ncu_lines(expect):
     funcs = parsed(CSV, ".csv", ncu_lines.functions)
-    expect("functions", [(n, len(rows)) for n, _h, rows in funcs], [("mm__c0__a16 (mm.tile)", 4)])
-    name, hdr, rows = funcs[0]
+    expect("functions", [(n, len(rows)) for n, _h, rows, _p in funcs], [("mm__c0__a16 (mm.tile)", 4)])
+    name, hdr, rows, _path = funcs[0]
     out = ncu_lines.report(name, hdr, rows, 2)
     expect("header", out[0], "mm__c0__a16 (mm.tile): 100 stall samples")
     expect("top lines, largest first, with their reasons (not-issued columns left out)",

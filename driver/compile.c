@@ -6,7 +6,8 @@
  * it read; lw_compile, which plans the specialization variants of every
  * configuration (each on its own copy of the kernel: copying is linear
  * where a second sema run re-inlined and re-unrolled everything) and
- * emits them; ptxas when a cubin or statistics are wanted; the bundle
+ * emits them (math functions linked from libdevice: libdevice_path);
+ * ptxas when a cubin or statistics are wanted; the bundle
  * from sema's IR and every entry. Errors stop at the stage
  * that found them; everything lives in the caller's arena except the
  * bundle bytes (malloc'd, as tlb_write makes them).
@@ -21,6 +22,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 IrModule *tc_check(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
                    const SmOptions *so) {
@@ -50,6 +52,17 @@ static int make_bundle(Arena *ar, Diag *dg, const TcOptions *o, TcOutput *out) {
     return 0;
 }
 
+/* libdevice, for the math functions: $TILE_LIBDEVICE, else
+ * libdevice.10.bc in the directory that holds the stdlib (share/tile/ of
+ * the wheel, which carries it), else NULL: the configured one (lower.c). */
+static const char *libdevice_path(Arena *ar, const char *stdlib_dir) {
+    const char *env = getenv("TILE_LIBDEVICE");
+    if (env && *env) return env;
+    if (!stdlib_dir) return NULL;
+    const char *p = ar_printf(ar, "%s/../libdevice.10.bc", stdlib_dir);
+    return access(p, R_OK) == 0 ? p : NULL;
+}
+
 int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
                const TcOptions *o, TcOutput *out) {
     memset(out, 0, sizeof *out);
@@ -59,6 +72,7 @@ int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
     out->files = m->files;
     out->mod = m;
     LwOptions lo = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
+                    .libdevice = libdevice_path(ar, o->sema.stdlib_dir),
                     .want_llvm = (o->want & TC_LLVM) != 0,
                     .fp_contract_off = o->fp_contract_off};
     if (lw_compile(ar, dg, m, &lo, &out->lw) != 0) return -1;

@@ -16,7 +16,7 @@ dist_examples_DATA = examples/vadd.tile examples/bias_gelu.tile \
 # tile.torch: a transformer MLP block trained through Tile custom ops
 # (python/tests/test_torch.py runs it small in the interpreter;
 # scripts/gpu-python.sh on the GPU).
-EXTRA_DIST += examples/torch/mlp.tile examples/torch/mlp_train.py
+EXTRA_DIST += examples/torch/mlp.tile examples/torch/mlp_train.py examples/softmax.py
 # The same block under DistributedDataParallel, launched by torchrun
 # (python/tests/test_ranks.py: gloo on the CPU; scripts/gpu-ddp.sh: NCCL).
 EXTRA_DIST += examples/torch/ddp_train.py scripts/gpu-ddp.sh

@@ -59,6 +59,13 @@ static const char *lw_libdevice_path(const LwOptions *opt) {
 #endif
 }
 
+/* While libdevice is read: LLVM's error about it (its default handler
+ * would print it and exit), kept for the diagnostic that names the file. */
+static void lw_keep_llvm_error(LLVMDiagnosticInfoRef di, void *out) {
+    if (LLVMGetDiagInfoSeverity(di) != LLVMDSError || *(char **)out) return;
+    *(char **)out = LLVMGetDiagInfoDescription(di);
+}
+
 /* Links libdevice into c->mod. Returns 0 or -1 (reported). */
 static int lw_link_libdevice(LwCtx *c) {
     const char *path = lw_libdevice_path(c->opt);
@@ -80,7 +87,12 @@ static int lw_link_libdevice(LwCtx *c) {
      * the module refers to them (transitively), so a kernel that calls
      * rsqrtf reads and optimizes a handful of libdevice's ~500 functions,
      * not all of them. (The buffer belongs to the lazy module.) */
+    char *why = NULL;
+    LLVMDiagnosticHandler handler = LLVMContextGetDiagnosticHandler(c->ctx);
+    void *handler_ctx = LLVMContextGetDiagnosticContext(c->ctx);
+    LLVMContextSetDiagnosticHandler(c->ctx, lw_keep_llvm_error, &why);
     int bad = LLVMGetBitcodeModuleInContext2(c->ctx, buf, &ld);
+    LLVMContextSetDiagnosticHandler(c->ctx, handler, handler_ctx);
     if (bad) LLVMDisposeMemoryBuffer(buf);
     else
         for (LLVMValueRef fn = LLVMGetFirstFunction(ld); fn;
@@ -88,9 +100,12 @@ static int lw_link_libdevice(LwCtx *c) {
             if (LLVMGetLinkage(fn) == LLVMExternalLinkage && !LLVMIsDeclaration(fn))
                 LLVMSetLinkage(fn, LLVMLinkOnceODRLinkage);
     if (bad) {
-        dg_plain(c->dg, DG_ERROR, "cannot parse libdevice '%s'", path);
+        dg_plain(c->dg, DG_ERROR, "cannot parse libdevice '%s'%s%s", path, why ? ": " : "",
+                 why ? why : "");
+        LLVMDisposeMessage(why);
         return -1;
     }
+    LLVMDisposeMessage(why);
     LLVMSetTarget(ld, LW_TRIPLE);
     LLVMSetDataLayout(ld, LLVMGetDataLayoutStr(c->mod));
     if (LLVMLinkModules2(c->mod, ld)) {

@@ -19,9 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A ptxas that can run here: $TILE_PTXAS, else the configured one. A
+ * compiler carried to a machine without the toolkit (the wheel) then
+ * writes bundles with PTX only, which the driver compiles at load. */
 int lw_have_ptxas(void) {
 #ifdef TILE_PTXAS
-    return 1;
+    const char *ptxas = getenv("TILE_PTXAS");
+    return access(ptxas && *ptxas ? ptxas : TILE_PTXAS, X_OK) == 0;
 #else
     return 0;
 #endif

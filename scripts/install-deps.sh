@@ -2,13 +2,14 @@
 # Installs the Debian packages Tile needs to build and test (run as root, or
 # with sudo available). Safe to run again: only missing packages are
 # fetched. The CUDA toolkit is optional and not installed here.
-#   build:   C compiler, autotools, flex, bison, LLVM 22 (NVPTX back end)
+#   build:   C compiler, autotools, flex, bison, LLVM 22 (NVPTX back end);
+#            zlib and zstd archives for a static-LLVM tilec (make wheel)
 #   tests:   lit and FileCheck (llvm-22-tools), python3; numpy and pytest
 #            for the Python binding (Debian packages or pip, see below)
 #   fuzzing: clang-14 and its libFuzzer/sanitizer runtimes; git (run.sh)
 set -euo pipefail
 pkgs="build-essential autoconf automake libtool pkg-config flex bison
-      llvm-22-dev llvm-22-tools zlib1g-dev python3
+      llvm-22-dev llvm-22-tools zlib1g-dev libzstd-dev python3
       clang-14 libclang-rt-14-dev git"
 missing=""
 for p in $pkgs; do

@@ -27,8 +27,12 @@ __version__ = "0.1.0"
 _log.setup()
 
 
+def _env_flag(name):
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
 def _env_interpret():
-    return os.environ.get("TILE_INTERPRET", "").strip().lower() in ("1", "true", "yes", "on")
+    return _env_flag("TILE_INTERPRET")
 
 
 def _define_items(defines):
@@ -48,7 +52,7 @@ def _define_items(defines):
     return out
 
 
-def compile(path, defines=None, include_dirs=(), arch=None, interpret=None, debug=False):
+def compile(path, defines=None, include_dirs=(), arch=None, interpret=None, debug=None):
     """Compiles the Tile source file `path` into a module whose attributes are
     its kernels.
 
@@ -57,11 +61,14 @@ def compile(path, defines=None, include_dirs=(), arch=None, interpret=None, debu
     target ("sm_90"), used in GPU mode; by default the current device's
     (tile.gpu.default_arch: sm_90a on an H100 or H200, which enables
     warpgroup MMA). interpret: run in the interpreter
-    (default: $TILE_INTERPRET). debug: keep device_assert (tilec -g).
+    (default: $TILE_INTERPRET). debug: keep device_assert and emit line
+    info (tilec -g; default: $TILE_DEBUG, which `tile profile` sets).
     Raises CompileError with the compiler's diagnostics."""
     path = os.fspath(path)
     if interpret is None:
         interpret = _env_interpret()
+    if debug is None:
+        debug = _env_flag("TILE_DEBUG")
     if interpret:
         mod = _interp.compile_file(path, _define_items(defines), include_dirs, debug)
     else:

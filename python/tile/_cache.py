@@ -27,6 +27,7 @@ import subprocess
 import tempfile
 import time
 
+from ._libs import package_file
 from ._log import log
 from .errors import CompileError, GPUUnavailableError
 
@@ -39,10 +40,10 @@ def cache_dir():
 
 
 def find_tilec(build_top):
-    """$TILEC, the build tree's tilec, or tilec on PATH."""
+    """$TILEC, the build tree's tilec, the wheel's, or tilec on PATH."""
     for cand in (os.environ.get("TILEC"),
                  os.path.join(build_top, "tilec") if build_top else None,
-                 shutil.which("tilec")):
+                 package_file("bin", "tilec"), shutil.which("tilec")):
         if cand and os.access(cand, os.X_OK):
             return cand
     raise GPUUnavailableError("GPU runtime not available: tilec not found (set TILEC "

@@ -1,8 +1,9 @@
 """Finding and loading Tile's shared libraries with ctypes.
 
 A library is looked for, in order: in $TILE_LIBDIR (a directory, or several
-separated by ':'); in `lib/` next to this package (a wheel or a copied
-install may carry it there); in the build tree the package sits in
+separated by ':'); in `lib/` inside this package (the wheel of `make wheel`
+carries libtilec and libtile there, tilec in `bin/` and the stdlib in
+`share/tile/stdlib`: package_file); in the build tree the package sits in
 (`<top>/.libs` and `<top>/runtime/.libs`, where libtool puts libtilec and
 libtile);
 then where the system loader finds it (ctypes.util.find_library, which
@@ -23,13 +24,19 @@ _PKG_DIR = os.path.dirname(os.path.abspath(__file__))
 _BUILD_TOP = os.path.dirname(os.path.dirname(_PKG_DIR))  # python/tile -> top
 
 
+def package_file(*parts):
+    """The path of a file the wheel carries inside the package (e.g.
+    package_file("bin", "tilec")), whether it is there or not."""
+    return os.path.join(_PKG_DIR, *parts)
+
+
 def _candidates(name):
     """(path, origin) pairs to try for lib<name>.so, in order."""
     so = f"lib{name}.so"
     out = []
     for libdir in filter(None, os.environ.get("TILE_LIBDIR", "").split(os.pathsep)):
         out.append((os.path.join(libdir, so), "TILE_LIBDIR"))
-    out.append((os.path.join(_PKG_DIR, "lib", so), "package"))
+    out.append((package_file("lib", so), "package"))
     for sub in (".libs", os.path.join("runtime", ".libs")):
         out.append((os.path.join(_BUILD_TOP, sub, so), "build tree"))
     return out
