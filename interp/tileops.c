@@ -1,19 +1,22 @@
 /*
  * tileops.c — ops that create tiles, move elements between positions, or
  * combine many elements into one: constants, program ids, arange, splat,
- * broadcast, reshape, permute, reductions, cumsum and dot.
+ * broadcast, reshape, permute, reductions, scans (cumsum, cumprod,
+ * cummax, cummin and a user's combiner) and dot.
  *
  * Tiles are row-major, so reshape and expand_dims only copy; broadcast and
  * permute are one strided gather (a source stride per result axis, 0 for
  * a stretched axis).
  *
- * Reductions and cumsum walk the reduced axis in index order, which fixes
+ * Reductions and scans walk the reduced axis in index order, which fixes
  * the rounding of float sums (the GPU's tree order may differ in the last
  * bits; the numerics tests compare with a tolerance). Accumulators: integer
  * sums wrap at the result's width; f32 in float; f16/bf16 accumulate in
- * float and round to the type once at the end (for cumsum, once per output
- * element); f64 in double. max/min follow maxNum/minNum like the
- * element-wise ops, so NaNs are ignored unless every element is NaN.
+ * float and round to the type once at the end (for scans, once per output
+ * element); f64 in double. A user's combiner (reduce, scan) folds in
+ * index order in the element type: combine(earlier, later). max/min (and
+ * cummax/cummin) follow maxNum/minNum like the element-wise ops, so NaNs
+ * are ignored unless every element is NaN.
  * argmax/argmin ignore NaNs the same way, so that a top-1 value and its
  * index agree: the lowest index among equal values, and 0 (a NaN, like
  * the max) for a line of NaNs only. lower/reduce.c combines the same
@@ -155,22 +158,65 @@ static IpSlot reduce_line(ReduceKind red, ScalarKind k, ScalarKind rk,
     return rk == k ? best : ip_convert(k, rk, best);
 }
 
-static void exec_reduce(IpMachine *m, const IrOp *op) {
+/* Folds the n elements src[0], src[s], ... with op's combiner, in index
+ * order. */
+static int fold_line(IpMachine *m, const IrOp *op, const IpSlot *src, int64_t n,
+                     int64_t s, IpSlot *r) {
+    *r = src[0];
+    for (int64_t j = 1; j < n; j++)
+        if (ip_combine(m, op, *r, src[j * s], r)) return -1;
+    return 0;
+}
+
+static int exec_reduce(IpMachine *m, const IrOp *op) {
     Type in = op->args[0]->ty, rt = op->res[0]->ty;
     int64_t outer, len, inner;
     split_axis(in, rt, op->iattr[1], &outer, &len, &inner);
     const IpSlot *src = ip_val(m, op->args[0]);
     IpSlot *r = ip_val(m, op->res[0]);
     for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < inner; i++)
-            r[o * inner + i] = reduce_line((ReduceKind)op->iattr[0], in.k, rt.k,
-                                           src + o * len * inner + i, len, inner);
+        for (int64_t i = 0; i < inner; i++) {
+            const IpSlot *line = src + o * len * inner + i;
+            if (op->iattr[0] == RED_FN) {
+                if (fold_line(m, op, line, len, inner, &r[o * inner + i])) return -1;
+            } else {
+                r[o * inner + i] = reduce_line((ReduceKind)op->iattr[0], in.k, rt.k,
+                                               line, len, inner);
+            }
+        }
+    return 0;
 }
 
-/* Inclusive prefix sums along the axis. */
-static void exec_scan(IpMachine *m, const IrOp *op) {
+/* acc combined with x by a built-in scan of kind sk, in the accumulation
+ * kind ak: integers wrap at their width, f32 in float, f64 in double;
+ * max/min are maxNum/minNum (fmax/fmin) for floats. */
+static IpSlot scan_step(ScanKind sk, ScalarKind ak, IpSlot acc, IpSlot x) {
+    IpSlot r = acc;
+    if (!ty_isfloat(ak)) {
+        int gt = ty_issigned(ak) ? x.i > acc.i : x.u > acc.u;
+        int lt = ty_issigned(ak) ? x.i < acc.i : x.u < acc.u;
+        if (sk == SCAN_SUM) r.i = ip_wrap(ak, acc.u + x.u);
+        else if (sk == SCAN_PROD) r.i = ip_wrap(ak, acc.u * x.u);
+        else if (sk == SCAN_MAX ? gt : lt) r = x;
+        return r;
+    }
+    switch (sk) {
+    case SCAN_SUM: r.f = ak == SK_F64 ? acc.f + x.f : (double)((float)acc.f + (float)x.f); break;
+    case SCAN_PROD: r.f = ak == SK_F64 ? acc.f * x.f : (double)((float)acc.f * (float)x.f); break;
+    case SCAN_MAX: r.f = fmax(acc.f, x.f); break;
+    case SCAN_MIN: r.f = fmin(acc.f, x.f); break;
+    default: break;
+    }
+    return r;
+}
+
+/* Inclusive scans along the axis: the running value of the built-in
+ * kind (f16/bf16 accumulate in f32, rounded once per output) or of op's
+ * combiner (in the element type). */
+static int exec_scan(IpMachine *m, const IrOp *op) {
     Type t = op->res[0]->ty;
-    ScalarKind k = t.k;
+    ScalarKind k = t.k, ak = ty_isfloat(k) && k != SK_F64 ? SK_F32 : k;
+    ScanKind sk = (ScanKind)op->iattr[1];
     int64_t outer, len, inner;
     split_axis(t, t, op->iattr[0], &outer, &len, &inner);
     const IpSlot *src = ip_val(m, op->args[0]);
@@ -178,19 +224,16 @@ static void exec_scan(IpMachine *m, const IrOp *op) {
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
             int64_t base = o * len * inner + i;
-            uint64_t iacc = 0;
-            double dacc = 0;
-            float facc = 0;
+            IpSlot acc = src[base];
             for (int64_t j = 0; j < len; j++) {
                 int64_t at = base + j * inner;
-                if (!ty_isfloat(k))
-                    r[at].i = ip_wrap(k, iacc += src[at].u);
-                else if (k == SK_F64)
-                    r[at].f = dacc += src[at].f;
-                else
-                    r[at].f = ip_round(k, facc += (float)src[at].f);
+                if (j && sk == SCAN_FN && ip_combine(m, op, acc, src[at], &acc)) return -1;
+                if (j && sk != SCAN_FN) acc = scan_step(sk, ak, acc, src[at]);
+                r[at] = acc;
+                if (ty_isfloat(k) && sk != SCAN_FN) r[at].f = ip_round(k, acc.f);
             }
         }
+    return 0;
 }
 
 /* ------------------------------------------------------------------- dot */
@@ -310,8 +353,8 @@ int ip_exec_tile(IpMachine *m, const IrOp *op) {
     case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
         memcpy(r, ip_val(m, op->args[0]), sizeof(IpSlot) * (size_t)n);
         return 0;
-    case IR_REDUCE: exec_reduce(m, op); return 0;
-    case IR_SCAN: exec_scan(m, op); return 0;
+    case IR_REDUCE: return exec_reduce(m, op);
+    case IR_SCAN: return exec_scan(m, op);
     case IR_DOT: return exec_dot(m, op);
     default:
         return ip_fail(m, op, "internal error: '%s' is not a tile op",

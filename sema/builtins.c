@@ -603,12 +603,88 @@ static int want_sum_dtype(SmCtx *c, const Builtin *b, const SmVal *v,
     return 0;
 }
 
-/* sum/max/min/argmax/argmin(x, axis=, keepdims=false), sum's dtype= */
-static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
-                       SmVal *a) {
-    int (*ok)(ScalarKind) = b->op == RED_SUM ? is_numeric_or_bool : is_numeric;
+/* ------------------------------------------------------------ combiners */
+
+/* An op the combiner of reduce/scan may hold: scalar arithmetic,
+ * comparisons, casts, selects and control flow (IR_ADD..IR_CEIL are the
+ * element-wise ops, ir.h). */
+static int combiner_op(int op) {
+    return (op >= IR_ADD && op <= IR_CEIL) || op == IR_CONST || op == IR_CAST ||
+           op == IR_FMA || op == IR_SELECT || op == IR_FOR || op == IR_IF ||
+           op == IR_WHILE || op == IR_YIELD || op == IR_CONDITION;
+}
+
+/* Reports the first op of blk (and its regions) a combiner may not hold. */
+static int scalar_only(SmCtx *c, const Builtin *b, const SmVal *fn, const IrBlock *blk) {
+    for (const IrOp *op = blk->first; op; op = op->next) {
+        int tile = op->nres && op->res[0]->ty.rank > 0;
+        if (tile || !combiner_op(op->op)) {
+            dg_error(c->dg, op->loc, "the combiner '%s' of '%s' may only compute "
+                     "on its two scalars (arithmetic, comparisons, casts, "
+                     "'where', control flow), not %s", fn->s, b->name,
+                     tile ? "make a tile" : ar_printf(c->ar, "'%s'", ir_op_name[op->op]));
+            dg_note(c->dg, fn->loc, "'%s' is the combiner of this '%s'", fn->s, b->name);
+            return 0;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            if (!scalar_only(c, b, fn, op->regions[r])) return 0;
+    }
+    return 1;
+}
+
+/* Makes region 0 of op the combiner f (a fn named as an argument) on
+ * two scalars of kind k: the region's arguments (a, b), f inlined on
+ * them, and a yield of its result, which must convert to k implicitly. */
+static int combiner(SmCtx *c, const Builtin *b, IrOp *op, const SmVal *f, ScalarKind k) {
+    if (f->kind != SV_FN) {
+        dg_error(c->dg, f->loc, "argument 'combine' of '%s' must name a fn of "
+                 "two scalars, got '%s'", b->name, sm_describe(c, f));
+        return 0;
+    }
+    SmGlobal *g = sm_lookup_global(c, f->s);
+    if (g->item->nparams != 2) {
+        dg_error(c->dg, f->loc, "the combiner '%s' of '%s' must take two "
+                 "parameters, not %d", f->s, b->name, g->item->nparams);
+        dg_note(c->dg, g->item->nloc, "'%s' is declared here", f->s);
+        return 0;
+    }
+    Type st[2] = {ty_scalar(k), ty_scalar(k)};
+    ir_add_regions(&c->b, op, 1);
+    IrBlock *blk = ir_block(&c->b, 2, st), *outer = c->b.blk;
+    blk->parent = op;
+    op->regions[0] = blk;
+    c->b.blk = blk;
+    AstExpr arg = {.kind = E_NAME, .loc = f->loc};
+    AstExpr *argv[2] = {&arg, &arg};
+    AstExpr call = {.kind = E_CALL, .loc = f->loc, .nloc = f->loc, .name = f->s,
+                    .args = argv, .nargs = 2};
+    SmVal in[2] = {sm_val(blk->args[0], f->loc), sm_val(blk->args[1], f->loc)};
+    SmVal r = sm_inline(c, g, &call, in);
+    int ok = r.kind != SV_POISON && sm_check_value(c, &r);
+    if (ok && (sm_type_of(&r).rank || !sm_implicit_ok(&r, k))) {
+        dg_error(c->dg, f->loc, "the combiner '%s' of '%s' must return a scalar "
+                 "of its operands' type '%s', got '%s'", f->s, b->name,
+                 ty_kind_name(k), sm_describe(c, &r));
+        ok = 0;
+    }
+    if (ok) {
+        c->b.loc = f->loc;
+        IrValue *y = sm_convert(c, &r, k);
+        ir_emit(&c->b, IR_YIELD, 0, NULL, 1, &y);
+        ok = scalar_only(c, b, f, blk);
+    }
+    c->b.blk = outer;
+    return ok;
+}
+
+/* sum/max/min/argmax/argmin(x, axis=, keepdims=false), sum's dtype= (in
+ * a[3]); reduce(x, axis, combine, keepdims=false) with its combine fn
+ * `fn` (a[1] axis, a[2] keepdims here too) */
+static SmVal reduce_along(SmCtx *c, const Builtin *b, const AstExpr *call,
+                          SmVal *a, const SmVal *fn) {
+    int (*ok)(ScalarKind) = b->op == RED_SUM || fn ? is_numeric_or_bool : is_numeric;
     if (!want_kind(c, b, &a[0], "x", ok,
-                   b->op == RED_SUM ? "a numeric or bool tile" : "a numeric tile"))
+                   ok == is_numeric ? "a numeric tile" : "a numeric or bool tile"))
         return sm_poison();
     Type t = sm_type_of(&a[0]);
     int axis = -1, keep = 0;
@@ -641,6 +717,8 @@ static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
     IrValue *r = sm_emit1(c, IR_REDUCE, rt, x, NULL, NULL);
     r->def->iattr[0] = b->op;
     r->def->iattr[1] = ax;
+    if (fn && !combiner(c, b, r->def, fn, k)) return sm_poison();
+    c->b.loc = call->loc;
     if (keep && axis >= 0) {
         Type kt = sm_with_kind(orig, rt.k);
         kt.dim[axis] = 1;
@@ -654,23 +732,40 @@ static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
     return sm_val(r, call->loc);
 }
 
-/* cumsum(x, axis=0) */
-static SmVal bi_cumsum(SmCtx *c, const Builtin *b, const AstExpr *call,
+static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
                        SmVal *a) {
-    if (!want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a numeric or bool tile"))
+    return reduce_along(c, b, call, a, NULL);
+}
+
+/* reduce(x, axis, combine, keepdims=false) */
+static SmVal bi_reduce_fn(SmCtx *c, const Builtin *b, const AstExpr *call,
+                          SmVal *a) {
+    SmVal r[4] = {a[0], a[1], a[3], a[4]};
+    return reduce_along(c, b, call, r, &a[2]);
+}
+
+/* cumsum/cumprod/cummax/cummin(x, axis=0); scan(x, axis, combine) */
+static SmVal bi_scan(SmCtx *c, const Builtin *b, const AstExpr *call,
+                     SmVal *a) {
+    int mm = b->op == SCAN_MAX || b->op == SCAN_MIN, fn = b->op == SCAN_FN;
+    if (!want_kind(c, b, &a[0], "x", mm ? is_numeric : is_numeric_or_bool,
+                   mm ? "a numeric tile" : "a numeric or bool tile"))
         return sm_poison();
     Type t = sm_type_of(&a[0]);
     int axis = 0;
     if (t.rank == 0) {
-        dg_error(c->dg, a[0].loc, "'cumsum' needs a tile, got a scalar '%s'",
+        dg_error(c->dg, a[0].loc, "'%s' needs a tile, got a scalar '%s'", b->name,
                  sm_describe(c, &a[0]));
         return sm_poison();
     }
     if (!absent(&a[1]) && !want_axis(c, b, &a[1], t.rank, &axis)) return sm_poison();
     c->b.loc = call->loc;
-    IrValue *x = sm_cast(c, a[0].v, sum_kind(t.k));
+    ScalarKind k = mm || fn ? (ScalarKind)t.k : sum_kind(t.k);
+    IrValue *x = sm_cast(c, a[0].v, k);
     IrValue *r = sm_emit1(c, IR_SCAN, x->ty, x, NULL, NULL);
     r->def->iattr[0] = axis;
+    r->def->iattr[1] = b->op;
+    if (fn && !combiner(c, b, r->def, &a[2], k)) return sm_poison();
     return sm_val(r, call->loc);
 }
 
@@ -1100,7 +1195,12 @@ static const Builtin builtins[] = {
     {"min", "x, axis?, keepdims?", bi_reduce, RED_MIN, 1},
     {"argmax", "x, axis?, keepdims?", bi_reduce, RED_ARGMAX, 1},
     {"argmin", "x, axis?, keepdims?", bi_reduce, RED_ARGMIN, 1},
-    {"cumsum", "x, axis?", bi_cumsum, 0, 1},
+    {"reduce", "x, axis, combine, keepdims?", bi_reduce_fn, RED_FN, 1},
+    {"cumsum", "x, axis?", bi_scan, SCAN_SUM, 1},
+    {"cumprod", "x, axis?", bi_scan, SCAN_PROD, 1},
+    {"cummax", "x, axis?", bi_scan, SCAN_MAX, 1},
+    {"cummin", "x, axis?", bi_scan, SCAN_MIN, 1},
+    {"scan", "x, axis, combine", bi_scan, SCAN_FN, 1},
     {"where", "condition, x, y", bi_where, 0, 1},
     {"maximum", "x, y", bi_minmax, IR_MAX, 1},
     {"minimum", "x, y", bi_minmax, IR_MIN, 1},

@@ -536,11 +536,29 @@ static const char *stdlib_module_of(SmCtx *c, const char *name) {
     return found;
 }
 
+/* An argument of a call: a fn's bare name, passed to a builtin, is the fn
+ * itself (SV_FN: the combiner of reduce and scan); anything else is
+ * evaluated. */
+static SmVal call_arg(SmCtx *c, const AstExpr *a, int to_builtin) {
+    if (to_builtin && a->kind == E_NAME && !sm_lookup(c, a->name)) {
+        SmGlobal *g = sm_lookup_global(c, a->name);
+        if (g && g->kind == G_FN) {
+            SmVal v = {0};
+            v.kind = SV_FN;
+            v.s = g->name;
+            v.loc = a->loc;
+            return v;
+        }
+    }
+    return sm_expr(c, a);
+}
+
 SmVal sm_call(SmCtx *c, const AstExpr *e) {
     int n = e->nargs + e->nnamed;
     SmVal *args = ar_alloc(c->ar, sizeof(SmVal) * (size_t)(n + 1));
-    for (int i = 0; i < n; i++) args[i] = sm_expr(c, e->args[i]);
     SmGlobal *g = sm_lookup_global(c, e->name);
+    int to_builtin = !g && sm_has_builtin(e->name);
+    for (int i = 0; i < n; i++) args[i] = call_arg(c, e->args[i], to_builtin);
     if (g && g->kind == G_FN) return sm_inline(c, g, e, args);
     if (g) {
         dg_error(c->dg, e->nloc, "'%s' is a %s, not a fn", e->name,

@@ -331,7 +331,8 @@ static void pr_name(Printer *p, const IrValue *v) {
 }
 
 static const char *pred_name[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-static const char *reduce_name[] = {"sum", "max", "min", "argmax", "argmin"};
+static const char *reduce_name[] = {"sum", "max", "min", "argmax", "argmin", "fn"};
+static const char *scan_name[] = {"cumsum", "cumprod", "cummax", "cummin", "scan"};
 static const char *atomic_name[] = {"add", "max", "min", "xchg"};
 
 /* Arithmetic ops print with an i/f suffix (addi, addf), the way a reader
@@ -350,6 +351,9 @@ static void pr_mnemonic(Printer *p, const IrOp *op) {
         return;
     case IR_REDUCE:
         fprintf(p->out, "reduce.%s", reduce_name[op->iattr[0]]);
+        return;
+    case IR_SCAN:
+        fputs(scan_name[op->iattr[1]], p->out);
         return;
     case IR_ATOMIC:
         fprintf(p->out, "atomic_%s", atomic_name[op->iattr[0]]);
