@@ -1,8 +1,8 @@
 /*
  * tileops.c — ops that create tiles, move elements between positions, or
  * combine many elements into one: constants, program ids, arange, splat,
- * broadcast, reshape, permute, reductions, scans (cumsum, cumprod,
- * cummax, cummin and a user's combiner) and dot.
+ * broadcast, reshape, permute, slice, cat, gather, reductions, scans
+ * (cumsum, cumprod, cummax, cummin and a user's combiner) and dot.
  *
  * Tiles are row-major, so reshape and expand_dims only copy; broadcast and
  * permute are one strided gather (a source stride per result axis, 0 for
@@ -31,6 +31,7 @@
  */
 #include "interp.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,6 +96,44 @@ static void exec_permute(IpMachine *m, const IrOp *op) {
     strides(st, sstr);
     for (int d = 0; d < rt.rank; d++) rstr[d] = sstr[op->iattr[d]];
     gather(ip_val(m, op->res[0]), ip_val(m, op->args[0]), rt, rstr);
+}
+
+/* ------------------------------------------------- slice, cat, gather */
+
+/* Element i of the result of a slice, cat or gather: the position of the
+ * same multi-index in the source (args[0], or args[1] for cat's second
+ * half), moved along the op's axis. -1 (reported) for a gather index out
+ * of range. */
+static int exec_move(IpMachine *m, const IrOp *op) {
+    Type rt = op->res[0]->ty, st = op->args[0]->ty;
+    int ax = (int)op->iattr[0];
+    int64_t sst[IR_MAXRANK];
+    strides(st, sst);
+    const IpSlot *idx = op->op == IR_GATHER ? ip_val(m, op->args[1]) : NULL;
+    IpSlot *r = ip_val(m, op->res[0]);
+    for (int64_t i = 0, n = ty_numel(rt); i < n; i++) {
+        int64_t ix[IR_MAXRANK], rest = i, off = 0;
+        for (int d = rt.rank - 1; d >= 0; d--) {
+            ix[d] = rest % rt.dim[d];
+            rest /= rt.dim[d];
+        }
+        const IpSlot *src = ip_val(m, op->args[0]);
+        if (op->op == IR_SLICE) ix[ax] += op->iattr[1];
+        if (op->op == IR_CAT && ix[ax] >= st.dim[ax]) {
+            ix[ax] -= st.dim[ax];
+            src = ip_val(m, op->args[1]);
+        }
+        if (idx && (idx[i].i < 0 || idx[i].i >= st.dim[ax])) {
+            char at[64];
+            return ip_fail(m, op, "gather index %" PRId64 " is out of range for an "
+                           "axis of %d: index %s", idx[i].i, st.dim[ax],
+                           ip_index_str(at, sizeof at, rt, i));
+        }
+        if (idx) ix[ax] = idx[i].i;
+        for (int d = 0; d < st.rank; d++) off += ix[d] * sst[d];
+        r[i] = src[off];
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------------ reductions */
@@ -353,6 +392,7 @@ int ip_exec_tile(IpMachine *m, const IrOp *op) {
     case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
         memcpy(r, ip_val(m, op->args[0]), sizeof(IpSlot) * (size_t)n);
         return 0;
+    case IR_SLICE: case IR_CAT: case IR_GATHER: return exec_move(m, op);
     case IR_REDUCE: return exec_reduce(m, op);
     case IR_SCAN: return exec_scan(m, op);
     case IR_DOT: return exec_dot(m, op);

@@ -1087,6 +1087,95 @@ static SmVal bi_expand_dims(SmCtx *c, const Builtin *b, const AstExpr *call,
 
 /* --------------------------------------------------------------- hints */
 
+/* ------------------------------------------------ joining and gathering */
+
+/* a[0], a[1]: numeric or bool, promoted to one kind and broadcast to
+ * one shape, of rank at least `rank`. */
+static int two_tiles(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a,
+                     int rank, IrValue **out) {
+    int ok = want_kind(c, b, &a[0], "a", is_numeric_or_bool, "a numeric or bool tile");
+    ok &= want_kind(c, b, &a[1], "b", is_numeric_or_bool, "a numeric or bool tile");
+    ScalarKind k = ok ? promote_n(c, a, 2) : SK_VOID;
+    if (k == SK_VOID || !unify(c, b, call, a, 2, k, out)) return 0;
+    if (out[0]->ty.rank < rank) {
+        dg_error(c->dg, call->loc, "'%s' needs tiles, got scalars '%s'", b->name,
+                 ty_kind_name(k));
+        return 0;
+    }
+    return 1;
+}
+
+/* x then y along axis (one shape), or NULL after an error. */
+static IrValue *cat_ir(SmCtx *c, Loc loc, IrValue *x, IrValue *y, int axis) {
+    Type r = x->ty;
+    r.dim[axis] *= 2;
+    if (!sm_check_shape(c, loc, r.rank, r.dim)) return NULL;
+    IrValue *v = sm_emit1(c, IR_CAT, r, x, y, NULL);
+    v->def->iattr[0] = axis;
+    return v;
+}
+
+/* cat(a, b, axis=0) */
+static SmVal bi_cat(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) {
+    IrValue *x[2], *r;
+    int axis = 0;
+    if (!two_tiles(c, b, call, a, 1, x)) return sm_poison();
+    if (!absent(&a[2]) && !want_axis(c, b, &a[2], x[0]->ty.rank, &axis)) return sm_poison();
+    c->b.loc = call->loc;
+    return (r = cat_ir(c, call->loc, x[0], x[1], axis)) ? sm_val(r, call->loc) : sm_poison();
+}
+
+/* join(a, b): [..., 2], a at 0 and b at 1 of a new last axis;
+ * interleave(a, b): the same read as [..., 2n]: a[0], b[0], a[1], ... */
+static SmVal bi_join(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) {
+    IrValue *x[2];
+    if (!two_tiles(c, b, call, a, b->op, x)) return sm_poison();
+    Type t = x[0]->ty;
+    if (t.rank + 1 > IR_MAXRANK) {
+        dg_error(c->dg, call->loc, "tiles have at most %d dimensions", IR_MAXRANK);
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    for (int i = 0; i < 2; i++) {
+        Type e = t;
+        e.dim[e.rank++] = 1;
+        x[i] = sm_emit1(c, IR_EXPAND_DIMS, e, x[i], NULL, NULL);
+        x[i]->def->iattr[0] = t.rank;
+    }
+    IrValue *r = cat_ir(c, call->loc, x[0], x[1], t.rank);
+    if (r && b->op) {   /* interleave */
+        t.dim[t.rank - 1] *= 2;
+        r = sm_emit1(c, IR_RESHAPE, t, r, NULL, NULL);
+    }
+    return r ? sm_val(r, call->loc) : sm_poison();
+}
+
+/* gather(src, index, axis): result[i] = src[i with index[i] along axis] */
+static SmVal bi_gather(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) {
+    int axis;
+    int ok = want_kind(c, b, &a[0], "src", is_numeric_or_bool, "a numeric or bool tile");
+    ok &= want_kind(c, b, &a[1], "index", is_int, "an integer tile");
+    if (!ok) return sm_poison();
+    Type ts = sm_type_of(&a[0]), ti = sm_type_of(&a[1]);
+    if (ts.rank == 0 || !want_axis(c, b, &a[2], ts.rank, &axis)) {
+        if (ts.rank == 0)
+            dg_error(c->dg, a[0].loc, "'gather' needs a tile, got a scalar '%s'",
+                     sm_describe(c, &a[0]));
+        return sm_poison();
+    }
+    for (int d = 0; d < ts.rank; d++)
+        if (ti.rank != ts.rank || (d != axis && ti.dim[d] != ts.dim[d])) {
+            dg_error(c->dg, a[1].loc, "'index' of 'gather' must have the shape of "
+                     "'src' but along axis %d: '%s' against '%s'", axis,
+                     sm_describe(c, &a[1]), sm_describe(c, &a[0]));
+            return sm_poison();
+        }
+    c->b.loc = call->loc;
+    IrValue *r = sm_emit1(c, IR_GATHER, sm_with_kind(ti, ts.k), a[0].v, as_ir(c, &a[1]), NULL);
+    r->def->iattr[0] = axis;
+    return sm_val(r, call->loc);
+}
+
 static SmVal bi_hint(SmCtx *c, const Builtin *b, const AstExpr *call,
                      SmVal *a) {
     int64_t n;
@@ -1235,6 +1324,10 @@ static const Builtin builtins[] = {
     {"permute", "x, dims", bi_permute, 0, 1},
     {"broadcast_to", "x, shape", bi_broadcast_to, 0, 1},
     {"expand_dims", "x, axis", bi_expand_dims, 0, 1},
+    {"cat", "a, b, axis?", bi_cat, 0, 1},
+    {"join", "a, b", bi_join, 0, 1},
+    {"interleave", "a, b", bi_join, 1, 1},
+    {"gather", "src, index, axis", bi_gather, 0, 1},
     {"multiple_of", "x, n", bi_hint, IR_MULTIPLE_OF, 1},
     {"max_contiguous", "x, n", bi_hint, IR_MAX_CONTIG, 1},
     {"device_print", "fmt, x...", bi_print, 0, 0},

@@ -447,6 +447,9 @@ static void pr_op(Printer *p, const IrOp *op, int depth) {
     }
     if (op->op == IR_REDUCE)
         fprintf(o, "%saxis %" PRId64, op->nargs ? ", " : " ", op->iattr[1]);
+    if (op->op == IR_SLICE || op->op == IR_CAT || op->op == IR_GATHER)
+        fprintf(o, ", axis %" PRId64, op->iattr[0]);
+    if (op->op == IR_SLICE) fprintf(o, ", start %" PRId64, op->iattr[1]);
     if (op->op == IR_PERMUTE) {
         fputs(", [", o);
         for (int i = 0; i < op->res[0]->ty.rank; i++)

@@ -108,6 +108,12 @@ const char *ty_str(Arena *a, Type t);
                                        RED_FN: region 0 the combiner */    \
     X(SCAN,         "cumsum")       /* iattr[0] axis, [1] ScanKind;        \
                                        SCAN_FN: region 0 the combiner */   \
+    X(SLICE,        "slice")        /* iattr[0] axis, [1] start: the      \
+                                       result's extent from start on */    \
+    X(CAT,          "cat")          /* a, b of one shape; iattr[0] axis:  \
+                                       b's elements after a's */           \
+    X(GATHER,       "gather")       /* src, index (int, the result's      \
+                                       shape); iattr[0] axis */            \
     X(DOT,          "dot")          /* a, b, acc; iattr[0] 1 = ieee */     \
     X(FOR,          "for")          /* lo, hi, step, inits...; region 0    \
                                        args (iv, carried...) */            \

@@ -1,7 +1,8 @@
 /* The tile operations of issue 17 in the interpreter, compiled from
  * source and checked against values worked out by hand or by plain C
  * loops: cumprod, cummax and cummin; scan and reduce with a user's
- * combiner (its order, its result type, a runtime error inside it). */
+ * combiner (its order, its result type, a runtime error inside it);
+ * slicing, cat, join, interleave and gather (an index out of range). */
 #include "interp/tile_interp.h"
 #include "check.h"
 
@@ -118,8 +119,52 @@ static void test_combiner(void) {
     free(err);
 }
 
+static const char move_src[] =
+    "kernel k(o: *i32, x: *i32, ix: *i32) grid(1) {\n"
+    "    let c = arange(0, 16);\n"
+    "    let v = load(x + c);\n"
+    "    let t = reshape(v, [4, 4]);\n"
+    "    store(o + arange(0, 8), v[4:12]);\n"
+    "    store(o + 8 + arange(0, 4), t[:, -1]);\n"
+    "    store(o + 12, t[2, 1]);\n"
+    "    store(o + 13 + arange(0, 2), t[1, 2:][None, :][0, :]);\n"
+    "    store(o + 16 + arange(0, 32), cat(v, v * 10));\n"
+    "    store(o + 48 + arange(0, 8), reshape(cat(t[0:2, 0:2], t[2:4, 2:4], 1), [8]));\n"
+    "    store(o + 56 + arange(0, 8), reshape(join(t[:, 0], t[:, 3]), [8]));\n"
+    "    store(o + 64 + arange(0, 8), interleave(v[0:4], v[12:16]));\n"
+    "    store(o + 72 + c, gather(v, load(ix + c), 0));\n"
+    "    store(o + 88 + c, reshape(gather(t, reshape(load(ix + c) % 4, [4, 4]), 1), [16]));\n"
+    "}\n";
+
+/* Elements moved as the index expressions say; a gather index outside
+ * the axis is an error naming it. */
+static void test_move(void) {
+    int32_t x[16], ix[16], o[104];
+    for (int i = 0; i < 16; i++) x[i] = 100 + i, ix[i] = (i * 7) % 16;
+    TileArg a[3] = {tile_arg_buffer(o, sizeof o), tile_arg_buffer(x, sizeof x),
+                    tile_arg_buffer(ix, sizeof ix)};
+    char *err;
+    CHECK(run1(move_src, "k", a, 3, &err) == 0 && !err);
+    int32_t want[72] = {104, 105, 106, 107, 108, 109, 110, 111, 103, 107, 111, 115, 109,
+                        106, 107, 0, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109,
+                        110, 111, 112, 113, 114, 115, 1000, 1010, 1020, 1030, 1040, 1050,
+                        1060, 1070, 1080, 1090, 1100, 1110, 1120, 1130, 1140, 1150, 100,
+                        101, 110, 111, 104, 105, 114, 115, 100, 103, 104, 107, 108, 111,
+                        112, 115, 100, 112, 101, 113, 102, 114, 103, 115};
+    want[15] = o[15];   /* not written */
+    CHECK(memcmp(o, want, sizeof want) == 0);
+    for (int i = 0; i < 16; i++)
+        CHECK(o[72 + i] == x[ix[i]] && o[88 + i] == x[i / 4 * 4 + ix[i] % 4]);
+    ix[5] = 16;
+    CHECK(run1(move_src, "k", a, 3, &err) == -1);
+    CHECK(err && strstr(err, "ops.tile:13:23: error: gather index 16 is out of range for an "
+                             "axis of 16: index (5), program (0, 0, 0)\n") == err);
+    free(err);
+}
+
 int main(void) {
     test_cum();
     test_combiner();
+    test_move();
     return check_done("test_tile_ops");
 }
