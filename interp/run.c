@@ -413,7 +413,7 @@ static int exec_op(IpMachine *m, const IrOp *op) {
     case IR_CONST: case IR_PROGRAM_ID: case IR_NUM_PROGRAMS: case IR_ARANGE:
     case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_RESHAPE:
     case IR_PERMUTE: case IR_REDUCE: case IR_SCAN: case IR_DOT:
-    case IR_SLICE: case IR_CAT: case IR_GATHER:
+    case IR_SLICE: case IR_CAT: case IR_GATHER: case IR_SORT:
     case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
         return ip_exec_tile(m, op);
     case IR_YIELD: case IR_CONDITION:

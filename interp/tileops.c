@@ -1,7 +1,7 @@
 /*
  * tileops.c — ops that create tiles, move elements between positions, or
  * combine many elements into one: constants, program ids, arange, splat,
- * broadcast, reshape, permute, slice, cat, gather, reductions, scans
+ * broadcast, reshape, permute, slice, cat, gather, sort, reductions, scans
  * (cumsum, cumprod, cummax, cummin and a user's combiner) and dot.
  *
  * Tiles are row-major, so reshape and expand_dims only copy; broadcast and
@@ -275,6 +275,54 @@ static int exec_scan(IpMachine *m, const IrOp *op) {
     return 0;
 }
 
+/* ------------------------------------------------------------------ sort */
+
+/* The order of sort: numbers as usual, NaN after every number (equal to
+ * another NaN), integers signed or not by kind. */
+static int sort_cmp(ScalarKind k, IpSlot a, IpSlot b) {
+    if (ty_isfloat(k)) {
+        if (isnan(a.f) || isnan(b.f)) return isnan(a.f) - isnan(b.f);
+        return (a.f > b.f) - (a.f < b.f);
+    }
+    if (ty_issigned(k)) return (a.i > b.i) - (a.i < b.i);
+    return (a.u > b.u) - (a.u < b.u);
+}
+
+/* Sifts a[root] (stride s, n elements) down the max-heap of order
+ * sign * sort_cmp. */
+static void sift(ScalarKind k, int sign, IpSlot *a, int64_t s, int64_t root, int64_t n) {
+    for (int64_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && sign * sort_cmp(k, a[c * s], a[(c + 1) * s]) < 0) c++;
+        if (sign * sort_cmp(k, a[root * s], a[c * s]) >= 0) return;
+        IpSlot t = a[root * s];
+        a[root * s] = a[c * s];
+        a[c * s] = t;
+    }
+}
+
+/* Each line along the axis copied and heap-sorted in place (no storage
+ * of its own; equal elements, +0 and -0 among them, in any order). */
+static void exec_sort(IpMachine *m, const IrOp *op) {
+    Type t = op->res[0]->ty;
+    int64_t outer, len, inner;
+    split_axis(t, t, op->iattr[0], &outer, &len, &inner);
+    const IpSlot *src = ip_val(m, op->args[0]);
+    IpSlot *r = ip_val(m, op->res[0]);
+    int sign = op->iattr[1] ? -1 : 1;
+    memcpy(r, src, sizeof(IpSlot) * (size_t)ty_numel(t));
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            IpSlot *a = r + o * len * inner + i;
+            for (int64_t j = len / 2 - 1; j >= 0; j--) sift(t.k, sign, a, inner, j, len);
+            for (int64_t end = len - 1; end > 0; end--) {
+                IpSlot x = a[0];
+                a[0] = a[end * inner];
+                a[end * inner] = x;
+                sift(t.k, sign, a, inner, 0, end);
+            }
+        }
+}
+
 /* ------------------------------------------------------------------- dot */
 
 typedef struct DotShape {
@@ -393,6 +441,7 @@ int ip_exec_tile(IpMachine *m, const IrOp *op) {
         memcpy(r, ip_val(m, op->args[0]), sizeof(IpSlot) * (size_t)n);
         return 0;
     case IR_SLICE: case IR_CAT: case IR_GATHER: return exec_move(m, op);
+    case IR_SORT: exec_sort(m, op); return 0;
     case IR_REDUCE: return exec_reduce(m, op);
     case IR_SCAN: return exec_scan(m, op);
     case IR_DOT: return exec_dot(m, op);

@@ -216,6 +216,10 @@ void lw_atomic(LwFn *f, const IrOp *op);
 void lw_move(LwFn *f, const IrOp *op);
 int64_t lw_move_scratch(const IrOp *op);
 
+/* ---- sort.c: sort along an axis (a bitonic network) */
+void lw_sort(LwFn *f, const IrOp *op);
+int64_t lw_sort_scratch(const IrOp *op);
+
 /* ---- reduce.c */
 void lw_reduce(LwFn *f, const IrOp *op);
 void lw_scan(LwFn *f, const IrOp *op);

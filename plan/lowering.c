@@ -88,7 +88,7 @@ static int uses_scratch(const IrOp *op) {
         return !(ld && ld->op == IR_LOAD && ld->iattr[3] >= 2);
     }
     case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_REDUCE: case IR_SCAN:
-    case IR_SLICE: case IR_CAT: case IR_GATHER:
+    case IR_SLICE: case IR_CAT: case IR_GATHER: case IR_SORT:
         return 1;
     default:
         return 0;

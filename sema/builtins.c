@@ -1176,6 +1176,44 @@ static SmVal bi_gather(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a
     return sm_val(r, call->loc);
 }
 
+/* sort(x, axis=-1, descending=false); topk(x, k, axis=-1): the k largest,
+ * largest first (a descending sort's first k, k a power of two) */
+static SmVal bi_sort(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) {
+    int topk = b->op, axis, desc = topk;
+    SmVal *ax = &a[topk ? 2 : 1];
+    int64_t k = 0;
+    if (!want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a numeric or bool tile"))
+        return sm_poison();
+    Type t = sm_type_of(&a[0]);
+    if (t.rank == 0) {
+        dg_error(c->dg, a[0].loc, "'%s' needs a tile, got a scalar '%s'", b->name,
+                 sm_describe(c, &a[0]));
+        return sm_poison();
+    }
+    axis = t.rank - 1;
+    if (!absent(ax) && !want_axis(c, b, ax, t.rank, &axis)) return sm_poison();
+    if (!topk && !absent(&a[2]) && !want_bool_const(c, b, &a[2], "descending", &desc))
+        return sm_poison();
+    if (topk && !want_int(c, b, &a[1], "k", &k)) return sm_poison();
+    if (topk && (k <= 0 || k > t.dim[axis] || !is_pow2(k))) {
+        dg_error(c->dg, a[1].loc, "'k' of 'topk' must be a power of two from 1 to "
+                 "the axis' %d, got %lld", t.dim[axis], (long long)k);
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    IrValue *r = sm_emit1(c, IR_SORT, t, a[0].v, NULL, NULL);
+    r->def->iattr[0] = axis;
+    r->def->iattr[1] = desc;
+    if (topk && k < t.dim[axis]) {
+        Type kt = t;
+        kt.dim[axis] = (int32_t)k;
+        r = sm_emit1(c, IR_SLICE, kt, r, NULL, NULL);
+        r->def->iattr[0] = axis;
+        r->def->iattr[1] = 0;
+    }
+    return sm_val(r, call->loc);
+}
+
 static SmVal bi_hint(SmCtx *c, const Builtin *b, const AstExpr *call,
                      SmVal *a) {
     int64_t n;
@@ -1328,6 +1366,8 @@ static const Builtin builtins[] = {
     {"join", "a, b", bi_join, 0, 1},
     {"interleave", "a, b", bi_join, 1, 1},
     {"gather", "src, index, axis", bi_gather, 0, 1},
+    {"sort", "x, axis?, descending?", bi_sort, 0, 1},
+    {"topk", "x, k, axis?", bi_sort, 1, 1},
     {"multiple_of", "x, n", bi_hint, IR_MULTIPLE_OF, 1},
     {"max_contiguous", "x, n", bi_hint, IR_MAX_CONTIG, 1},
     {"device_print", "fmt, x...", bi_print, 0, 0},

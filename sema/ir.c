@@ -447,8 +447,9 @@ static void pr_op(Printer *p, const IrOp *op, int depth) {
     }
     if (op->op == IR_REDUCE)
         fprintf(o, "%saxis %" PRId64, op->nargs ? ", " : " ", op->iattr[1]);
-    if (op->op == IR_SLICE || op->op == IR_CAT || op->op == IR_GATHER)
+    if (op->op == IR_SLICE || op->op == IR_CAT || op->op == IR_GATHER || op->op == IR_SORT)
         fprintf(o, ", axis %" PRId64, op->iattr[0]);
+    if (op->op == IR_SORT && op->iattr[1]) fputs(", descending", o);
     if (op->op == IR_SLICE) fprintf(o, ", start %" PRId64, op->iattr[1]);
     if (op->op == IR_PERMUTE) {
         fputs(", [", o);

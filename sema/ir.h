@@ -114,6 +114,8 @@ const char *ty_str(Arena *a, Type t);
                                        b's elements after a's */           \
     X(GATHER,       "gather")       /* src, index (int, the result's      \
                                        shape); iattr[0] axis */            \
+    X(SORT,         "sort")         /* iattr[0] axis, [1] 1: descending;   \
+                                       NaN after numbers (before: desc) */ \
     X(DOT,          "dot")          /* a, b, acc; iattr[0] 1 = ieee */     \
     X(FOR,          "for")          /* lo, hi, step, inits...; region 0    \
                                        args (iv, carried...) */            \

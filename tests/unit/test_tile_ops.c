@@ -2,7 +2,8 @@
  * source and checked against values worked out by hand or by plain C
  * loops: cumprod, cummax and cummin; scan and reduce with a user's
  * combiner (its order, its result type, a runtime error inside it);
- * slicing, cat, join, interleave and gather (an index out of range). */
+ * slicing, cat, join, interleave and gather (an index out of range);
+ * sort and topk (NaN after numbers). */
 #include "interp/tile_interp.h"
 #include "check.h"
 
@@ -162,9 +163,38 @@ static void test_move(void) {
     free(err);
 }
 
+static const char sort_src[] =
+    "kernel k(o: *f32, x: *f32, oi: *u8, b: *u8) grid(1) {\n"
+    "    let c = arange(0, 8);\n"
+    "    let v = load(x + c);\n"
+    "    store(o + c, sort(v));\n"
+    "    store(o + 8 + c, sort(v, descending=true));\n"
+    "    store(o + 16 + arange(0, 2), topk(v, 2));\n"
+    "    let t = reshape(load(b + arange(0, 8)), [2, 4]);\n"
+    "    store(oi + arange(0, 8), reshape(sort(t, 0, descending=true), [8]));\n"
+    "}\n";
+
+/* NaN sorts after the numbers ascending, before them descending; u8
+ * compares unsigned; topk is the descending sort's first k. */
+static void test_sort(void) {
+    float x[8] = {3, NAN, -1, INFINITY, 0.5f, -INFINITY, 2, 3}, o[18];
+    uint8_t b[8] = {200, 1, 7, 7, 3, 250, 7, 0}, oi[8];
+    TileArg a[4] = {tile_arg_buffer(o, sizeof o), tile_arg_buffer(x, sizeof x),
+                    tile_arg_buffer(oi, sizeof oi), tile_arg_buffer(b, sizeof b)};
+    char *err;
+    CHECK(run1(sort_src, "k", a, 4, &err) == 0 && !err);
+    float up[7] = {-INFINITY, -1, 0.5f, 2, 3, 3, INFINITY};
+    for (int i = 0; i < 7; i++) CHECK(o[i] == up[i] && o[9 + i] == up[6 - i]);
+    CHECK(isnan(o[7]) && isnan(o[8]) && isnan(o[16]) && o[17] == INFINITY);
+    uint8_t want[8] = {200, 250, 7, 7, 3, 1, 7, 0};
+    CHECK(memcmp(oi, want, sizeof want) == 0);
+    free(err);
+}
+
 int main(void) {
     test_cum();
     test_combiner();
     test_move();
+    test_sort();
     return check_done("test_tile_ops");
 }
