@@ -126,6 +126,10 @@ static inline IpSlot *ip_val(const IpMachine *m, const IrValue *v) {
     return m->val[v->id];
 }
 
+/* The combiner region of a RED_FN reduce or SCAN_FN scan on (a, b), a
+ * holding the earlier elements: 0 and *out, or -1 after an error. */
+int ip_combine(IpMachine *m, const IrOp *op, IpSlot a, IpSlot b, IpSlot *out);
+
 /* Reports an error at op's location, naming the current program; returns
  * -1 for the caller to pass up. */
 int ip_fail(IpMachine *m, const IrOp *op, const char *fmt, ...)

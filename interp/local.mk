@@ -25,3 +25,11 @@ tests_unit_test_interp_limits_SOURCES = tests/unit/test_interp_limits.c \
 	tests/unit/check.h
 tests_unit_test_interp_limits_LDADD = interp/libinterp.la bundle/libtlbir.la \
 	bundle/libtlb.la sema/libsema.la parser/libparser.la base/libbase.la -lm -lpthread
+
+# test_tile_ops: issue 17's tile operations from source (scans, combiners,
+# slicing, joins, gather, sort) against values worked out in C.
+check_PROGRAMS += tests/unit/test_tile_ops
+TESTS += tests/unit/test_tile_ops
+tests_unit_test_tile_ops_SOURCES = tests/unit/test_tile_ops.c tests/unit/check.h
+tests_unit_test_tile_ops_LDADD = interp/libinterp.la bundle/libtlbir.la \
+	bundle/libtlb.la sema/libsema.la parser/libparser.la base/libbase.la -lm

@@ -18,6 +18,9 @@
  * block's arguments (a loop that swaps two carried values), the copy goes
  * through a staging area so no argument is overwritten before it is read.
  *
+ * A reduce or scan with a combiner runs its region once per pair of
+ * elements it combines (ip_combine).
+ *
  * `for` iterates iv = lo, lo + step, ... while iv < hi (iv > hi for a
  * negative step), counting in 64 bits, so the loop ends even when hi is
  * the largest value of iv's type; a zero step is a runtime error.
@@ -410,6 +413,7 @@ static int exec_op(IpMachine *m, const IrOp *op) {
     case IR_CONST: case IR_PROGRAM_ID: case IR_NUM_PROGRAMS: case IR_ARANGE:
     case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_RESHAPE:
     case IR_PERMUTE: case IR_REDUCE: case IR_SCAN: case IR_DOT:
+    case IR_SLICE: case IR_CAT: case IR_GATHER: case IR_SORT:
     case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
         return ip_exec_tile(m, op);
     case IR_YIELD: case IR_CONDITION:
@@ -429,6 +433,18 @@ static int exec_block(IpMachine *m, const IrBlock *b, const IrOp **term) {
         }
         if (ip_step(m, op) || exec_op(m, op)) return -1;
     }
+    return 0;
+}
+
+int ip_combine(IpMachine *m, const IrOp *op, IpSlot a, IpSlot b, IpSlot *out) {
+    const IrBlock *blk = op->regions[0];
+    const IrOp *term;
+    ip_val(m, blk->args[0])[0] = a;
+    ip_val(m, blk->args[1])[0] = b;
+    if (exec_block(m, blk, &term)) return -1;
+    if (!term || term->nargs != 1)
+        return ip_fail(m, op, "internal error: a combiner without its yield");
+    *out = ip_val(m, term->args[0])[0];
     return 0;
 }
 

@@ -1,19 +1,22 @@
 /*
  * tileops.c — ops that create tiles, move elements between positions, or
  * combine many elements into one: constants, program ids, arange, splat,
- * broadcast, reshape, permute, reductions, cumsum and dot.
+ * broadcast, reshape, permute, slice, cat, gather, sort, reductions, scans
+ * (cumsum, cumprod, cummax, cummin and a user's combiner) and dot.
  *
  * Tiles are row-major, so reshape and expand_dims only copy; broadcast and
  * permute are one strided gather (a source stride per result axis, 0 for
  * a stretched axis).
  *
- * Reductions and cumsum walk the reduced axis in index order, which fixes
+ * Reductions and scans walk the reduced axis in index order, which fixes
  * the rounding of float sums (the GPU's tree order may differ in the last
  * bits; the numerics tests compare with a tolerance). Accumulators: integer
  * sums wrap at the result's width; f32 in float; f16/bf16 accumulate in
- * float and round to the type once at the end (for cumsum, once per output
- * element); f64 in double. max/min follow maxNum/minNum like the
- * element-wise ops, so NaNs are ignored unless every element is NaN.
+ * float and round to the type once at the end (for scans, once per output
+ * element); f64 in double. A user's combiner (reduce, scan) folds in
+ * index order in the element type: combine(earlier, later). max/min (and
+ * cummax/cummin) follow maxNum/minNum like the element-wise ops, so NaNs
+ * are ignored unless every element is NaN.
  * argmax/argmin ignore NaNs the same way, so that a top-1 value and its
  * index agree: the lowest index among equal values, and 0 (a NaN, like
  * the max) for a line of NaNs only. lower/reduce.c combines the same
@@ -28,6 +31,7 @@
  */
 #include "interp.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +98,44 @@ static void exec_permute(IpMachine *m, const IrOp *op) {
     gather(ip_val(m, op->res[0]), ip_val(m, op->args[0]), rt, rstr);
 }
 
+/* ------------------------------------------------- slice, cat, gather */
+
+/* Element i of the result of a slice, cat or gather: the position of the
+ * same multi-index in the source (args[0], or args[1] for cat's second
+ * half), moved along the op's axis. -1 (reported) for a gather index out
+ * of range. */
+static int exec_move(IpMachine *m, const IrOp *op) {
+    Type rt = op->res[0]->ty, st = op->args[0]->ty;
+    int ax = (int)op->iattr[0];
+    int64_t sst[IR_MAXRANK];
+    strides(st, sst);
+    const IpSlot *idx = op->op == IR_GATHER ? ip_val(m, op->args[1]) : NULL;
+    IpSlot *r = ip_val(m, op->res[0]);
+    for (int64_t i = 0, n = ty_numel(rt); i < n; i++) {
+        int64_t ix[IR_MAXRANK], rest = i, off = 0;
+        for (int d = rt.rank - 1; d >= 0; d--) {
+            ix[d] = rest % rt.dim[d];
+            rest /= rt.dim[d];
+        }
+        const IpSlot *src = ip_val(m, op->args[0]);
+        if (op->op == IR_SLICE) ix[ax] += op->iattr[1];
+        if (op->op == IR_CAT && ix[ax] >= st.dim[ax]) {
+            ix[ax] -= st.dim[ax];
+            src = ip_val(m, op->args[1]);
+        }
+        if (idx && (idx[i].i < 0 || idx[i].i >= st.dim[ax])) {
+            char at[64];
+            return ip_fail(m, op, "gather index %" PRId64 " is out of range for an "
+                           "axis of %d: index %s", idx[i].i, st.dim[ax],
+                           ip_index_str(at, sizeof at, rt, i));
+        }
+        if (idx) ix[ax] = idx[i].i;
+        for (int d = 0; d < st.rank; d++) off += ix[d] * sst[d];
+        r[i] = src[off];
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------ reductions */
 
 /* The reduced axis as (outer, len, inner): element j of output (o, i) is
@@ -155,22 +197,65 @@ static IpSlot reduce_line(ReduceKind red, ScalarKind k, ScalarKind rk,
     return rk == k ? best : ip_convert(k, rk, best);
 }
 
-static void exec_reduce(IpMachine *m, const IrOp *op) {
+/* Folds the n elements src[0], src[s], ... with op's combiner, in index
+ * order. */
+static int fold_line(IpMachine *m, const IrOp *op, const IpSlot *src, int64_t n,
+                     int64_t s, IpSlot *r) {
+    *r = src[0];
+    for (int64_t j = 1; j < n; j++)
+        if (ip_combine(m, op, *r, src[j * s], r)) return -1;
+    return 0;
+}
+
+static int exec_reduce(IpMachine *m, const IrOp *op) {
     Type in = op->args[0]->ty, rt = op->res[0]->ty;
     int64_t outer, len, inner;
     split_axis(in, rt, op->iattr[1], &outer, &len, &inner);
     const IpSlot *src = ip_val(m, op->args[0]);
     IpSlot *r = ip_val(m, op->res[0]);
     for (int64_t o = 0; o < outer; o++)
-        for (int64_t i = 0; i < inner; i++)
-            r[o * inner + i] = reduce_line((ReduceKind)op->iattr[0], in.k, rt.k,
-                                           src + o * len * inner + i, len, inner);
+        for (int64_t i = 0; i < inner; i++) {
+            const IpSlot *line = src + o * len * inner + i;
+            if (op->iattr[0] == RED_FN) {
+                if (fold_line(m, op, line, len, inner, &r[o * inner + i])) return -1;
+            } else {
+                r[o * inner + i] = reduce_line((ReduceKind)op->iattr[0], in.k, rt.k,
+                                               line, len, inner);
+            }
+        }
+    return 0;
 }
 
-/* Inclusive prefix sums along the axis. */
-static void exec_scan(IpMachine *m, const IrOp *op) {
+/* acc combined with x by a built-in scan of kind sk, in the accumulation
+ * kind ak: integers wrap at their width, f32 in float, f64 in double;
+ * max/min are maxNum/minNum (fmax/fmin) for floats. */
+static IpSlot scan_step(ScanKind sk, ScalarKind ak, IpSlot acc, IpSlot x) {
+    IpSlot r = acc;
+    if (!ty_isfloat(ak)) {
+        int gt = ty_issigned(ak) ? x.i > acc.i : x.u > acc.u;
+        int lt = ty_issigned(ak) ? x.i < acc.i : x.u < acc.u;
+        if (sk == SCAN_SUM) r.i = ip_wrap(ak, acc.u + x.u);
+        else if (sk == SCAN_PROD) r.i = ip_wrap(ak, acc.u * x.u);
+        else if (sk == SCAN_MAX ? gt : lt) r = x;
+        return r;
+    }
+    switch (sk) {
+    case SCAN_SUM: r.f = ak == SK_F64 ? acc.f + x.f : (double)((float)acc.f + (float)x.f); break;
+    case SCAN_PROD: r.f = ak == SK_F64 ? acc.f * x.f : (double)((float)acc.f * (float)x.f); break;
+    case SCAN_MAX: r.f = fmax(acc.f, x.f); break;
+    case SCAN_MIN: r.f = fmin(acc.f, x.f); break;
+    default: break;
+    }
+    return r;
+}
+
+/* Inclusive scans along the axis: the running value of the built-in
+ * kind (f16/bf16 accumulate in f32, rounded once per output) or of op's
+ * combiner (in the element type). */
+static int exec_scan(IpMachine *m, const IrOp *op) {
     Type t = op->res[0]->ty;
-    ScalarKind k = t.k;
+    ScalarKind k = t.k, ak = ty_isfloat(k) && k != SK_F64 ? SK_F32 : k;
+    ScanKind sk = (ScanKind)op->iattr[1];
     int64_t outer, len, inner;
     split_axis(t, t, op->iattr[0], &outer, &len, &inner);
     const IpSlot *src = ip_val(m, op->args[0]);
@@ -178,17 +263,62 @@ static void exec_scan(IpMachine *m, const IrOp *op) {
     for (int64_t o = 0; o < outer; o++)
         for (int64_t i = 0; i < inner; i++) {
             int64_t base = o * len * inner + i;
-            uint64_t iacc = 0;
-            double dacc = 0;
-            float facc = 0;
+            IpSlot acc = src[base];
             for (int64_t j = 0; j < len; j++) {
                 int64_t at = base + j * inner;
-                if (!ty_isfloat(k))
-                    r[at].i = ip_wrap(k, iacc += src[at].u);
-                else if (k == SK_F64)
-                    r[at].f = dacc += src[at].f;
-                else
-                    r[at].f = ip_round(k, facc += (float)src[at].f);
+                if (j && sk == SCAN_FN && ip_combine(m, op, acc, src[at], &acc)) return -1;
+                if (j && sk != SCAN_FN) acc = scan_step(sk, ak, acc, src[at]);
+                r[at] = acc;
+                if (ty_isfloat(k) && sk != SCAN_FN) r[at].f = ip_round(k, acc.f);
+            }
+        }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ sort */
+
+/* The order of sort: numbers as usual, NaN after every number (equal to
+ * another NaN), integers signed or not by kind. */
+static int sort_cmp(ScalarKind k, IpSlot a, IpSlot b) {
+    if (ty_isfloat(k)) {
+        if (isnan(a.f) || isnan(b.f)) return isnan(a.f) - isnan(b.f);
+        return (a.f > b.f) - (a.f < b.f);
+    }
+    if (ty_issigned(k)) return (a.i > b.i) - (a.i < b.i);
+    return (a.u > b.u) - (a.u < b.u);
+}
+
+/* Sifts a[root] (stride s, n elements) down the max-heap of order
+ * sign * sort_cmp. */
+static void sift(ScalarKind k, int sign, IpSlot *a, int64_t s, int64_t root, int64_t n) {
+    for (int64_t c; (c = 2 * root + 1) < n; root = c) {
+        if (c + 1 < n && sign * sort_cmp(k, a[c * s], a[(c + 1) * s]) < 0) c++;
+        if (sign * sort_cmp(k, a[root * s], a[c * s]) >= 0) return;
+        IpSlot t = a[root * s];
+        a[root * s] = a[c * s];
+        a[c * s] = t;
+    }
+}
+
+/* Each line along the axis copied and heap-sorted in place (no storage
+ * of its own; equal elements, +0 and -0 among them, in any order). */
+static void exec_sort(IpMachine *m, const IrOp *op) {
+    Type t = op->res[0]->ty;
+    int64_t outer, len, inner;
+    split_axis(t, t, op->iattr[0], &outer, &len, &inner);
+    const IpSlot *src = ip_val(m, op->args[0]);
+    IpSlot *r = ip_val(m, op->res[0]);
+    int sign = op->iattr[1] ? -1 : 1;
+    memcpy(r, src, sizeof(IpSlot) * (size_t)ty_numel(t));
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            IpSlot *a = r + o * len * inner + i;
+            for (int64_t j = len / 2 - 1; j >= 0; j--) sift(t.k, sign, a, inner, j, len);
+            for (int64_t end = len - 1; end > 0; end--) {
+                IpSlot x = a[0];
+                a[0] = a[end * inner];
+                a[end * inner] = x;
+                sift(t.k, sign, a, inner, 0, end);
             }
         }
 }
@@ -310,8 +440,10 @@ int ip_exec_tile(IpMachine *m, const IrOp *op) {
     case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
         memcpy(r, ip_val(m, op->args[0]), sizeof(IpSlot) * (size_t)n);
         return 0;
-    case IR_REDUCE: exec_reduce(m, op); return 0;
-    case IR_SCAN: exec_scan(m, op); return 0;
+    case IR_SLICE: case IR_CAT: case IR_GATHER: return exec_move(m, op);
+    case IR_SORT: exec_sort(m, op); return 0;
+    case IR_REDUCE: return exec_reduce(m, op);
+    case IR_SCAN: return exec_scan(m, op);
     case IR_DOT: return exec_dot(m, op);
     default:
         return ip_fail(m, op, "internal error: '%s' is not a tile op",

@@ -278,6 +278,8 @@ void lw_op(LwFn *f, const IrOp *op) {
         return;
     case IR_REDUCE: lw_reduce(f, op); return;
     case IR_SCAN: lw_scan(f, op); return;
+    case IR_SLICE: case IR_CAT: case IR_GATHER: lw_move(f, op); return;
+    case IR_SORT: lw_sort(f, op); return;
     case IR_PRINT: lw_print(f, op); return;
     case IR_ASSERT: lw_assert(f, op); return;
     case IR_BARRIER: lw_barrier(f); return;

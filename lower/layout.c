@@ -342,10 +342,31 @@ static LwRemapWay lw_remap_way(const Layout *sl, const Layout *dl, const Layout 
     return shuffle ? LW_REMAP_SHUFFLE : LW_REMAP_SCRATCH;
 }
 
+int64_t lw_smem_elems_bytes(int64_t n, ScalarKind k) {
+    return (n + n / 32 + 1) * ty_bytes(k);
+}
+
 static int64_t lw_remap_bytes(const Layout *sl, ScalarKind k) {
     int64_t numel = 1;
     for (int d = 0; sl && d < sl->rank; d++) numel *= sl->shape[d];
-    return (numel + numel / 32 + 1) * ty_bytes(k);
+    return lw_smem_elems_bytes(numel, k);
+}
+
+void lw_smem_put(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, int64_t base) {
+    LwCtx *c = f->c;
+    LLVMTypeRef t = lw_mem_type(c, k);
+    uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
+    for (int s = 0; s < src.n; s++) {
+        if (s & (int)copies) continue;
+        LLVMValueRef y = lw_packed_coord(f, sl, s);
+        if (base) y = LLVMBuildAdd(c->b, y, lw_i32(c, base), "");
+        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), lw_smem_at(f, t, lw_padded(f, y)));
+    }
+}
+
+LLVMValueRef lw_smem_get(LwFn *f, ScalarKind k, LLVMValueRef i) {
+    LLVMTypeRef t = lw_mem_type(f->c, k);
+    return lw_from_mem(f, LLVMBuildLoad2(f->c->b, t, lw_smem_at(f, t, lw_padded(f, i)), ""), k);
 }
 
 int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
@@ -358,7 +379,6 @@ int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
 
 LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
                const Layout *dl, const LyMap *proj) {
-    LwCtx *c = f->c;
     Layout pd;
     lw_remap_target(sl, dl, proj, &pd);
     int nd = dl ? ly_size(dl, LY_REG) : 1;
@@ -377,20 +397,11 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
     }
 
     /* Across warps: shared memory. */
-    LLVMTypeRef t = lw_mem_type(c, k);
     lw_smem(f, lw_remap_bytes(sl, k));
     lw_scratch_barrier(f);
-    uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
-    for (int s = 0; s < ns; s++) {
-        if (s & (int)copies) continue;
-        LLVMValueRef at = lw_smem_at(f, t, lw_padded(f, lw_packed_coord(f, sl, s)));
-        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), at);
-    }
+    lw_smem_put(f, src, k, sl, 0);
     lw_barrier(f);
-    for (int r = 0; r < nd; r++) {
-        LLVMValueRef at = lw_smem_at(f, t, lw_padded(f, lw_packed_coord(f, &pd, r)));
-        out.r[r] = lw_from_mem(f, LLVMBuildLoad2(c->b, t, at, ""), k);
-    }
+    for (int r = 0; r < nd; r++) out.r[r] = lw_smem_get(f, k, lw_packed_coord(f, &pd, r));
     return out;
 }
 

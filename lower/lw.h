@@ -192,6 +192,12 @@ void lw_shape_op(LwFn *f, const IrOp *op);
  * warp) of the elements it holds in register r: i1 (NULL for "always"). */
 LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg);
 LLVMValueRef lw_smem(LwFn *f, int64_t bytes);
+/* The scratch as a staging area of elements of kind k, one in 32 padded:
+ * its bytes for n elements; src (layout sl) written at element base + its
+ * packed coordinate (one copy of each element); element i read back. */
+int64_t lw_smem_elems_bytes(int64_t n, ScalarKind k);
+void lw_smem_put(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, int64_t base);
+LLVMValueRef lw_smem_get(LwFn *f, ScalarKind k, LLVMValueRef i);
 /* The barrier a scratch user crosses before writing: every thread is
  * done reading what the previous user left. None for the kernel's first
  * user outside any loop (nothing came before; inside a loop the next
@@ -205,6 +211,14 @@ void lw_load(LwFn *f, const IrOp *op);
 int64_t lw_memory_scratch(const IrOp *op, const int *uses, int warps);
 void lw_store(LwFn *f, const IrOp *op);
 void lw_atomic(LwFn *f, const IrOp *op);
+
+/* ---- gather.c: slice, cat, gather (through the scratch) */
+void lw_move(LwFn *f, const IrOp *op);
+int64_t lw_move_scratch(const IrOp *op);
+
+/* ---- sort.c: sort along an axis (a bitonic network) */
+void lw_sort(LwFn *f, const IrOp *op);
+int64_t lw_sort_scratch(const IrOp *op);
 
 /* ---- reduce.c */
 void lw_reduce(LwFn *f, const IrOp *op);

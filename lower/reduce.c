@@ -1,5 +1,7 @@
 /*
- * reduce.c — reductions (sum, max, min, argmax, argmin) and cumsum.
+ * reduce.c — reductions (sum, max, min, argmax, argmin, a user's
+ * combiner) and scans (cumsum, cumprod, cummax, cummin, a user's
+ * combiner).
  *
  * A reduction over axis a of a tile in layout S runs in three rounds, the
  * way Triton's ReduceOpToLLVM does, derived here from S's basis vectors:
@@ -31,7 +33,13 @@
  * only when every element is). Combining is commutative, so both
  * partners of a butterfly compute the same value.
  *
- * cumsum (inclusive, along a) is a scan in the same three rounds, the way
+ * A user's combiner (RED_FN, SCAN_FN: the op's region, a fn of two
+ * scalars) is emitted in place at each combination. The reduction
+ * combines in tree order, so its combiner must be commutative as well as
+ * associative; the scan keeps the order of the elements, so associative
+ * suffices.
+ *
+ * A scan (inclusive, along a) runs in the same three rounds, the way
  * Triton's ScanOpToLLVM does it: when the layout walks the axis with
  * registers for its lowest bits, then consecutive lane bits, then warp
  * bits, then registers again (every blocked layout and its slices do):
@@ -48,7 +56,11 @@
  * O(n) prefix sums of a shared-memory scan. A layout that walks the axis
  * otherwise (an mma accumulator along its rows, a reshape's linear map)
  * is converted to the default blocked layout, scanned, and converted
- * back. f16/bf16 accumulate in f32 and round once per output.
+ * back. f16/bf16 accumulate in f32 and round once per output (but with a
+ * combiner, which runs in the element type). Every step combines the
+ * earlier elements' prefix before the later ones, and a prefix that may
+ * be empty (the lanes or warps below the first) carries a flag, selected
+ * on, so no kind needs an identity element.
  */
 #include "lower/lw.h"
 
@@ -60,7 +72,27 @@ typedef struct LwPair {
 
 static int lw_is_arg(int kind) { return kind == RED_ARGMAX || kind == RED_ARGMIN; }
 
-static LwPair lw_combine(LwFn *f, int kind, ScalarKind k, LwPair a, LwPair b) {
+/* The combiner region of a RED_FN reduce or SCAN_FN scan on (x, y), x
+ * holding the earlier elements, emitted in place: each use is a copy of
+ * the user's fn on two scalars. */
+static LLVMValueRef lw_region_combine(LwFn *f, const IrOp *op, LLVMValueRef x,
+                                      LLVMValueRef y) {
+    const IrBlock *blk = op->regions[0];
+    LwVal a = lw_new_val(f, 1), b = lw_new_val(f, 1);
+    a.r[0] = x;
+    b.r[0] = y;
+    lw_set(f, blk->args[0], a);
+    lw_set(f, blk->args[1], b);
+    lw_block(f, blk);
+    lw_set_loc(f, op->loc);
+    if (f->failed) return x;
+    return lw_val(f, blk->last->args[0])->r[0];
+}
+
+/* a then b by reduction kind `kind` in k (op: the reduce or scan whose
+ * region RED_FN runs). */
+static LwPair lw_combine(LwFn *f, const IrOp *op, int kind, ScalarKind k, LwPair a,
+                         LwPair b) {
     LwCtx *c = f->c;
     LLVMBuilderRef bd = c->b;
     LLVMTypeRef t = LLVMTypeOf(a.v);
@@ -78,6 +110,9 @@ static LwPair lw_combine(LwFn *f, int kind, ScalarKind k, LwPair a, LwPair b) {
     case RED_MIN:
         r.v = lw_call_intr(c, fl ? "llvm.minnum" : sg ? "llvm.smin" : "llvm.umin",
                            &t, 1, x, 2);
+        return r;
+    case RED_FN:
+        r.v = lw_region_combine(f, op, a.v, b.v);
         return r;
     default: break;
     }
@@ -193,7 +228,7 @@ void lw_reduce(LwFn *f, const IrOp *op) {
             first[ng] = r;
             g[ng++] = p;
         } else {
-            g[j] = lw_combine(f, kind, ak, g[j], p);
+            g[j] = lw_combine(f, op, kind, ak, g[j], p);
         }
     }
     /* 2. lanes */
@@ -210,7 +245,7 @@ void lw_reduce(LwFn *f, const IrOp *op) {
         for (int j = 0; j < ng; j++) {
             LwPair o = {lw_shfl_xor(f, g[j].v, 1 << i),
                         arg ? lw_shfl_xor(f, g[j].i, 1 << i) : NULL};
-            g[j] = lw_combine(f, kind, ak, g[j], o);
+            g[j] = lw_combine(f, op, kind, ak, g[j], o);
         }
     }
     /* 3. warps */
@@ -275,12 +310,12 @@ void lw_reduce(LwFn *f, const IrOp *op) {
                             arg ? LLVMBuildLoad2(b, c->i32,
                                                  LLVMBuildGEP2(b, c->i32, ibase, &at, 1, ""), "")
                                 : NULL};
-                acc = w ? lw_combine(f, kind, ak, acc, p) : p;
+                acc = w ? lw_combine(f, op, kind, ak, acc, p) : p;
             }
             for (int s = 0; s < nsh; s++) {
                 LwPair o = {lw_shfl_xor(f, acc.v, 1 << lbits[s]),
                             arg ? lw_shfl_xor(f, acc.i, 1 << lbits[s]) : NULL};
-                acc = lw_combine(f, kind, ak, acc, o);
+                acc = lw_combine(f, op, kind, ak, acc, o);
             }
             g[j] = acc;
         }
@@ -366,43 +401,25 @@ static int64_t lw_scan_bytes(const Layout *S, int a, const LwScanSplit *sp, Scal
     return lw_nkeys(S, a) * ((int64_t)1 << sp->warps) * ((int64_t)1 << sp->hi) * ty_bytes(ak);
 }
 
-static LLVMValueRef lw_add(LwFn *f, int fl, LLVMValueRef x, LLVMValueRef y) {
-    LLVMBuilderRef b = f->c->b;
-    return fl ? LLVMBuildFAdd(b, x, y, "") : LLVMBuildAdd(b, x, y, "");
-}
-
-/* Inclusive scan of v over the lanes of sp (Hillis-Steele with
- * shfl.sync.up: step i adds the value 2^i lanes below along the axis);
- * lax is this lane's index along the axis. With excl, *excl gets the
- * exclusive prefix (one more shuffle up, zero in the first lane). */
-static LLVMValueRef lw_lane_scan(LwFn *f, const LwScanSplit *sp, int fl,
-                                 LLVMValueRef lax, LLVMValueRef v,
-                                 LLVMValueRef *excl) {
-    LwCtx *c = f->c;
-    LLVMBuilderRef b = c->b;
-    for (int i = 0; i < sp->lanes; i++) {
-        LLVMValueRef y = lw_shfl(f, LW_SHFL_UP, v, lw_i32(c, 1 << (sp->lane0 + i)));
-        LLVMValueRef take = LLVMBuildICmp(b, LLVMIntUGE, lax, lw_i32(c, 1 << i), "");
-        v = LLVMBuildSelect(b, take, lw_add(f, fl, v, y), v, "");
-    }
-    if (excl) {
-        LLVMValueRef y = lw_shfl(f, LW_SHFL_UP, v, lw_i32(c, 1 << sp->lane0));
-        LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, lax, lw_i32(c, 0), "");
-        *excl = LLVMBuildSelect(b, first, LLVMConstNull(LLVMTypeOf(v)), y, "");
-    }
-    return v;
+/* The kind a scan accumulates in: f32 for f16/bf16 but with a combiner. */
+static ScalarKind lw_scan_acc(const IrOp *op) {
+    ScalarKind k = (ScalarKind)op->res[0]->ty.k;
+    return (k == SK_F16 || k == SK_BF16) && op->iattr[1] != SCAN_FN ? SK_F32 : k;
 }
 
 /* One row of the scan inside the registers of a thread: the registers
  * holding one coordinate off the axis, by chunk (high axis bits) and
- * position (low axis bits). */
+ * position (low axis bits). Prefixes of elements below (excl, wexcl)
+ * hold only where their flag (*ok, an i1) does: in the lanes and warps
+ * that have such elements. */
 typedef struct LwScanRow {
     int *reg;                 /* [chunk << lo | pos]: register, or -1 */
     LLVMValueRef *s;          /* in-thread inclusive prefix, same index */
-    LLVMValueRef *excl;       /* per chunk: lanes below along the axis */
+    LLVMValueRef *excl, *excl_ok; /* per chunk: lanes below along the axis */
     LLVMValueRef *seg;        /* per chunk: this warp's segment total (the
                                  last lane's inclusive value) */
-    LLVMValueRef *wexcl, *total;  /* per chunk: warps below; whole chunk */
+    LLVMValueRef *wexcl, *wexcl_ok; /* per chunk: warps below */
+    LLVMValueRef *total;      /* per chunk: the whole chunk */
     uint32_t key;             /* register part of the coordinate, axis bits
                                  cleared */
 } LwScanRow;
@@ -410,16 +427,68 @@ typedef struct LwScanRow {
 /* A scan of a value in layout S along axis a, which S splits as sp says. */
 typedef struct LwScan {
     LwFn *f;
+    const IrOp *op;
     const Layout *S;
     LwScanSplit sp;
     int a, off, na, hi_off;   /* axis; its bits; where the high ones start */
     uint32_t A;               /* the axis bits of a packed coordinate */
     int nlo, nch, nw;         /* positions, chunks, warps along the axis */
     ScalarKind k, ak;         /* element and accumulation types */
-    int fl;
     LwScanRow *rows;
     int nrows;
 } LwScan;
+
+/* x then y (x the earlier elements) by the scan's kind. */
+static LLVMValueRef lw_scan_comb(const LwScan *q, LLVMValueRef x, LLVMValueRef y) {
+    static const int red[] = {[SCAN_SUM] = RED_SUM, [SCAN_MAX] = RED_MAX,
+                              [SCAN_MIN] = RED_MIN, [SCAN_FN] = RED_FN};
+    int kind = (int)q->op->iattr[1];
+    if (kind == SCAN_PROD)
+        return ty_isfloat(q->ak) ? LLVMBuildFMul(q->f->c->b, x, y, "")
+                                 : LLVMBuildMul(q->f->c->b, x, y, "");
+    LwPair a = {x, NULL}, b = {y, NULL};
+    return lw_combine(q->f, q->op, red[kind], q->ak, a, b).v;
+}
+
+/* x (where xok holds; NULL: none, or always) then y (likewise): where
+ * only one holds, that one; the flag of the result in *ok. No kind of
+ * scan needs an identity element. */
+static LLVMValueRef lw_scan_cat(const LwScan *q, LLVMValueRef x, LLVMValueRef xok,
+                                LLVMValueRef y, LLVMValueRef yok, LLVMValueRef *ok) {
+    LLVMBuilderRef b = q->f->c->b;
+    if (!x || !y) {
+        *ok = x ? xok : yok;
+        return x ? x : y;
+    }
+    LLVMValueRef v = lw_scan_comb(q, x, y);
+    if (yok) v = LLVMBuildSelect(b, yok, v, x, "");
+    if (xok) v = LLVMBuildSelect(b, xok, v, y, "");
+    *ok = xok && yok ? LLVMBuildOr(b, xok, yok, "") : NULL;
+    return v;
+}
+
+/* Inclusive scan of v over the lanes of q (Hillis-Steele with
+ * shfl.sync.up: step i combines the value 2^i lanes below along the axis
+ * before it); lax is this lane's index along the axis. With excl,
+ * *excl gets the exclusive prefix (one more shuffle up), which *eok says
+ * holds (not in the first lane). */
+static LLVMValueRef lw_lane_scan(const LwScan *q, LLVMValueRef lax, LLVMValueRef v,
+                                 LLVMValueRef *excl, LLVMValueRef *eok) {
+    LwFn *f = q->f;
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    const LwScanSplit *sp = &q->sp;
+    for (int i = 0; i < sp->lanes; i++) {
+        LLVMValueRef y = lw_shfl(f, LW_SHFL_UP, v, lw_i32(c, 1 << (sp->lane0 + i)));
+        LLVMValueRef take = LLVMBuildICmp(b, LLVMIntUGE, lax, lw_i32(c, 1 << i), "");
+        v = LLVMBuildSelect(b, take, lw_scan_comb(q, y, v), v, "");
+    }
+    if (excl) {
+        *excl = lw_shfl(f, LW_SHFL_UP, v, lw_i32(c, 1 << sp->lane0));
+        *eok = LLVMBuildICmp(b, LLVMIntNE, lax, lw_i32(c, 0), "");
+    }
+    return v;
+}
 
 static int lw_scan_pos(const LwScan *q, uint32_t y) {
     return (int)(y >> q->off) & (q->nlo - 1);
@@ -440,8 +509,9 @@ static LwScanRow *lw_scan_row(LwScan *q, uint32_t key) {
     w->reg = ar_alloc(ar, sizeof(int) * n);
     for (size_t i = 0; i < n; i++) w->reg[i] = -1;
     w->s = ar_alloc(ar, sizeof(LLVMValueRef) * n);
-    LLVMValueRef **per[4] = {&w->excl, &w->seg, &w->wexcl, &w->total};
-    for (int i = 0; i < 4; i++)
+    LLVMValueRef **per[6] = {&w->excl, &w->excl_ok, &w->seg, &w->wexcl, &w->wexcl_ok,
+                             &w->total};
+    for (int i = 0; i < 6; i++)
         *per[i] = ar_alloc(ar, sizeof(LLVMValueRef) * (size_t)q->nch);
     return w;
 }
@@ -463,15 +533,15 @@ static int lw_scan_lanes(LwScan *q, LwVal in) {
                 int r = w->reg[ch * q->nlo + p];
                 if (r < 0) return 0;
                 LLVMValueRef x = lw_cast_scalar(f, in.r[r], q->k, q->ak);
-                acc = s[p] = acc ? lw_add(f, q->fl, acc, x) : x;
+                acc = s[p] = acc ? lw_scan_comb(q, acc, x) : x;
             }
-            w->excl[ch] = NULL;
+            w->excl[ch] = w->excl_ok[ch] = NULL;
             w->seg[ch] = acc;
             if (sp->lanes && q->nlo > 1)
-                w->seg[ch] = lw_lane_scan(f, sp, q->fl, lax, acc, &w->excl[ch]);
+                w->seg[ch] = lw_lane_scan(q, lax, acc, &w->excl[ch], &w->excl_ok[ch]);
             else if (sp->lanes)   /* one element: the inclusive scan is it */
-                w->seg[ch] = s[0] = lw_lane_scan(f, sp, q->fl, lax, acc, NULL);
-            w->wexcl[ch] = NULL;
+                w->seg[ch] = s[0] = lw_lane_scan(q, lax, acc, NULL, NULL);
+            w->wexcl[ch] = w->wexcl_ok[ch] = NULL;
             w->total[ch] = w->seg[ch];
         }
     return 1;
@@ -491,7 +561,8 @@ static LLVMValueRef lw_scan_slot(const LwScan *q, int j, LLVMValueRef *wax) {
 /* 3. across warps: the last lane of each warp's segment (the owner among
  * copies) writes the segment's total to slot
  * [(chunk * rows + row) * nw + warp index], a barrier, and every thread
- * sums the totals of the warps below its own and of all of them. */
+ * combines the totals of the warps below its own (in order; present in
+ * every warp but the first) and of all of them. */
 static void lw_scan_warps(LwScan *q) {
     LwFn *f = q->f;
     LwCtx *c = f->c;
@@ -522,13 +593,18 @@ static void lw_scan_warps(LwScan *q) {
     for (int j = 0; j < q->nrows; j++) {
         LLVMValueRef wax, base = lw_scan_slot(q, j, &wax);  /* again: dominance */
         for (int ch = 0; ch < q->nch; ch++) {
-            LLVMValueRef sum = NULL, below = LLVMConstNull(t);
+            LLVMValueRef sum = NULL, below = NULL;
             for (int w = 0; w < q->nw; w++) {
                 LLVMValueRef at = LLVMBuildAdd(b, base, lw_i32(c, ch * chunk + w), "");
                 LLVMValueRef v = LLVMBuildLoad2(b, t, LLVMBuildGEP2(b, t, f->smem, &at, 1, ""), "");
                 LLVMValueRef in = LLVMBuildICmp(b, LLVMIntULT, lw_i32(c, w), wax, "");
-                below = LLVMBuildSelect(b, in, w ? lw_add(f, q->fl, below, v) : v, below, "");
-                sum = sum ? lw_add(f, q->fl, sum, v) : v;
+                if (w) {
+                    below = LLVMBuildSelect(b, in, lw_scan_comb(q, below, v), below, "");
+                } else {
+                    below = v;
+                    q->rows[j].wexcl_ok[ch] = in;
+                }
+                sum = sum ? lw_scan_comb(q, sum, v) : v;
             }
             q->rows[j].wexcl[ch] = below;
             q->rows[j].total[ch] = sum;
@@ -536,7 +612,7 @@ static void lw_scan_warps(LwScan *q) {
     }
 }
 
-/* 4. chunks in order, each adding the totals of those before it; the
+/* 4. chunks in order, each after the totals of those before it; the
  * result in S's registers. */
 static LwVal lw_scan_chunks(LwScan *q, int nregs) {
     LwFn *f = q->f;
@@ -544,13 +620,14 @@ static LwVal lw_scan_chunks(LwScan *q, int nregs) {
         LwScanRow *w = &q->rows[j];
         LLVMValueRef carry = NULL;
         for (int ch = 0; ch < q->nch; ch++) {
-            LLVMValueRef base = w->wexcl[ch], *s = &w->s[ch * q->nlo];
-            if (carry) base = base ? lw_add(f, q->fl, carry, base) : carry;
-            if (w->excl[ch]) base = base ? lw_add(f, q->fl, base, w->excl[ch]) : w->excl[ch];
-            for (int p = 0; p < q->nlo; p++)
-                s[p] = lw_cast_scalar(f, base ? lw_add(f, q->fl, base, s[p]) : s[p], q->ak, q->k);
-            if (ch + 1 < q->nch)
-                carry = carry ? lw_add(f, q->fl, carry, w->total[ch]) : w->total[ch];
+            LLVMValueRef ok, *s = &w->s[ch * q->nlo];
+            LLVMValueRef base = lw_scan_cat(q, carry, NULL, w->wexcl[ch], w->wexcl_ok[ch], &ok);
+            base = lw_scan_cat(q, base, ok, w->excl[ch], w->excl_ok[ch], &ok);
+            for (int p = 0; p < q->nlo; p++) {
+                LLVMValueRef none;
+                s[p] = lw_cast_scalar(f, lw_scan_cat(q, base, ok, s[p], NULL, &none), q->ak, q->k);
+            }
+            if (ch + 1 < q->nch) carry = carry ? lw_scan_comb(q, carry, w->total[ch]) : w->total[ch];
         }
     }
     LwVal out = lw_new_val(f, nregs);
@@ -561,10 +638,12 @@ static LwVal lw_scan_chunks(LwScan *q, int nregs) {
     return out;
 }
 
-/* Scans `in` (layout S) along axis a, which S splits as sp says. */
-static LwVal lw_scan_split_layout(LwFn *f, Loc loc, LwVal in, const Layout *S, int a,
-                                  const LwScanSplit *sp, ScalarKind k, ScalarKind ak) {
-    LwScan q = {.f = f, .S = S, .sp = *sp, .a = a, .k = k, .ak = ak, .fl = ty_isfloat(ak)};
+/* Scans `in` (layout S) along op's axis a, which S splits as sp says. */
+static LwVal lw_scan_split_layout(LwFn *f, const IrOp *op, LwVal in, const Layout *S,
+                                  const LwScanSplit *sp) {
+    int a = (int)op->iattr[0];
+    LwScan q = {.f = f, .op = op, .S = S, .sp = *sp, .a = a,
+                .k = (ScalarKind)op->res[0]->ty.k, .ak = lw_scan_acc(op)};
     q.A = lw_axis_bits(S, a, &q.off, &q.na);
     q.nlo = 1 << sp->lo;
     q.nch = 1 << sp->hi;
@@ -577,7 +656,7 @@ static LwVal lw_scan_split_layout(LwFn *f, Loc loc, LwVal in, const Layout *S, i
         if (*slot < 0) *slot = r;
     }
     if (!lw_scan_lanes(&q, in)) {
-        lw_error(f, loc, "internal error: scan register missing");
+        lw_error(f, op->loc, "internal error: scan register missing");
         return in;
     }
     if (sp->warps) {
@@ -593,35 +672,39 @@ static LwVal lw_scan_split_layout(LwFn *f, Loc loc, LwVal in, const Layout *S, i
     return lw_scan_chunks(&q, in.n);
 }
 
+/* The default blocked layout of D's shape, in which every axis scans. */
+static const Layout *lw_scan_blocked(Arena *ar, const Layout *D, int warps) {
+    uint8_t order[IR_MAXRANK];
+    for (int d = 0; d < D->rank; d++) order[d] = (uint8_t)(D->rank - 1 - d);
+    return ly_blocked_default(ar, D->rank, D->shape, warps, 1, order);
+}
+
 void lw_scan(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
     const IrValue *x = op->args[0], *res = op->res[0];
     const Layout *D = res->layout;
     ScalarKind k = (ScalarKind)res->ty.k;
-    ScalarKind ak = k == SK_F16 || k == SK_BF16 ? SK_F32 : k;
     LwVal in = lw_in_layout(f, x, D);
     int a = (int)op->iattr[0], off, na;
-    if (!D) {   /* a scalar is its own prefix sum */
+    if (!D) {   /* a scalar is its own prefix */
         lw_set(f, res, in);
         return;
     }
     lw_axis_bits(D, a, &off, &na);
     LwScanSplit sp;
     if (lw_scan_split(D, off, na, &sp)) {
-        lw_set(f, res, lw_scan_split_layout(f, op->loc, in, D, a, &sp, k, ak));
+        lw_set(f, res, lw_scan_split_layout(f, op, in, D, &sp));
         return;
     }
     /* a layout that mixes the axis with other bits (a reshape's, an mma
      * accumulator's along its rows): scan in the default blocked layout */
-    uint8_t order[IR_MAXRANK];
-    for (int d = 0; d < D->rank; d++) order[d] = (uint8_t)(D->rank - 1 - d);
-    const Layout *B = ly_blocked_default(c->ar, D->rank, D->shape, f->k->warps, 1, order);
+    const Layout *B = lw_scan_blocked(c->ar, D, f->k->warps);
     if (!B || !lw_scan_split(B, off, na, &sp)) {
-        lw_error(f, op->loc, "internal error: no scan layout for cumsum");
+        lw_error(f, op->loc, "internal error: no scan layout for %s", ir_op_name[op->op]);
         return;
     }
     LwVal t = lw_remap(f, in, k, D, B, NULL);
-    t = lw_scan_split_layout(f, op->loc, t, B, a, &sp, k, ak);
+    t = lw_scan_split_layout(f, op, t, B, &sp);
     lw_set(f, res, lw_remap(f, t, k, B, D, NULL));
 }
 
@@ -657,17 +740,14 @@ int64_t lw_reduce_scratch(Arena *ar, const IrOp *op) {
 int64_t lw_scan_scratch(Arena *ar, const IrOp *op, int warps) {
     const IrValue *x = op->args[0], *res = op->res[0];
     const Layout *D = res->layout;
-    ScalarKind k = (ScalarKind)res->ty.k;
-    ScalarKind ak = k == SK_F16 || k == SK_BF16 ? SK_F32 : k;
+    ScalarKind k = (ScalarKind)res->ty.k, ak = lw_scan_acc(op);
     int64_t m = lw_in_layout_scratch(x, D);
     int a = (int)op->iattr[0], off, na;
     if (!D) return m;
     lw_axis_bits(D, a, &off, &na);
     LwScanSplit sp;
     if (lw_scan_split(D, off, na, &sp)) return lw_max64(m, lw_scan_bytes(D, a, &sp, ak));
-    uint8_t order[IR_MAXRANK];
-    for (int d = 0; d < D->rank; d++) order[d] = (uint8_t)(D->rank - 1 - d);
-    const Layout *B = ly_blocked_default(ar, D->rank, D->shape, warps, 1, order);
+    const Layout *B = lw_scan_blocked(ar, D, warps);
     if (!B || !lw_scan_split(B, off, na, &sp)) return m;
     m = lw_max64(m, lw_remap_scratch(D, B, NULL, k));
     m = lw_max64(m, lw_scan_bytes(B, a, &sp, ak));

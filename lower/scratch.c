@@ -67,6 +67,8 @@ static int64_t op_scratch(const Scratch *s, const IrOp *op) {
         return lw_memory_scratch(op, s->plan->uses, s->k->warps);
     case IR_REDUCE: return lw_reduce_scratch(s->ar, op);
     case IR_SCAN: return lw_scan_scratch(s->ar, op, s->k->warps);
+    case IR_SLICE: case IR_CAT: case IR_GATHER: return lw_move_scratch(op);
+    case IR_SORT: return lw_sort_scratch(op);
     LW_ELEMENTWISE_CASES: {
         int64_t m = 0;   /* operands in the result's layout */
         for (int i = 0; i < op->nargs && i < 3; i++) {

@@ -46,7 +46,8 @@ typedef enum {
     E_CALL,     /* name(args..., names[i]=args[i]...) ; nargs positional
                    first, then nnamed named ones, both in args/names */
     E_INDEX,    /* lhs[args...]: each arg is E_SLICE, E_NONE or an expr */
-    E_SLICE,    /* ':' inside an index list */
+    E_SLICE,    /* ':' inside an index list; lo:hi with lhs, rhs (each
+                   NULL when left out) */
     E_LIST,     /* [args...] — shapes and lists in attributes */
 } AstExprKind;
 

@@ -120,6 +120,13 @@ PsExpr ps_index(PsCtx *ps, PsExpr x, PsList idx, Loc l) {
     return check_depth(ps, e, max_int(x.depth, idx.depth) + 1);
 }
 
+PsExpr ps_slice(PsCtx *ps, AstExpr *lo, AstExpr *hi, Loc l) {
+    AstExpr *e = new_expr(ps, E_SLICE, l);
+    e->lhs = lo;
+    e->rhs = hi;
+    return (PsExpr){e, 1};
+}
+
 PsExpr ps_list(PsCtx *ps, PsList elems, Loc l) {
     AstExpr *e = new_expr(ps, E_LIST, l);
     e->args = elems.v;

@@ -74,6 +74,7 @@ PsExpr ps_binary(PsCtx *ps, AstOp op, PsExpr a, PsExpr b, Loc l);
 PsExpr ps_cast(PsCtx *ps, PsExpr x, AstType *t, Loc l);
 PsExpr ps_call(PsCtx *ps, const char *name, Loc nloc, PsArgs *args, Loc l);
 PsExpr ps_index(PsCtx *ps, PsExpr x, PsList idx, Loc l);
+PsExpr ps_slice(PsCtx *ps, AstExpr *lo, AstExpr *hi, Loc l);   /* lo:hi */
 PsExpr ps_list(PsCtx *ps, PsList elems, Loc l);
 
 /* Lists. */

@@ -334,7 +334,8 @@ primary
     | '[' exprs ']'         { $$ = ps_list(ps, $2, @$); }
     ;
 
-/* `x[:, None]`: each index is ':' (keep an axis) or an expression. */
+/* `x[:, None, 0:32, 3]`: each index is ':' (keep an axis), a slice
+ * `lo:hi` (either bound may be left out) or an expression. */
 indices
     : index                 { $$ = ps_list_add(ps, (PsList){0}, $1); }
     | indices ',' index     { $$ = ps_list_add(ps, $1, $3); }
@@ -343,6 +344,9 @@ indices
 index
     : expr
     | ':'                   { $$ = ps_leaf(ps, E_SLICE, @$); }
+    | expr ':'              { $$ = ps_slice(ps, $1.e, NULL, @$); }
+    | ':' expr              { $$ = ps_slice(ps, NULL, $2.e, @$); }
+    | expr ':' expr         { $$ = ps_slice(ps, $1.e, $3.e, @$); }
     ;
 
 /* Expression lists (grid, shapes, tile dimensions) allow a trailing ','. */

@@ -179,6 +179,10 @@ static void print_expr(FILE *out, const AstExpr *e, int d) {
         print_exprs(out, e->args, e->nargs, d + 1);
         break;
     case E_LIST: print_exprs(out, e->args, e->nargs, d + 1); break;
+    case E_SLICE:   /* lo:hi; a left-out bound prints nothing */
+        if (e->lhs) print_expr(out, e->lhs, d + 1);
+        if (e->rhs) print_expr(out, e->rhs, d + 1);
+        break;
     default: break;
     }
 }
@@ -202,7 +206,10 @@ static void print_node(FILE *out, const AstExpr *e, int d) {
     case E_CAST: fputs("cast", out); break;
     case E_CALL: fprintf(out, "call %s", e->name); break;
     case E_INDEX: fputs("index", out); break;
-    case E_SLICE: fputs("slice", out); break;
+    case E_SLICE:
+        fputs(e->lhs || e->rhs ? (e->lhs ? (e->rhs ? "slice lo:hi" : "slice lo:")
+                                         : "slice :hi") : "slice", out);
+        break;
     case E_LIST: fputs("list", out); break;
     }
     print_loc(out, e->loc);

@@ -504,7 +504,8 @@ static AxInfo ax_shape_rule(const IrOp *op, const AxInfo *const *in) {
                 if (d != op->iattr[1]) r.constancy[j++] = a->constancy[d];
         return r;
     case IR_PROGRAM_ID: case IR_NUM_PROGRAMS: case IR_RESHAPE: case IR_SCAN:
-    case IR_DOT: case IR_ATOMIC: case IR_ATOMIC_CAS:
+    case IR_DOT: case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_SLICE: case IR_CAT:
+    case IR_GATHER: case IR_SORT:
         return r;
     default:
         /* Element-wise math and bit operations: constancy only. */

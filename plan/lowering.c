@@ -90,6 +90,7 @@ static int uses_scratch(const LyPipe *q, const IrOp *op) {
         return !(ld && ld->op == IR_LOAD && ld->iattr[3] >= 2);
     }
     case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_REDUCE: case IR_SCAN:
+    case IR_SLICE: case IR_CAT: case IR_GATHER: case IR_SORT:
         return 1;
     default:
         return 0;
@@ -114,7 +115,8 @@ static int64_t scratch_bound(const LyPipe *q, const IrBlock *b) {
             int64_t x = padded_bytes(&op->res[i]->ty);
             if (x > m) m = x;
         }
-        for (int i = 0; i < op->nargs && (op->op == IR_REDUCE || op->op == IR_SCAN); i++) {
+        for (int i = 0; i < op->nargs && (op->op == IR_REDUCE || op->op == IR_SCAN ||
+                                          op->op == IR_SLICE || op->op == IR_GATHER); i++) {
             int64_t x = padded_bytes(&op->args[i]->ty);
             if (x > m) m = x;
         }

@@ -57,7 +57,7 @@ static int pure_op(int opc) {
     case IR_LOAD: case IR_STORE: case IR_ATOMIC: case IR_ATOMIC_CAS:
     case IR_PRINT: case IR_ASSERT: case IR_BARRIER: case IR_DOT:
     case IR_FOR: case IR_IF: case IR_WHILE: case IR_YIELD: case IR_CONDITION:
-    case IR_REDUCE: case IR_SCAN:
+    case IR_REDUCE: case IR_SCAN: case IR_SLICE: case IR_CAT: case IR_GATHER: case IR_SORT:
         return 0;
     default:
         return 1;

@@ -603,12 +603,88 @@ static int want_sum_dtype(SmCtx *c, const Builtin *b, const SmVal *v,
     return 0;
 }
 
-/* sum/max/min/argmax/argmin(x, axis=, keepdims=false), sum's dtype= */
-static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
-                       SmVal *a) {
-    int (*ok)(ScalarKind) = b->op == RED_SUM ? is_numeric_or_bool : is_numeric;
+/* ------------------------------------------------------------ combiners */
+
+/* An op the combiner of reduce/scan may hold: scalar arithmetic,
+ * comparisons, casts, selects and control flow (IR_ADD..IR_CEIL are the
+ * element-wise ops, ir.h). */
+static int combiner_op(int op) {
+    return (op >= IR_ADD && op <= IR_CEIL) || op == IR_CONST || op == IR_CAST ||
+           op == IR_FMA || op == IR_SELECT || op == IR_FOR || op == IR_IF ||
+           op == IR_WHILE || op == IR_YIELD || op == IR_CONDITION;
+}
+
+/* Reports the first op of blk (and its regions) a combiner may not hold. */
+static int scalar_only(SmCtx *c, const Builtin *b, const SmVal *fn, const IrBlock *blk) {
+    for (const IrOp *op = blk->first; op; op = op->next) {
+        int tile = op->nres && op->res[0]->ty.rank > 0;
+        if (tile || !combiner_op(op->op)) {
+            dg_error(c->dg, op->loc, "the combiner '%s' of '%s' may only compute "
+                     "on its two scalars (arithmetic, comparisons, casts, "
+                     "'where', control flow), not %s", fn->s, b->name,
+                     tile ? "make a tile" : ar_printf(c->ar, "'%s'", ir_op_name[op->op]));
+            dg_note(c->dg, fn->loc, "'%s' is the combiner of this '%s'", fn->s, b->name);
+            return 0;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            if (!scalar_only(c, b, fn, op->regions[r])) return 0;
+    }
+    return 1;
+}
+
+/* Makes region 0 of op the combiner f (a fn named as an argument) on
+ * two scalars of kind k: the region's arguments (a, b), f inlined on
+ * them, and a yield of its result, which must convert to k implicitly. */
+static int combiner(SmCtx *c, const Builtin *b, IrOp *op, const SmVal *f, ScalarKind k) {
+    if (f->kind != SV_FN) {
+        dg_error(c->dg, f->loc, "argument 'combine' of '%s' must name a fn of "
+                 "two scalars, got '%s'", b->name, sm_describe(c, f));
+        return 0;
+    }
+    SmGlobal *g = sm_lookup_global(c, f->s);
+    if (g->item->nparams != 2) {
+        dg_error(c->dg, f->loc, "the combiner '%s' of '%s' must take two "
+                 "parameters, not %d", f->s, b->name, g->item->nparams);
+        dg_note(c->dg, g->item->nloc, "'%s' is declared here", f->s);
+        return 0;
+    }
+    Type st[2] = {ty_scalar(k), ty_scalar(k)};
+    ir_add_regions(&c->b, op, 1);
+    IrBlock *blk = ir_block(&c->b, 2, st), *outer = c->b.blk;
+    blk->parent = op;
+    op->regions[0] = blk;
+    c->b.blk = blk;
+    AstExpr arg = {.kind = E_NAME, .loc = f->loc};
+    AstExpr *argv[2] = {&arg, &arg};
+    AstExpr call = {.kind = E_CALL, .loc = f->loc, .nloc = f->loc, .name = f->s,
+                    .args = argv, .nargs = 2};
+    SmVal in[2] = {sm_val(blk->args[0], f->loc), sm_val(blk->args[1], f->loc)};
+    SmVal r = sm_inline(c, g, &call, in);
+    int ok = r.kind != SV_POISON && sm_check_value(c, &r);
+    if (ok && (sm_type_of(&r).rank || !sm_implicit_ok(&r, k))) {
+        dg_error(c->dg, f->loc, "the combiner '%s' of '%s' must return a scalar "
+                 "of its operands' type '%s', got '%s'", f->s, b->name,
+                 ty_kind_name(k), sm_describe(c, &r));
+        ok = 0;
+    }
+    if (ok) {
+        c->b.loc = f->loc;
+        IrValue *y = sm_convert(c, &r, k);
+        ir_emit(&c->b, IR_YIELD, 0, NULL, 1, &y);
+        ok = scalar_only(c, b, f, blk);
+    }
+    c->b.blk = outer;
+    return ok;
+}
+
+/* sum/max/min/argmax/argmin(x, axis=, keepdims=false), sum's dtype= (in
+ * a[3]); reduce(x, axis, combine, keepdims=false) with its combine fn
+ * `fn` (a[1] axis, a[2] keepdims here too) */
+static SmVal reduce_along(SmCtx *c, const Builtin *b, const AstExpr *call,
+                          SmVal *a, const SmVal *fn) {
+    int (*ok)(ScalarKind) = b->op == RED_SUM || fn ? is_numeric_or_bool : is_numeric;
     if (!want_kind(c, b, &a[0], "x", ok,
-                   b->op == RED_SUM ? "a numeric or bool tile" : "a numeric tile"))
+                   ok == is_numeric ? "a numeric tile" : "a numeric or bool tile"))
         return sm_poison();
     Type t = sm_type_of(&a[0]);
     int axis = -1, keep = 0;
@@ -641,6 +717,8 @@ static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
     IrValue *r = sm_emit1(c, IR_REDUCE, rt, x, NULL, NULL);
     r->def->iattr[0] = b->op;
     r->def->iattr[1] = ax;
+    if (fn && !combiner(c, b, r->def, fn, k)) return sm_poison();
+    c->b.loc = call->loc;
     if (keep && axis >= 0) {
         Type kt = sm_with_kind(orig, rt.k);
         kt.dim[axis] = 1;
@@ -654,23 +732,40 @@ static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
     return sm_val(r, call->loc);
 }
 
-/* cumsum(x, axis=0) */
-static SmVal bi_cumsum(SmCtx *c, const Builtin *b, const AstExpr *call,
+static SmVal bi_reduce(SmCtx *c, const Builtin *b, const AstExpr *call,
                        SmVal *a) {
-    if (!want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a numeric or bool tile"))
+    return reduce_along(c, b, call, a, NULL);
+}
+
+/* reduce(x, axis, combine, keepdims=false) */
+static SmVal bi_reduce_fn(SmCtx *c, const Builtin *b, const AstExpr *call,
+                          SmVal *a) {
+    SmVal r[4] = {a[0], a[1], a[3], a[4]};
+    return reduce_along(c, b, call, r, &a[2]);
+}
+
+/* cumsum/cumprod/cummax/cummin(x, axis=0); scan(x, axis, combine) */
+static SmVal bi_scan(SmCtx *c, const Builtin *b, const AstExpr *call,
+                     SmVal *a) {
+    int mm = b->op == SCAN_MAX || b->op == SCAN_MIN, fn = b->op == SCAN_FN;
+    if (!want_kind(c, b, &a[0], "x", mm ? is_numeric : is_numeric_or_bool,
+                   mm ? "a numeric tile" : "a numeric or bool tile"))
         return sm_poison();
     Type t = sm_type_of(&a[0]);
     int axis = 0;
     if (t.rank == 0) {
-        dg_error(c->dg, a[0].loc, "'cumsum' needs a tile, got a scalar '%s'",
+        dg_error(c->dg, a[0].loc, "'%s' needs a tile, got a scalar '%s'", b->name,
                  sm_describe(c, &a[0]));
         return sm_poison();
     }
     if (!absent(&a[1]) && !want_axis(c, b, &a[1], t.rank, &axis)) return sm_poison();
     c->b.loc = call->loc;
-    IrValue *x = sm_cast(c, a[0].v, sum_kind(t.k));
+    ScalarKind k = mm || fn ? (ScalarKind)t.k : sum_kind(t.k);
+    IrValue *x = sm_cast(c, a[0].v, k);
     IrValue *r = sm_emit1(c, IR_SCAN, x->ty, x, NULL, NULL);
     r->def->iattr[0] = axis;
+    r->def->iattr[1] = b->op;
+    if (fn && !combiner(c, b, r->def, &a[2], k)) return sm_poison();
     return sm_val(r, call->loc);
 }
 
@@ -992,6 +1087,133 @@ static SmVal bi_expand_dims(SmCtx *c, const Builtin *b, const AstExpr *call,
 
 /* --------------------------------------------------------------- hints */
 
+/* ------------------------------------------------ joining and gathering */
+
+/* a[0], a[1]: numeric or bool, promoted to one kind and broadcast to
+ * one shape, of rank at least `rank`. */
+static int two_tiles(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a,
+                     int rank, IrValue **out) {
+    int ok = want_kind(c, b, &a[0], "a", is_numeric_or_bool, "a numeric or bool tile");
+    ok &= want_kind(c, b, &a[1], "b", is_numeric_or_bool, "a numeric or bool tile");
+    ScalarKind k = ok ? promote_n(c, a, 2) : SK_VOID;
+    if (k == SK_VOID || !unify(c, b, call, a, 2, k, out)) return 0;
+    if (out[0]->ty.rank < rank) {
+        dg_error(c->dg, call->loc, "'%s' needs tiles, got scalars '%s'", b->name,
+                 ty_kind_name(k));
+        return 0;
+    }
+    return 1;
+}
+
+/* x then y along axis (one shape), or NULL after an error. */
+static IrValue *cat_ir(SmCtx *c, Loc loc, IrValue *x, IrValue *y, int axis) {
+    Type r = x->ty;
+    r.dim[axis] *= 2;
+    if (!sm_check_shape(c, loc, r.rank, r.dim)) return NULL;
+    IrValue *v = sm_emit1(c, IR_CAT, r, x, y, NULL);
+    v->def->iattr[0] = axis;
+    return v;
+}
+
+/* cat(a, b, axis=0) */
+static SmVal bi_cat(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) {
+    IrValue *x[2], *r;
+    int axis = 0;
+    if (!two_tiles(c, b, call, a, 1, x)) return sm_poison();
+    if (!absent(&a[2]) && !want_axis(c, b, &a[2], x[0]->ty.rank, &axis)) return sm_poison();
+    c->b.loc = call->loc;
+    return (r = cat_ir(c, call->loc, x[0], x[1], axis)) ? sm_val(r, call->loc) : sm_poison();
+}
+
+/* join(a, b): [..., 2], a at 0 and b at 1 of a new last axis;
+ * interleave(a, b): the same read as [..., 2n]: a[0], b[0], a[1], ... */
+static SmVal bi_join(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) {
+    IrValue *x[2];
+    if (!two_tiles(c, b, call, a, b->op, x)) return sm_poison();
+    Type t = x[0]->ty;
+    if (t.rank + 1 > IR_MAXRANK) {
+        dg_error(c->dg, call->loc, "tiles have at most %d dimensions", IR_MAXRANK);
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    for (int i = 0; i < 2; i++) {
+        Type e = t;
+        e.dim[e.rank++] = 1;
+        x[i] = sm_emit1(c, IR_EXPAND_DIMS, e, x[i], NULL, NULL);
+        x[i]->def->iattr[0] = t.rank;
+    }
+    IrValue *r = cat_ir(c, call->loc, x[0], x[1], t.rank);
+    if (r && b->op) {   /* interleave */
+        t.dim[t.rank - 1] *= 2;
+        r = sm_emit1(c, IR_RESHAPE, t, r, NULL, NULL);
+    }
+    return r ? sm_val(r, call->loc) : sm_poison();
+}
+
+/* gather(src, index, axis): result[i] = src[i with index[i] along axis] */
+static SmVal bi_gather(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) {
+    int axis;
+    int ok = want_kind(c, b, &a[0], "src", is_numeric_or_bool, "a numeric or bool tile");
+    ok &= want_kind(c, b, &a[1], "index", is_int, "an integer tile");
+    if (!ok) return sm_poison();
+    Type ts = sm_type_of(&a[0]), ti = sm_type_of(&a[1]);
+    if (ts.rank == 0 || !want_axis(c, b, &a[2], ts.rank, &axis)) {
+        if (ts.rank == 0)
+            dg_error(c->dg, a[0].loc, "'gather' needs a tile, got a scalar '%s'",
+                     sm_describe(c, &a[0]));
+        return sm_poison();
+    }
+    for (int d = 0; d < ts.rank; d++)
+        if (ti.rank != ts.rank || (d != axis && ti.dim[d] != ts.dim[d])) {
+            dg_error(c->dg, a[1].loc, "'index' of 'gather' must have the shape of "
+                     "'src' but along axis %d: '%s' against '%s'", axis,
+                     sm_describe(c, &a[1]), sm_describe(c, &a[0]));
+            return sm_poison();
+        }
+    c->b.loc = call->loc;
+    IrValue *r = sm_emit1(c, IR_GATHER, sm_with_kind(ti, ts.k), a[0].v, as_ir(c, &a[1]), NULL);
+    r->def->iattr[0] = axis;
+    return sm_val(r, call->loc);
+}
+
+/* sort(x, axis=-1, descending=false); topk(x, k, axis=-1): the k largest,
+ * largest first (a descending sort's first k, k a power of two) */
+static SmVal bi_sort(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) {
+    int topk = b->op, axis, desc = topk;
+    SmVal *ax = &a[topk ? 2 : 1];
+    int64_t k = 0;
+    if (!want_kind(c, b, &a[0], "x", is_numeric_or_bool, "a numeric or bool tile"))
+        return sm_poison();
+    Type t = sm_type_of(&a[0]);
+    if (t.rank == 0) {
+        dg_error(c->dg, a[0].loc, "'%s' needs a tile, got a scalar '%s'", b->name,
+                 sm_describe(c, &a[0]));
+        return sm_poison();
+    }
+    axis = t.rank - 1;
+    if (!absent(ax) && !want_axis(c, b, ax, t.rank, &axis)) return sm_poison();
+    if (!topk && !absent(&a[2]) && !want_bool_const(c, b, &a[2], "descending", &desc))
+        return sm_poison();
+    if (topk && !want_int(c, b, &a[1], "k", &k)) return sm_poison();
+    if (topk && (k <= 0 || k > t.dim[axis] || !is_pow2(k))) {
+        dg_error(c->dg, a[1].loc, "'k' of 'topk' must be a power of two from 1 to "
+                 "the axis' %d, got %lld", t.dim[axis], (long long)k);
+        return sm_poison();
+    }
+    c->b.loc = call->loc;
+    IrValue *r = sm_emit1(c, IR_SORT, t, a[0].v, NULL, NULL);
+    r->def->iattr[0] = axis;
+    r->def->iattr[1] = desc;
+    if (topk && k < t.dim[axis]) {
+        Type kt = t;
+        kt.dim[axis] = (int32_t)k;
+        r = sm_emit1(c, IR_SLICE, kt, r, NULL, NULL);
+        r->def->iattr[0] = axis;
+        r->def->iattr[1] = 0;
+    }
+    return sm_val(r, call->loc);
+}
+
 static SmVal bi_hint(SmCtx *c, const Builtin *b, const AstExpr *call,
                      SmVal *a) {
     int64_t n;
@@ -1100,7 +1322,12 @@ static const Builtin builtins[] = {
     {"min", "x, axis?, keepdims?", bi_reduce, RED_MIN, 1},
     {"argmax", "x, axis?, keepdims?", bi_reduce, RED_ARGMAX, 1},
     {"argmin", "x, axis?, keepdims?", bi_reduce, RED_ARGMIN, 1},
-    {"cumsum", "x, axis?", bi_cumsum, 0, 1},
+    {"reduce", "x, axis, combine, keepdims?", bi_reduce_fn, RED_FN, 1},
+    {"cumsum", "x, axis?", bi_scan, SCAN_SUM, 1},
+    {"cumprod", "x, axis?", bi_scan, SCAN_PROD, 1},
+    {"cummax", "x, axis?", bi_scan, SCAN_MAX, 1},
+    {"cummin", "x, axis?", bi_scan, SCAN_MIN, 1},
+    {"scan", "x, axis, combine", bi_scan, SCAN_FN, 1},
     {"where", "condition, x, y", bi_where, 0, 1},
     {"maximum", "x, y", bi_minmax, IR_MAX, 1},
     {"minimum", "x, y", bi_minmax, IR_MIN, 1},
@@ -1135,6 +1362,12 @@ static const Builtin builtins[] = {
     {"permute", "x, dims", bi_permute, 0, 1},
     {"broadcast_to", "x, shape", bi_broadcast_to, 0, 1},
     {"expand_dims", "x, axis", bi_expand_dims, 0, 1},
+    {"cat", "a, b, axis?", bi_cat, 0, 1},
+    {"join", "a, b", bi_join, 0, 1},
+    {"interleave", "a, b", bi_join, 1, 1},
+    {"gather", "src, index, axis", bi_gather, 0, 1},
+    {"sort", "x, axis?, descending?", bi_sort, 0, 1},
+    {"topk", "x, k, axis?", bi_sort, 1, 1},
     {"multiple_of", "x, n", bi_hint, IR_MULTIPLE_OF, 1},
     {"max_contiguous", "x, n", bi_hint, IR_MAX_CONTIG, 1},
     {"device_print", "fmt, x...", bi_print, 0, 0},

@@ -370,25 +370,59 @@ static SmVal cast_expr(SmCtx *c, const AstExpr *e) {
 
 /* ------------------------------------------------------------ indexing */
 
-/* x[:, None]: every ':' keeps an axis, every None inserts one. */
+/* One index of an axis of extent n: `lo:hi` (*len its length, a power of
+ * two) or an integer (*len 0); bounds are compile-time integers and may
+ * count from the end (-1 is n - 1). Returns 0 after an error. */
+static int axis_index(SmCtx *c, const AstExpr *a, int32_t n, int64_t *start,
+                      int64_t *len) {
+    int64_t b[2] = {0, n};
+    const AstExpr *e[2] = {a->kind == E_SLICE ? a->lhs : a, a->kind == E_SLICE ? a->rhs : NULL};
+    for (int i = 0; i < 2; i++) {
+        if (!e[i]) continue;
+        SmVal v = sm_expr(c, e[i]);
+        if (!sm_const_int_arg(c, &v, "an index", &b[i])) return 0;
+        if (b[i] < 0) b[i] += n;
+    }
+    *start = b[0];
+    *len = a->kind == E_SLICE ? b[1] - b[0] : 0;
+    if (a->kind != E_SLICE && (b[0] < 0 || b[0] >= n)) {
+        dg_error(c->dg, a->loc, "index %lld is out of range for an axis of %d",
+                 (long long)b[0], n);
+        return 0;
+    }
+    if (a->kind == E_SLICE && (b[0] < 0 || b[1] > n || *len <= 0 || !is_pow2(*len))) {
+        dg_error(c->dg, a->loc, "slice %lld:%lld of an axis of %d must lie in it "
+                 "and have a power-of-two length", (long long)b[0], (long long)b[1], n);
+        return 0;
+    }
+    return 1;
+}
+
+/* v's elements start .. start + len along axis (a slice op; none for
+ * the whole axis). */
+static IrValue *slice_axis(SmCtx *c, IrValue *v, int axis, int64_t start, int64_t len) {
+    if (start == 0 && len == v->ty.dim[axis]) return v;
+    Type r = v->ty;
+    r.dim[axis] = (int32_t)len;
+    v = sm_emit1(c, IR_SLICE, r, v, NULL, NULL);
+    v->def->iattr[0] = axis;
+    v->def->iattr[1] = start;
+    return v;
+}
+
+/* x[...]: one index per axis of x — ':' keeps it, `lo:hi` keeps part of
+ * it, an integer keeps one position and drops it — and None inserts an
+ * axis of size 1 where it stands. */
 static SmVal index_expr(SmCtx *c, const AstExpr *e) {
     SmVal x = sm_expr(c, e->lhs);
-    int nslice = 0, bad = 0;
-    for (int i = 0; i < e->nargs; i++) {
-        const AstExpr *a = e->args[i];
-        if (a->kind == E_SLICE) nslice++;
-        else if (a->kind != E_NONE && !bad) {
-            dg_error(c->dg, a->loc,
-                     "indexing with an integer is not supported in v1; only "
-                     "':' and 'None' are");
-            bad = 1;
-        }
-    }
-    if (bad || x.kind == SV_POISON || !sm_check_value(c, &x)) return sm_poison();
+    int naxes = 0;
+    for (int i = 0; i < e->nargs; i++) naxes += e->args[i]->kind != E_NONE;
+    if (x.kind == SV_POISON || !sm_check_value(c, &x)) return sm_poison();
     Type t = sm_type_of(&x);
-    if (nslice != t.rank) {
-        dg_error(c->dg, e->loc, "index of '%s' needs one ':' per dimension (%d), "
-                 "got %d", sm_describe(c, &x), t.rank, nslice);
+    if (naxes != t.rank) {
+        dg_error(c->dg, e->loc, "index of '%s' needs one index (':', 'lo:hi' or "
+                 "an integer) per dimension (%d), got %d", sm_describe(c, &x), t.rank,
+                 naxes);
         return sm_poison();
     }
     if (e->nargs > IR_MAXRANK) {
@@ -399,14 +433,38 @@ static SmVal index_expr(SmCtx *c, const AstExpr *e) {
     c->b.loc = e->loc;
     IrValue *v = x.kind == SV_VAL ? x.v
                : sm_materialize(c, &x, (ScalarKind)x.k);
-    for (int i = 0; i < e->nargs; i++) {
-        if (e->args[i]->kind != E_NONE) continue;
+    int drop[IR_MAXRANK], ndrop = 0;
+    for (int i = 0, ax = 0; i < e->nargs; i++) {
+        const AstExpr *a = e->args[i];
+        if (a->kind == E_NONE) continue;
+        int64_t start, len;
+        if (!axis_index(c, a, t.dim[ax], &start, &len)) return sm_poison();
+        c->b.loc = e->loc;
+        v = slice_axis(c, v, ax, start, len ? len : 1);
+        if (!len) drop[ndrop++] = ax;
+        ax++;
+    }
+    for (int j = ndrop - 1; j >= 0; j--) {   /* a size-1 axis reduced away */
         Type r = v->ty;
-        memmove(r.dim + i + 1, r.dim + i, sizeof(int32_t) * (size_t)(r.rank - i));
-        r.dim[i] = 1;
+        memmove(r.dim + drop[j], r.dim + drop[j] + 1,
+                sizeof(int32_t) * (size_t)(r.rank - drop[j] - 1));
+        r.dim[--r.rank] = 0;
+        v = sm_emit1(c, IR_REDUCE, r, v, NULL, NULL);
+        v->def->iattr[0] = RED_MAX;
+        v->def->iattr[1] = drop[j];
+    }
+    for (int i = 0, pos = 0; i < e->nargs; i++) {
+        const AstExpr *a = e->args[i];
+        if (a->kind != E_NONE) {
+            pos += a->kind == E_SLICE;
+            continue;
+        }
+        Type r = v->ty;
+        memmove(r.dim + pos + 1, r.dim + pos, sizeof(int32_t) * (size_t)(r.rank - pos));
+        r.dim[pos] = 1;
         r.rank++;
         v = sm_emit1(c, IR_EXPAND_DIMS, r, v, NULL, NULL);
-        v->def->iattr[0] = i;
+        v->def->iattr[0] = pos++;
     }
     return sm_val(v, e->loc);
 }
@@ -536,11 +594,29 @@ static const char *stdlib_module_of(SmCtx *c, const char *name) {
     return found;
 }
 
+/* An argument of a call: a fn's bare name, passed to a builtin, is the fn
+ * itself (SV_FN: the combiner of reduce and scan); anything else is
+ * evaluated. */
+static SmVal call_arg(SmCtx *c, const AstExpr *a, int to_builtin) {
+    if (to_builtin && a->kind == E_NAME && !sm_lookup(c, a->name)) {
+        SmGlobal *g = sm_lookup_global(c, a->name);
+        if (g && g->kind == G_FN) {
+            SmVal v = {0};
+            v.kind = SV_FN;
+            v.s = g->name;
+            v.loc = a->loc;
+            return v;
+        }
+    }
+    return sm_expr(c, a);
+}
+
 SmVal sm_call(SmCtx *c, const AstExpr *e) {
     int n = e->nargs + e->nnamed;
     SmVal *args = ar_alloc(c->ar, sizeof(SmVal) * (size_t)(n + 1));
-    for (int i = 0; i < n; i++) args[i] = sm_expr(c, e->args[i]);
     SmGlobal *g = sm_lookup_global(c, e->name);
+    int to_builtin = !g && sm_has_builtin(e->name);
+    for (int i = 0; i < n; i++) args[i] = call_arg(c, e->args[i], to_builtin);
     if (g && g->kind == G_FN) return sm_inline(c, g, e, args);
     if (g) {
         dg_error(c->dg, e->nloc, "'%s' is a %s, not a fn", e->name,

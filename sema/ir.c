@@ -331,7 +331,8 @@ static void pr_name(Printer *p, const IrValue *v) {
 }
 
 static const char *pred_name[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-static const char *reduce_name[] = {"sum", "max", "min", "argmax", "argmin"};
+static const char *reduce_name[] = {"sum", "max", "min", "argmax", "argmin", "fn"};
+static const char *scan_name[] = {"cumsum", "cumprod", "cummax", "cummin", "scan"};
 static const char *atomic_name[] = {"add", "max", "min", "xchg"};
 
 /* Arithmetic ops print with an i/f suffix (addi, addf), the way a reader
@@ -350,6 +351,9 @@ static void pr_mnemonic(Printer *p, const IrOp *op) {
         return;
     case IR_REDUCE:
         fprintf(p->out, "reduce.%s", reduce_name[op->iattr[0]]);
+        return;
+    case IR_SCAN:
+        fputs(scan_name[op->iattr[1]], p->out);
         return;
     case IR_ATOMIC:
         fprintf(p->out, "atomic_%s", atomic_name[op->iattr[0]]);
@@ -443,6 +447,10 @@ static void pr_op(Printer *p, const IrOp *op, int depth) {
     }
     if (op->op == IR_REDUCE)
         fprintf(o, "%saxis %" PRId64, op->nargs ? ", " : " ", op->iattr[1]);
+    if (op->op == IR_SLICE || op->op == IR_CAT || op->op == IR_GATHER || op->op == IR_SORT)
+        fprintf(o, ", axis %" PRId64, op->iattr[0]);
+    if (op->op == IR_SORT && op->iattr[1]) fputs(", descending", o);
+    if (op->op == IR_SLICE) fprintf(o, ", start %" PRId64, op->iattr[1]);
     if (op->op == IR_PERMUTE) {
         fputs(", [", o);
         for (int i = 0; i < op->res[0]->ty.rank; i++)

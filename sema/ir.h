@@ -104,8 +104,18 @@ const char *ty_str(Arena *a, Type t);
     X(ATOMIC,       "atomic")       /* ptr, value [, mask]; iattr[0]       \
                                        AtomicKind; result: old values */   \
     X(ATOMIC_CAS,   "atomic_cas")   /* ptr, cmp, value */                  \
-    X(REDUCE,       "reduce")       /* iattr[0] ReduceKind, [1] axis */    \
-    X(SCAN,         "cumsum")       /* iattr[0] axis */                    \
+    X(REDUCE,       "reduce")       /* iattr[0] ReduceKind, [1] axis;      \
+                                       RED_FN: region 0 the combiner */    \
+    X(SCAN,         "cumsum")       /* iattr[0] axis, [1] ScanKind;        \
+                                       SCAN_FN: region 0 the combiner */   \
+    X(SLICE,        "slice")        /* iattr[0] axis, [1] start: the      \
+                                       result's extent from start on */    \
+    X(CAT,          "cat")          /* a, b of one shape; iattr[0] axis:  \
+                                       b's elements after a's */           \
+    X(GATHER,       "gather")       /* src, index (int, the result's      \
+                                       shape); iattr[0] axis */            \
+    X(SORT,         "sort")         /* iattr[0] axis, [1] 1: descending;   \
+                                       NaN after numbers (before: desc) */ \
     X(DOT,          "dot")          /* a, b, acc; iattr[0] 1 = ieee */     \
     X(FOR,          "for")          /* lo, hi, step, inits...; region 0    \
                                        args (iv, carried...) */            \
@@ -133,7 +143,11 @@ typedef enum {
 extern const char *const ir_op_name[IR_NUM_OPS];
 
 typedef enum { CMP_EQ, CMP_NE, CMP_LT, CMP_LE, CMP_GT, CMP_GE } CmpPred;
-typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN } ReduceKind;
+/* RED_FN and SCAN_FN combine with a region of two scalar arguments of
+ * the element type (a: the earlier elements, b: the later) ending in a
+ * yield of one such scalar: a user's fn, inlined by sema. */
+typedef enum { RED_SUM, RED_MAX, RED_MIN, RED_ARGMAX, RED_ARGMIN, RED_FN } ReduceKind;
+typedef enum { SCAN_SUM, SCAN_PROD, SCAN_MAX, SCAN_MIN, SCAN_FN } ScanKind;
 typedef enum { ATOM_ADD, ATOM_MAX, ATOM_MIN, ATOM_XCHG } AtomicKind;
 enum { LOAD_MASK = 1, LOAD_OTHER = 2 };    /* LOAD iattr[0]; STORE/ATOMIC
                                               use nargs to tell a mask */

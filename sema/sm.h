@@ -45,6 +45,7 @@ typedef enum {
     SV_LIST,    /* items[n]: `[a, b]` */
     SV_NONE,    /* None */
     SV_SLICE,   /* ':' in an index list */
+    SV_FN,      /* s: a fn named as a builtin's argument (a combiner) */
 } SvKind;
 
 typedef struct SmVal {

@@ -115,6 +115,7 @@ const char *sm_describe(SmCtx *c, const SmVal *v) {
     case SV_NONE: return "None";
     case SV_SLICE: return "slice";
     case SV_VOID: return "no value";
+    case SV_FN: return ar_printf(c->ar, "fn '%s'", v->s);
     default: return "error";
     }
 }
@@ -138,6 +139,9 @@ int sm_check_value(SmCtx *c, const SmVal *v) {
         return 0;
     case SV_NONE:
         dg_error(c->dg, v->loc, "'None' can only appear in an index list");
+        return 0;
+    case SV_FN:
+        dg_error(c->dg, v->loc, "fn '%s' cannot be used as a value", v->s);
         return 0;
     default:
         dg_error(c->dg, v->loc, "a %s cannot be used as a value",

@@ -196,6 +196,24 @@ def CUMSUM(a, axis, t):
     return fin(r, at)
 
 
+def _running(a, axis, t, fold, plain):
+    """cummax/cummin: floats by fold (NaN skipped, as RMAX/RMIN), integers
+    by plain."""
+    a = arr(a, t)
+    if t in FLOATS:
+        with np.errstate(all='ignore'):
+            return fin(fold.accumulate(a, axis=axis), t)
+    return plain.accumulate(a, axis=axis)
+
+
+def CUMMAX(a, axis, t):
+    return _running(a, axis, t, np.fmax, np.maximum)
+
+
+def CUMMIN(a, axis, t):
+    return _running(a, axis, t, np.fmin, np.minimum)
+
+
 def _extreme(a, axis, keep, t, fold, plain):
     """max/min along axis: floats by fold (IEEE maxNum/minNum: NaN skipped),
     integers by plain."""

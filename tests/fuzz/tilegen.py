@@ -14,8 +14,8 @@ kinds users write, with random contents:
           reduction per program; @tune over BLOCK and warps
   tile2d  2-D tiles over an R x C matrix: r[:, None] / c[None, :], row and
           column vectors broadcast, column-major reads, reductions and
-          cumsum along either axis (keepdims too), stores through trans,
-          reshape and permute of value, index and mask alike
+          cumsum, cummax, cummin along either axis (keepdims too), stores
+          through trans, reshape and permute of value, index and mask alike
   row     one program per row (softmax-like), @require(BLOCK >= C), scalar
           reductions broadcast back
   loop    a `for` loop over column blocks carrying tiles (sum / max
@@ -576,6 +576,12 @@ class Kernel:
         a = self.full(a)
         ax = self.r.randrange(len(self.S))
         n = self.dmax(self.S[ax])
+        f = self.r.choice(['cumsum', 'cumsum', 'cummax', 'cummin'])
+        if f != 'cumsum' and a.ty != 'bool':
+            # a running max/min: exact, within the operand's bounds
+            s = '%s(%s, %d)' % (f, a.s, ax)
+            np = '%s(%s, %d, %r)' % (f.upper(), a.np, ax, a.ty)
+            return V(s, np, a.ty, self.S, E=a.E, B=a.B, lo=a.lo, hi=a.hi)
         t = acc_type(a.ty)
         s = 'cumsum(%s, %d)' % (a.s, ax)
         np = 'CUMSUM(%s, %d, %r)' % (a.np, ax, a.ty)

@@ -22,8 +22,8 @@
 # ignore-src predicate (ws_cp_async, zeros where it is set), the proxy
 # and wgmma ordering instructions (nothing to do here; wait_group's
 # accumulator outputs are its tied inputs), `mov.b64` of two words, the
-# identity copies (`mov.b32`, the identity `prmt`: functions returning their
-# argument), and wgmma
+# identity copies (`mov.b16/32/64`, the identity `prmt`: functions
+# returning their argument), and wgmma
 # (ws_wgmma: descriptors, scale-d, scales and transposes from the asm
 # text and operands; with A in registers, ws_wgmma_ra: A's four
 # registers, B's descriptor and the rest; the kernel's wrapper then tells
@@ -205,8 +205,10 @@ MOV64 = re.compile(r"mov\.b64 \$0, \{\$1, \$2\};$")
 # through (a copy ptxas cannot fold: dot.c, wgmma_a_regs)
 PRMT_ID = re.compile(r"prmt\.b32 \$0, \$1, 0, 0x3210;$")
 # the copy LLVM cannot see through that lower/narrow.c reads 8- and 16-bit
-# operands and results through
-MOV32 = re.compile(r"mov\.b32 \$0, \$1;$")
+# operands and results through, and lower/memory.c pins a masked store's
+# 2-, 4- or 8-byte value with
+MOV_ID = re.compile(r"mov\.b(16|32|64) \$0, \$1;$")
+MOV_CONS = {"16": ("=h,h", "i16"), "32": ("=r,r", "i32"), "64": ("=l,l", "i64")}
 
 
 WAIT_GROUP = re.compile(r"wgmma\.wait_group\.sync\.aligned (\d+);$")
@@ -374,12 +376,16 @@ def lower_asm(text):
                     m.group(1), names[key], ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))))
                 defs.extend(body + ["}"])
             return names[key]
-        if (PRMT_ID.match(asm) or MOV32.match(asm)) and cons == "=r,r" and m.group(1) == "i32":
+        mid = MOV_ID.match(asm)
+        ident = (cons, m.group(1)) == ("=r,r", "i32") if PRMT_ID.match(asm) else \
+            bool(mid) and (cons, m.group(1)) == MOV_CONS[mid.group(1)]
+        if ident:
             key = ("identity", cons)
             if key not in names:
                 names[key] = "@sim_asm_%d" % len(names)
-                defs.extend(["define internal i32 %s(i32 %%a0) {" % names[key],
-                             "  ret i32 %a0", "}"])
+                t = m.group(1)
+                defs.extend(["define internal %s %s(%s %%a0) {" % (t, names[key], t),
+                             "  ret %s %%a0" % t, "}"])
             return names[key]
         mov = MOV64.match(asm)
         if mov and cons == "=l,r,r" and m.group(1) == "i64":
