@@ -360,6 +360,49 @@ static void print_stats(Arena *ar, Diag *dg, const char *arch,
     }
 }
 
+/* The first product of block b (nested blocks included) that runs on
+ * mma.sync though the target has wgmma, and why (plan/lowering.c). */
+static const IrOp *first_mma_sync(Arena *ar, const LwEntry *en, const IrBlock *b,
+                                  const char **why) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++) {
+            const IrOp *d = first_mma_sync(ar, en, op->regions[r], why);
+            if (d) return d;
+        }
+        if (op->op == IR_DOT && (*why = ly_mma_reason(ar, en->plan, en->variant->k, op)))
+            return op;
+    }
+    return NULL;
+}
+
+/* --stats on a target with warpgroup MMA: each entry's first product
+ * left on mma.sync, with the reason, at the product; the variants of one
+ * configuration that agree share the note. */
+static void print_mma_sync(Arena *ar, Diag *dg, const LwOutput *lo, const char *arch) {
+    if (!arch || !lw_arch_wgmma(arch)) return;
+    for (int e = 0; e < lo->nentries;) {
+        const LwEntry *en = &lo->entries[e];
+        const char *why = NULL, *names = ar_printf(ar, "'%s'", en->name);
+        const IrOp *dot = first_mma_sync(ar, en, en->variant->k->body, &why);
+        int n = 1;
+        for (; e + n < lo->nentries && lo->entries[e + n].config == en->config; n++) {
+            const char *w2 = NULL;
+            const IrOp *d2 = first_mma_sync(ar, &lo->entries[e + n],
+                                            lo->entries[e + n].variant->k->body, &w2);
+            if (!dot || !d2 || d2->loc.line != dot->loc.line || d2->loc.col != dot->loc.col ||
+                strcmp(w2, why) != 0)
+                break;
+            names = ar_printf(ar, "%s, '%s'", names, lo->entries[e + n].name);
+        }
+        e += n;
+        if (!dot) continue;
+        const IrKernel *k = en->kernel;
+        dg_note(dg, dot->loc, "%s %s (%s): this product runs on mma.sync, not wgmma: %s",
+                n > 1 ? "entries" : "entry", names,
+                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages), why);
+    }
+}
+
 /* --stats: each specialized entry's guard, each fact with the first op
  * whose plan needs it (plan/guard.c). */
 static void print_guards(Arena *ar, Diag *dg, const LwOutput *lo) {
@@ -414,6 +457,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     if (rc == 0 && o->stats) {
         print_stats(ar, dg, o->arch, &res.lw, res.stats, res.nstats);
         print_guards(ar, dg, &res.lw);
+        print_mma_sync(ar, dg, &res.lw, o->arch);
     }
     free(res.bundle);
 }

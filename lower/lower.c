@@ -315,6 +315,7 @@ static int lw_variants(LwCtx *c, const LyVariant *vs, const LyPlan *const *plan,
         const char *name = ar_printf(c->ar, "%s__c%d__%s", k->name, k->config_index,
                                      vs[v].tag);
         e[v].variant = &vs[v];
+        e[v].plan = plan[v];
         lw_kernel(c, k, vs[v].ly, plan[v], &vs[v].facts, name, &e[v]);
         if (dg_errors(c->dg) > errors) return -1;
         if (e[v].shared_bytes != planned[v]) {

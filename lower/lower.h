@@ -81,6 +81,7 @@ typedef struct LwEntry {
     int config;              /* the configuration's index in the module */
     const struct LyVariant *variant;  /* its facts and why each is needed
                                          (plan/layout.h) */
+    const struct LyPlan *plan;  /* its lowering plan (plan/layout.h) */
     int warps;               /* threads per program / 32 */
     int64_t shared_bytes;    /* shared memory the entry uses */
     int64_t dyn_shared_bytes;  /* of which dynamic, passed at launch: all of

@@ -412,6 +412,18 @@ typedef struct LyResult {
  * Build each variant from a fresh IrKernel (sm_compile again): the pass
  * changes the kernel. */
 LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
+/* Why warpgroup MMA cannot take product `dot` of k on sm_90a, the first
+ * reason layout assignment finds (LY_WG_FITS: it can). */
+typedef enum LyWgmmaMisfit {
+    LY_WG_FITS = 0,
+    LY_WG_DTYPE,        /* operands other than f16/bf16 (tf32, i8) */
+    LY_WG_WARPS,        /* warps not a multiple of 4 (a warpgroup) */
+    LY_WG_ROWS,         /* M not a multiple of 64 of at least 16 x warps */
+    LY_WG_COLS,         /* N below 8 */
+    LY_WG_STAGES,       /* stages < 2 */
+    LY_WG_LOOP,         /* B not loaded in the product's `for` loop */
+} LyWgmmaMisfit;
+LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *dot);
 /* Runs ly_assign_kernel on every kernel of m, assuming nothing or, with
  * `aligned`, ly_facts_full (the plan the aligned variant has: plan/guard.c
  * keeps only facts that leave it unchanged). `wgmma`: the target has
@@ -525,6 +537,10 @@ typedef struct LyPlan {
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared);
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
+/* Why product `dot` of k (planned as p) runs on mma.sync on a target
+ * with warpgroup MMA: a sentence for --stats; NULL when it runs on wgmma
+ * or not on tensor cores at all. */
+const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const IrOp *dot);
 /* l is an mma.sync operand layout (#dot_op of an MMA parent, rank 2). */
 int ly_is_mma_operand(const Layout *l);
 /* Every use of conversion op's result is an operand of a product later

@@ -202,25 +202,32 @@ static int64_t ax_run(const AxTable *ax, const IrOp *op, int dim) {
  * (plan/pipeline.c), or, when the load is narrower than a cp.async (the
  * layout is not known yet; ly_mem_vec decides later), what the lowering
  * plan stores into a stage buffer (plan/lowering.c). */
-static int loop_loaded(LaCtx *c, const IrOp *op, int i) {
+static int loop_loaded(const IrKernel *k, const IrOp *op, int i) {
     const IrOp *ld = op->args[i]->def;
     const IrOp *loop = op->parent ? op->parent->parent : NULL;
     return ld && ld->op == IR_LOAD && ld->parent == op->parent && loop &&
-           loop->op == IR_FOR && c->k->stages >= 2 && is_tile(ld->args[0]);
+           loop->op == IR_FOR && k->stages >= 2 && is_tile(ld->args[0]);
 }
 
-/* A product warpgroup MMA can take (sm_90a): f16/bf16 operands, B loaded
- * in the product's loop (wgmma reads it from its ring or its stage
- * buffer; A from its ring or stage buffer too when it is loaded there,
- * else from registers: attention's Q and probabilities), every warp on M in whole warpgroups (warps 4g..4g+3
- * own rows 64g..64g+63 of each 16·warps rows, as the mma.sync map with
- * mma_warps = [warps, 1] has them; the chained-dot rule gives chained
- * products that map too), N at least one n8 column block. */
-static int wgmma_fits(LaCtx *c, const IrOp *op, int mk) {
-    const Type tr = op->res[0]->ty;
-    int w = c->k->warps;
-    return c->wgmma && mk == 16 && w % 4 == 0 && tr.dim[0] % 64 == 0 &&
-           tr.dim[0] >= 16 * w && tr.dim[1] >= 8 && loop_loaded(c, op, 1);
+/* Whether warpgroup MMA can take product `op` of k (sm_90a), and if not
+ * the first reason: f16/bf16 operands (m16n8k16), B loaded in the
+ * product's loop (wgmma reads it from its ring or its stage buffer; A
+ * from its ring or stage buffer too when it is loaded there, else from
+ * registers: attention's Q and probabilities), every warp on M in whole
+ * warpgroups (warps 4g..4g+3 own rows 64g..64g+63 of each 16·warps
+ * rows, as the mma.sync map with mma_warps = [warps, 1] has them; the
+ * chained-dot rule gives chained products that map too), N at least one
+ * n8 column block. */
+LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *op) {
+    const Type ta = op->args[0]->ty, tr = op->res[0]->ty;
+    int w = k->warps;
+    if (ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]) != 16) return LY_WG_DTYPE;
+    if (w % 4) return LY_WG_WARPS;
+    if (tr.dim[0] % 64 || tr.dim[0] < 16 * w) return LY_WG_ROWS;
+    if (tr.dim[1] < 8) return LY_WG_COLS;
+    if (k->stages < 2) return LY_WG_STAGES;
+    if (!loop_loaded(k, op, 1)) return LY_WG_LOOP;
+    return LY_WG_FITS;
 }
 
 /* The anchor layout of a dot's accumulator and result: an mma.sync
@@ -234,7 +241,7 @@ static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n,
     if (!mk) return default_layout(c, tr);
     int32_t warps[2];
     int chained = chained_dot(c, dots, n, op);
-    if (wgmma_fits(c, op, mk)) {
+    if (c->wgmma && ly_wgmma_misfit(c->k, op) == LY_WG_FITS) {
         warps[0] = c->k->warps;
         warps[1] = 1;
         Layout *l = ly_mma(c->ar, tr.dim, mk, warps);

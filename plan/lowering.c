@@ -357,3 +357,39 @@ LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop) {
     return p->pipe[loop->regions[0]->args[0]->id];
 }
+
+const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const IrOp *dot) {
+    const Layout *cl = dot->res[0]->layout;
+    if (!cl || cl->kind != LY_MMA) return NULL;   /* FMA chains: no tensor cores */
+    const Type ta = dot->args[0]->ty, tr = dot->res[0]->ty;
+    switch (cl->wgmma ? LY_WG_FITS : ly_wgmma_misfit(k, dot)) {
+    case LY_WG_DTYPE:
+        return ar_printf(ar, "its operands are %s (wgmma is used for f16 and bf16)",
+                         ty_kind_name((ScalarKind)ta.k));
+    case LY_WG_WARPS:
+        return ar_printf(ar, "warps = %d is not a multiple of 4 (a warpgroup)", k->warps);
+    case LY_WG_ROWS:
+        if (tr.dim[0] % 64)
+            return ar_printf(ar, "its M = %d is not a multiple of 64", (int)tr.dim[0]);
+        return ar_printf(ar, "its M = %d is below 16 x warps = %d (wgmma puts every "
+                         "warp on M)", (int)tr.dim[0], 16 * k->warps);
+    case LY_WG_COLS:
+        return ar_printf(ar, "its N = %d is below 8", (int)tr.dim[1]);
+    case LY_WG_STAGES:
+        return ar_printf(ar, "stages = %d (wgmma reads operands staged in shared memory "
+                         "by a loop with stages >= 2)", k->stages);
+    case LY_WG_LOOP:
+        return "its B operand is not loaded in the product's `for` loop";
+    case LY_WG_FITS:
+        break;
+    }
+    const IrOp *loop = dot->parent ? dot->parent->parent : NULL;
+    const LyPipe *q = loop && loop->op == IR_FOR ? ly_pipe_of(p, loop) : NULL;
+    for (int i = 0; q && i < q->nwg; i++)
+        if (q->wg_dot[i] == dot) return NULL;
+    if (!q)
+        return "its loop's rings and stage buffers, beside the scratch, do not fit "
+               "the shared memory";
+    return "its loop has more than 4 products, or an operand's ring or conversion "
+           "is read by more than products";
+}
