@@ -39,7 +39,7 @@ long rng_below(Rng *r, long n) {
 /* ------------------------------------------------------ typed host buffers */
 
 static const char *const dt_names[] = {"f32", "f16", "bf16", "f64", "i32",
-                                       "u32"};
+                                       "u32", "i8"};
 
 Dtype dt_parse(const char *name) {
     for (int i = 0; i < (int)(sizeof dt_names / sizeof *dt_names); i++)
@@ -54,6 +54,7 @@ size_t dt_size(Dtype dt) {
     switch (dt) {
     case DT_F16: case DT_BF16: return 2;
     case DT_F64: return 8;
+    case DT_I8: return 1;
     default: return 4;
     }
 }
@@ -93,6 +94,7 @@ void hb_free(HBuf *b) {
 }
 
 static const uint32_t POISON_INT = 0x7fffffff;
+static const int8_t POISON_I8 = -128;
 
 void hb_poison(HBuf *b) {
     for (long i = 0; i < b->n; i++) {
@@ -102,6 +104,7 @@ void hb_poison(HBuf *b) {
         case DT_F16: ((uint16_t *)b->data)[i] = 0x7e00; break;
         case DT_BF16: ((uint16_t *)b->data)[i] = 0x7fc0; break;
         case DT_I32: case DT_U32: ((uint32_t *)b->data)[i] = POISON_INT; break;
+        case DT_I8: ((int8_t *)b->data)[i] = POISON_I8; break;
         }
     }
 }
@@ -109,6 +112,7 @@ void hb_poison(HBuf *b) {
 int hb_is_poison(const HBuf *b, long i) {
     switch (b->dt) {
     case DT_I32: case DT_U32: return ((uint32_t *)b->data)[i] == POISON_INT;
+    case DT_I8: return ((int8_t *)b->data)[i] == POISON_I8;
     default: return isnan(hb_get(b, i));
     }
 }
@@ -121,6 +125,7 @@ double hb_get(const HBuf *b, long i) {
     case DT_BF16: return ref_bf16_to_f32(((uint16_t *)b->data)[i]);
     case DT_I32: return ((int32_t *)b->data)[i];
     case DT_U32: return ((uint32_t *)b->data)[i];
+    case DT_I8: return ((int8_t *)b->data)[i];
     }
     return NAN;
 }
@@ -135,6 +140,7 @@ void hb_set(HBuf *b, long i, double v) {
     case DT_BF16: ((uint16_t *)b->data)[i] = ref_f32_to_bf16((float)v); break;
     case DT_I32: ((int32_t *)b->data)[i] = (int32_t)v; break;
     case DT_U32: ((uint32_t *)b->data)[i] = (uint32_t)v; break;
+    case DT_I8: ((int8_t *)b->data)[i] = (int8_t)v; break;
     }
 }
 

@@ -30,7 +30,7 @@ long rng_below(Rng *r, long n);
 
 /* ------------------------------------------------------ typed host buffers */
 
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_F64, DT_I32, DT_U32 } Dtype;
+typedef enum { DT_F32, DT_F16, DT_BF16, DT_F64, DT_I32, DT_U32, DT_I8 } Dtype;
 
 typedef struct HBuf {
     Dtype dt;
@@ -49,7 +49,7 @@ double dt_max(Dtype dt);
 
 HBuf hb_new(Dtype dt, long n);             /* poisoned */
 void hb_free(HBuf *b);
-void hb_poison(HBuf *b);                   /* NaN, or 0x7fffffff for ints */
+void hb_poison(HBuf *b);                   /* NaN; 0x7fffffff for i32/u32, -128 for i8 */
 int hb_is_poison(const HBuf *b, long i);
 double hb_get(const HBuf *b, long i);
 void hb_set(HBuf *b, long i, double v);    /* rounds to the element type */
@@ -146,6 +146,7 @@ int run_std_math(Run *r);
 int run_std_gelu(Run *r);
 int run_std_random(Run *r);
 int run_builtin_math(Run *r);
+int run_user(Run *r);
 
 /* Saves a copy of b in r->saved on the first configuration and compares b
  * bitwise with that copy on the others. Returns failures. */

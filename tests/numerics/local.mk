@@ -1,4 +1,5 @@
-# tests/numerics: the examples and the stdlib run in the reference
+# tests/numerics: the examples, the stdlib and the user kernels of
+# tests/gpu/ops/user.tile (run_user.c) run in the reference
 # interpreter against their C references (examples/ref), on fresh random
 # inputs. Each cases/*.num file is one Automake test — one example at one
 # set of sizes, dtypes and configurations — run by the `numerics` program
@@ -7,7 +8,8 @@ check_PROGRAMS += tests/numerics/numerics
 tests_numerics_numerics_SOURCES = tests/numerics/numerics.c \
 	tests/numerics/harness.c tests/numerics/harness.h \
 	tests/numerics/run_examples.c tests/numerics/run_stdlib.c \
-	tests/numerics/run_mma.c tests/numerics/run_math.c
+	tests/numerics/run_mma.c tests/numerics/run_math.c \
+	tests/numerics/run_user.c
 tests_numerics_numerics_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_numerics_numerics_LDADD = examples/ref/libref.la interp/libinterp.la \
 	bundle/libtlbir.la bundle/libtlb.la \
@@ -57,7 +59,15 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/vadd.num \
 	tests/numerics/cases/builtin_math-f32.num \
 	tests/numerics/cases/builtin_math-f16.num \
-	tests/numerics/cases/builtin_math-bf16.num
+	tests/numerics/cases/builtin_math-bf16.num \
+	tests/numerics/cases/user-rope.num \
+	tests/numerics/cases/user-gelu_bwd.num \
+	tests/numerics/cases/user-top1.num \
+	tests/numerics/cases/user-rmsnorm.num \
+	tests/numerics/cases/user-rmsnorm-8k.num \
+	tests/numerics/cases/user-swiglu.num \
+	tests/numerics/cases/user-quant.num \
+	tests/numerics/cases/user-cumsum.num
 TESTS += $(numerics_cases)
 EXTRA_DIST += $(numerics_cases) tests/numerics/kernels/std_math.tile \
 	tests/numerics/kernels/std_random.tile \

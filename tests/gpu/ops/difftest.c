@@ -30,7 +30,8 @@
  *   rtol=R atol=A ulp=U  (and .BUF): float tolerance |gpu - ref| <=
  *                   atol + rtol |ref|, or <= U units in the last place of
  *                   ref in the buffer's type; default exact (NaN matches
- *                   NaN, -0 matches +0)
+ *                   NaN, -0 matches +0). Integer buffers: exact, or
+ *                   |gpu - ref| <= atol where atol is given
  *   config=SPEC     run the configurations that agree with SPEC
  *                   ("BLOCK=64,warps=2", tile_kernel_select's form): the
  *                   interpreter its first, the GPU or simulation the
@@ -313,7 +314,10 @@ static const char *describe(const Ty *t, const unsigned char *p, size_t i, char 
 /* Compares element i; 1 when they match. */
 static int same(const Param *p, const unsigned char *g, const unsigned char *r, size_t i) {
     const Ty *t = p->ty;
-    if (!t->isfloat) return get_int(t, g, i) == get_int(t, r, i);
+    if (!t->isfloat) {
+        long long a = get_int(t, g, i), b = get_int(t, r, i);
+        return a == b || (p->atol > 0 && fabs((double)a - (double)b) <= p->atol);
+    }
     double a = get_float(t, g, i), b = get_float(t, r, i);
     if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
     if (a == b) return 1;
