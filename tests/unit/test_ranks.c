@@ -105,7 +105,7 @@ static void test_devices(void) {
     CHECK(one.status == TILE_OK && s1[1] == 1 && s1[3] == before[3] + 1);
     /* Freeing unloads from both contexts; the caller's stays current. */
     CUdevice dev;
-    CUcontext ctx, now = NULL;
+    CUcontext ctx = NULL, now = NULL;
     CHECK(d->device_get(&dev, 1) == 0 && d->primary_ctx_retain(&ctx, dev) == 0);
     CHECK(d->ctx_set_current(ctx) == 0);
     tile_bundle_free(k->bundle);
