@@ -19,13 +19,16 @@
  * computed in double and rounded once to the result type; rsqrt is 1/sqrt
  * in double. floor, ceil, trunc, round (half away from zero) and rint
  * (half to even) are exact in any format. bitcast rereads an element's
- * bits (fp.c).
+ * bits (fp.c). `libdevice("name", ...)` is the host libm function of that
+ * name (sema/libdevice.h), likewise in double and rounded once; operands
+ * are f32 or f64 (sema widens f16/bf16).
  *
  * Operands whose static type is a scalar broadcast over a tile result (the
  * IR makes broadcasting explicit, but this keeps scalar conditions and
  * constants cheap).
  */
 #include "interp.h"
+#include "../sema/libdevice.h"
 
 #include <math.h>
 
@@ -222,6 +225,28 @@ static int exec_unary(IpMachine *m, const IrOp *op) {
     return 0;
 }
 
+static double libdevice_at(const LdFn *ld, ScalarKind k, double x, double y) {
+    if (ld->nargs == 1) return ip_round(k, ld->f1(x));
+    if (ld->f2_f32 && k != SK_F64) return ip_round(k, ld->f2_f32((float)x, (float)y));
+    return ip_round(k, ld->f2(x, y));
+}
+
+static int exec_libdevice(IpMachine *m, const IrOp *op) {
+    const LdFn *ld = ld_find(op->sattr ? op->sattr : "");
+    if (!ld || ld->nargs != op->nargs)
+        return ip_fail(m, op, "no libdevice function '%s' of %d operands",
+                       op->sattr ? op->sattr : "", op->nargs);
+    ScalarKind k = op->res[0]->ty.k;
+    const IpSlot *a = ip_val(m, op->args[0]);
+    const IpSlot *b = op->nargs == 2 ? ip_val(m, op->args[1]) : a;
+    int64_t sa = stride_of(op->args[0]), sb = stride_of(op->args[op->nargs - 1]);
+    IpSlot *r = ip_val(m, op->res[0]);
+    int64_t n = ty_numel(op->res[0]->ty);
+    for (int64_t i = 0; i < n; i++)
+        r[i].f = libdevice_at(ld, k, a[i * sa].f, b[i * sb].f);
+    return 0;
+}
+
 static int exec_fma(IpMachine *m, const IrOp *op) {
     ScalarKind k = op->res[0]->ty.k;
     const IpSlot *a = ip_val(m, op->args[0]), *b = ip_val(m, op->args[1]),
@@ -310,6 +335,7 @@ int ip_exec_elementwise(IpMachine *m, const IrOp *op) {
         return exec_binary(m, op);
     case IR_CMP: return exec_cmp(m, op);
     case IR_FMA: return exec_fma(m, op);
+    case IR_LIBDEVICE: return exec_libdevice(m, op);
     case IR_SELECT: return exec_select(m, op);
     default: return exec_unary(m, op);
     }

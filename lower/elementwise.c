@@ -37,7 +37,8 @@
  *    of the product: about 2^-24 * |x| * 1.44 relative, i.e. below 1e-5
  *    for |x| < 88, where exp(x) is finite in f32 — inside the f32
  *    tolerance the numerics tests use. f64 `exp` stays exact (__nv_exp).
- *    `rsqrt` is __nv_rsqrtf (rsqrt.approx, 2 ulp).
+ *    `rsqrt` is __nv_rsqrtf (rsqrt.approx, 2 ulp). `libdevice("j0", x)`
+ *    is __nv_j0f / __nv_j0 (sema/libdevice.h lists the names).
  *  - contraction: by default (LwOptions.fp_contract_off unset) every
  *    floating-point add, sub, mul and neg of the module, libdevice's
  *    included, carries LLVM's `contract` flag, so that the back end fuses
@@ -143,9 +144,10 @@ static LLVMValueRef lw_nv(LwFn *f, const char *base, int f64,
     return lw_call(c, lw_libdevice(c, name, t, p, n), args, n);
 }
 
-/* A float math op at f32/f64 (f16/bf16 go through f32). */
-static LLVMValueRef lw_float_math(LwFn *f, int opc, ScalarKind k,
-                                  LLVMValueRef *a, int n) {
+/* A float math op at f32/f64 (f16/bf16 go through f32); name: the
+ * libdevice function of IR_LIBDEVICE. */
+static LLVMValueRef lw_float_math(LwFn *f, int opc, const char *name,
+                                  ScalarKind k, LLVMValueRef *a, int n) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     int narrow = k == SK_F16 || k == SK_BF16, f64 = k == SK_F64;
@@ -172,6 +174,7 @@ static LLVMValueRef lw_float_math(LwFn *f, int opc, ScalarKind k,
     case IR_POW: r = lw_nv(f, "pow", f64, x, 2); break;
     case IR_ATAN2: r = lw_nv(f, "atan2", f64, x, 2); break;
     case IR_REM: r = lw_nv(f, "fmod", f64, x, 2); break;
+    case IR_LIBDEVICE: r = lw_nv(f, name, f64, x, n); break;
     case IR_SQRT: r = lw_call_intr(c, "llvm.sqrt", &t, 1, x, 1); break;
     case IR_FLOOR: r = lw_call_intr(c, "llvm.floor", &t, 1, x, 1); break;
     case IR_CEIL: r = lw_call_intr(c, "llvm.ceil", &t, 1, x, 1); break;
@@ -316,15 +319,17 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     case IR_SUB: return fl ? LLVMBuildFSub(b, x[0], x[1], "") : LLVMBuildSub(b, x[0], x[1], "");
     case IR_MUL: return fl ? LLVMBuildFMul(b, x[0], x[1], "") : LLVMBuildMul(b, x[0], x[1], "");
     case IR_DIV: return fl ? lw_fdiv(f, k, x[0], x[1]) : lw_divrem(f, IR_DIV, k, x[0], x[1]);
-    case IR_REM: return fl ? lw_float_math(f, IR_REM, k, x, 2) : lw_divrem(f, IR_REM, k, x[0], x[1]);
+    case IR_REM:
+        return fl ? lw_float_math(f, IR_REM, NULL, k, x, 2)
+                  : lw_divrem(f, IR_REM, k, x[0], x[1]);
     case IR_AND: return LLVMBuildAnd(b, x[0], x[1], "");
     case IR_OR: return LLVMBuildOr(b, x[0], x[1], "");
     case IR_XOR: return LLVMBuildXor(b, x[0], x[1], "");
     case IR_SHL: case IR_SHR: return lw_shift(f, op->op, k, x[0], x[1]);
     case IR_MIN: case IR_MAX:
-        return fl ? lw_float_math(f, op->op, k, x, 2) : lw_int_minmax(f, op->op, k, x);
+        return fl ? lw_float_math(f, op->op, NULL, k, x, 2) : lw_int_minmax(f, op->op, k, x);
     case IR_POW:
-        return fl ? lw_float_math(f, op->op, k, x, 2)
+        return fl ? lw_float_math(f, op->op, NULL, k, x, 2)
                   : lw_int_pow(f, x[0], x[1], ty_issigned(k));
     case IR_UMULHI: {
         LLVMTypeRef t = LLVMTypeOf(x[0]);
@@ -337,7 +342,7 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     case IR_NEG: return fl ? LLVMBuildFNeg(b, x[0], "") : LLVMBuildNeg(b, x[0], "");
     case IR_NOT: return LLVMBuildNot(b, x[0], "");
     case IR_ABS:
-        if (fl) return lw_float_math(f, IR_ABS, k, x, 1);
+        if (fl) return lw_float_math(f, IR_ABS, NULL, k, x, 1);
         if (!ty_issigned(k)) return x[0];
         {
             LLVMTypeRef t = LLVMTypeOf(x[0]);
@@ -345,7 +350,7 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
             return lw_call_intr(c, "llvm.abs", &t, 1, a, 2);
         }
     case IR_FMA:
-        if (fl) return lw_float_math(f, IR_FMA, k, x, 3);
+        if (fl) return lw_float_math(f, IR_FMA, NULL, k, x, 3);
         return LLVMBuildAdd(b, LLVMBuildMul(b, x[0], x[1], ""), x[2], "");
     case IR_SELECT: return LLVMBuildSelect(b, x[0], x[1], x[2], "");
     case IR_PTRADD: {
@@ -360,8 +365,10 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     case IR_RSQRT: case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF:
     case IR_FLOOR: case IR_CEIL: case IR_ROUND: case IR_RINT: case IR_TRUNC:
     case IR_TAN:
-        return lw_float_math(f, op->op, k, x, 1);
-    case IR_ATAN2: return lw_float_math(f, op->op, k, x, 2);
+        return lw_float_math(f, op->op, NULL, k, x, 1);
+    case IR_ATAN2: return lw_float_math(f, op->op, NULL, k, x, 2);
+    case IR_LIBDEVICE:
+        return lw_float_math(f, op->op, op->sattr, k, x, op->nargs);
     case IR_BITCAST: return LLVMBuildBitCast(b, x[0], lw_type(c, rk), "");
     default: return NULL;
     }

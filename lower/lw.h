@@ -155,7 +155,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     case IR_EXP2: case IR_LOG: case IR_LOG2: case IR_SQRT: case IR_RSQRT:      \
     case IR_SIN: case IR_COS: case IR_TANH: case IR_ERF: case IR_FLOOR:        \
     case IR_ROUND: case IR_RINT: case IR_TRUNC: case IR_TAN: case IR_ATAN2:    \
-    case IR_BITCAST: case IR_CEIL: case IR_FMA: case IR_SELECT: case IR_PTRADD
+    case IR_LIBDEVICE: case IR_BITCAST: case IR_CEIL: case IR_FMA: case IR_SELECT: case IR_PTRADD
 void lw_elementwise(LwFn *f, const IrOp *op);
 LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
                             ScalarKind to);

@@ -15,6 +15,7 @@
  * those IR ops only ever see f32 or f64 — the same contract libdevice has.
  */
 #include "sm.h"
+#include "libdevice.h"
 
 #include <math.h>
 #include <string.h>
@@ -99,6 +100,15 @@ static int want_int(SmCtx *c, const Builtin *b, const SmVal *v,
                     const char *arg, int64_t *out) {
     const char *what = ar_printf(c->ar, "argument '%s' of '%s'", arg, b->name);
     return sm_const_int_arg(c, v, what, out);
+}
+
+static int want_str(SmCtx *c, const Builtin *b, const SmVal *v,
+                    const char *arg) {
+    if (v->kind == SV_POISON) return 0;
+    if (v->kind == SV_STR) return 1;
+    dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a string literal, "
+             "got '%s'", arg, b->name, sm_describe(c, v));
+    return 0;
 }
 
 static int want_string(SmCtx *c, const Builtin *b, const SmVal *v,
@@ -237,13 +247,16 @@ static int unify(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *v,
 
 static Type shape_kind(Type shape, ScalarKind k) { return sm_with_kind(shape, k); }
 
-/* Runs op in f32 for f16/bf16 operands (cast, op, cast back). */
-static IrValue *in_f32(SmCtx *c, IrOpcode op, IrValue **x, int n) {
+/* Runs op in f32 for f16/bf16 operands (cast, op, cast back); the op
+ * gets sattr (NULL but for libdevice). */
+static IrValue *in_f32(SmCtx *c, IrOpcode op, IrValue **x, int n,
+                       const char *sattr) {
     ScalarKind k = x[0]->ty.k;
     int up = k == SK_F16 || k == SK_BF16;
     IrValue *a[3] = {0};
     for (int i = 0; i < n; i++) a[i] = up ? sm_cast(c, x[i], SK_F32) : x[i];
     IrValue *r = sm_emit1(c, op, a[0]->ty, a[0], a[1], a[2]);
+    r->def->sattr = sattr;
     return up ? sm_cast(c, r, k) : r;
 }
 
@@ -863,7 +876,7 @@ static SmVal bi_fma_pow(SmCtx *c, const Builtin *b, const AstExpr *call,
     ScalarKind k;
     if (!operands(c, b, call, a, n, is_float, "floating-point", x, &k))
         return sm_poison();
-    return sm_val(in_f32(c, (IrOpcode)b->op, x, n), call->loc);
+    return sm_val(in_f32(c, (IrOpcode)b->op, x, n, NULL), call->loc);
 }
 
 static int is_32bit_int(ScalarKind k) { return k == SK_I32 || k == SK_U32; }
@@ -897,6 +910,17 @@ static int want_float(SmCtx *c, const Builtin *b, const SmVal *v) {
     return 0;
 }
 
+/* The float operand x of a one-operand math function; a weak constant
+ * becomes f32. */
+static int float_operand(SmCtx *c, const Builtin *b, const AstExpr *call,
+                         SmVal *v, IrValue **x) {
+    if (!want_value(c, b, v, "x") || !want_float(c, b, v)) return 0;
+    c->b.loc = call->loc;
+    *x = sm_convert(c, v, v->kind == SV_CONST && v->weak ? SK_F32
+                                                        : sm_type_of(v).k);
+    return 1;
+}
+
 /* abs, exp, exp2, log, log2, sqrt, rsqrt, sin, cos, tan, tanh, erf, floor,
  * ceil, trunc, round, rint */
 static SmVal bi_math(SmCtx *c, const Builtin *b, const AstExpr *call,
@@ -910,10 +934,42 @@ static SmVal bi_math(SmCtx *c, const Builtin *b, const AstExpr *call,
         return sm_where(c, neg, sm_unary(c, OP_NEG, a[0], call->loc), a[0],
                         call->loc);
     }
-    if (!want_float(c, b, &a[0])) return sm_poison();
-    c->b.loc = call->loc;
-    IrValue *x = sm_convert(c, &a[0], a[0].kind == SV_CONST && a[0].weak ? SK_F32 : k);
-    return sm_val(in_f32(c, (IrOpcode)b->op, &x, 1), call->loc);
+    IrValue *x;
+    if (!float_operand(c, b, call, &a[0], &x)) return sm_poison();
+    return sm_val(in_f32(c, (IrOpcode)b->op, &x, 1, NULL), call->loc);
+}
+
+/* libdevice("name", x[, y]): the function of sema/libdevice.h's table,
+ * its operands checked as those of the math builtins of as many operands
+ * (messages name it libdevice("name")). */
+static SmVal bi_libdevice(SmCtx *c, const Builtin *b, const AstExpr *call,
+                          SmVal *a) {
+    if (!want_str(c, b, &a[0], "name")) return sm_poison();
+    const LdFn *ld = ld_find(a[0].s);
+    if (!ld) {
+        char names[512];
+        ld_names(names, sizeof names);
+        dg_error(c->dg, a[0].loc, "unknown libdevice function \"%s\"; "
+                 "'libdevice' supports %s (docs/language.md lists them)",
+                 a[0].s, names);
+        return sm_poison();
+    }
+    int given = absent(&a[2]) ? 1 : 2;
+    if (given != ld->nargs) {
+        dg_error(c->dg, call->loc, "libdevice function \"%s\" takes %d "
+                 "operand%s after its name, got %d", ld->name, ld->nargs,
+                 ld->nargs == 1 ? "" : "s", given);
+        return sm_poison();
+    }
+    Builtin sub = {ar_printf(c->ar, "libdevice(\"%s\")", ld->name),
+                   ld->nargs == 1 ? "x" : "x, y", NULL, IR_LIBDEVICE, 1};
+    IrValue *x[2];
+    ScalarKind k;
+    if (ld->nargs == 1 ? !float_operand(c, &sub, call, &a[1], &x[0])
+                       : !operands(c, &sub, call, a + 1, 2, is_float,
+                                   "floating-point", x, &k))
+        return sm_poison();
+    return sm_val(in_f32(c, IR_LIBDEVICE, x, ld->nargs, ld->name), call->loc);
 }
 
 /* isnan(x) is x != x; isinf(x) is x == inf | x == -inf: bool, x's shape. */
@@ -1234,15 +1290,6 @@ static SmVal bi_hint(SmCtx *c, const Builtin *b, const AstExpr *call,
 
 /* --------------------------------------------------------------- debug */
 
-static int want_str(SmCtx *c, const Builtin *b, const SmVal *v,
-                    const char *arg) {
-    if (v->kind == SV_POISON) return 0;
-    if (v->kind == SV_STR) return 1;
-    dg_error(c->dg, v->loc, "argument '%s' of '%s' must be a string literal, "
-             "got '%s'", arg, b->name, sm_describe(c, v));
-    return 0;
-}
-
 /* device_print("fmt", x...) */
 static SmVal bi_print(SmCtx *c, const Builtin *b, const AstExpr *call,
                       SmVal *a) {
@@ -1355,6 +1402,7 @@ static const Builtin builtins[] = {
     {"fma", "x, y, z", bi_fma_pow, IR_FMA, 1},
     {"pow", "x, y", bi_fma_pow, IR_POW, 1},
     {"atan2", "y, x", bi_fma_pow, IR_ATAN2, 1},
+    {"libdevice", "name, x, y?", bi_libdevice, 0, 1},
     {"umulhi", "x, y", bi_umulhi, 0, 1},
     {"cdiv", "x, y", bi_cdiv, 0, 1},
     {"reshape", "x, shape", bi_reshape, 0, 1},

@@ -90,6 +90,8 @@ const char *ty_str(Arena *a, Type t);
     X(RINT, "rint")                 /* half to even */                     \
     X(TRUNC, "trunc") X(TAN, "tan") X(ATAN2, "atan2") /* atan2(y, x) */    \
     X(BITCAST,      "bitcast")      /* the bits as a kind of one width */  \
+    X(LIBDEVICE,    "libdevice")    /* 1 or 2 float operands; sattr the    \
+                                       function's name (libdevice.h) */    \
     /* CEIL ends the element-wise ops from ADD (layout_assign.c tests the   \
      * range): a new element-wise op goes before it */                     \
     X(CEIL, "ceil")                                                        \

@@ -146,6 +146,7 @@ int run_std_math(Run *r);
 int run_std_gelu(Run *r);
 int run_std_random(Run *r);
 int run_builtin_math(Run *r);
+int run_libdevice_math(Run *r);
 int run_user(Run *r);
 
 /* Saves a copy of b in r->saved on the first configuration and compares b

@@ -9,6 +9,7 @@ tests_numerics_numerics_SOURCES = tests/numerics/numerics.c \
 	tests/numerics/harness.c tests/numerics/harness.h \
 	tests/numerics/run_examples.c tests/numerics/run_stdlib.c \
 	tests/numerics/run_mma.c tests/numerics/run_math.c \
+	tests/numerics/run_libdevice.c \
 	tests/numerics/run_user.c
 tests_numerics_numerics_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_numerics_numerics_LDADD = examples/ref/libref.la interp/libinterp.la \
@@ -60,6 +61,10 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/builtin_math-f32.num \
 	tests/numerics/cases/builtin_math-f16.num \
 	tests/numerics/cases/builtin_math-bf16.num \
+	tests/numerics/cases/libdevice_math-f32.num \
+	tests/numerics/cases/libdevice_math-f64.num \
+	tests/numerics/cases/libdevice_math-f16.num \
+	tests/numerics/cases/libdevice_math-bf16.num \
 	tests/numerics/cases/user-rope.num \
 	tests/numerics/cases/user-gelu_bwd.num \
 	tests/numerics/cases/user-top1.num \
@@ -72,4 +77,5 @@ TESTS += $(numerics_cases)
 EXTRA_DIST += $(numerics_cases) tests/numerics/kernels/std_math.tile \
 	tests/numerics/kernels/std_random.tile \
 	tests/numerics/kernels/std_gelu.tile \
-	tests/numerics/kernels/builtin_math.tile
+	tests/numerics/kernels/builtin_math.tile \
+	tests/numerics/kernels/libdevice_math.tile

@@ -49,6 +49,7 @@ static const struct { const char *name; Runner fn; } runners[] = {
     {"std_gelu", run_std_gelu},
     {"std_random", run_std_random},
     {"builtin_math", run_builtin_math},
+    {"libdevice_math", run_libdevice_math},
     {"user", run_user},
 };
 
