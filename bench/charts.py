@@ -170,6 +170,17 @@ def tflops_chart(rows, path, title=""):
                    "Tensor-core workloads: TFLOP/s (numbers: fraction of the reference)", title)
 
 
+def shape_labels(points):
+    """The legend label of each bar of shapes_chart: its workload at the
+    workload's first bar, None after, so that each appears once though
+    workloads interleave (vadd and bias_gelu alternate by size)."""
+    seen, out = set(), []
+    for p in points:
+        out.append(None if p["family"] in seen else p["family"])
+        seen.add(p["family"])
+    return out
+
+
 def shapes_chart(points, path, title=""):
     """bench.py step `shapes`: Triton's time over Tile's per shape (dicts
     with family, shape, ratio), one colour per workload, lines at 1 and at
@@ -180,10 +191,8 @@ def shapes_chart(points, path, title=""):
     fig, ax = plt.subplots(figsize=(max(8, 0.28 * len(points) + 4), 5.5))
     families = list(dict.fromkeys(p["family"] for p in points))
     cmap = plt.get_cmap("tab10")
-    for i, p in enumerate(points):
-        f = families.index(p["family"])
-        ax.bar(i, p["ratio"], 0.8, color=cmap(f % 10),
-               label=p["family"] if i == 0 or points[i - 1]["family"] != p["family"] else None)
+    for i, (p, label) in enumerate(zip(points, shape_labels(points))):
+        ax.bar(i, p["ratio"], 0.8, color=cmap(families.index(p["family"]) % 10), label=label)
     ax.set_xticks(range(len(points)))
     ax.set_xticklabels([p["shape"] for p in points], rotation=60, ha="right", fontsize=7)
     ax.axhline(1.0, color="black", linewidth=1)

@@ -51,6 +51,11 @@ ROWS = [
 ]
 
 
+SHAPE_POINTS = [dict(family=f, shape=sh, ratio=x) for f, sh, x in (
+    ("vadd f32", "n=5", 1.0), ("bias_gelu f32", "n=5", 1.3), ("vadd f32", "n=6", 1.02),
+    ("bias_gelu f32", "n=6", 1.4), ("matmul f16", "7^3", 0.8))]
+
+
 def check(cond, what):
     if not cond:
         print("FAIL:", what)
@@ -74,12 +79,20 @@ def main():
           == "SDPA cuDNN", "ref attention: the faster SDPA")
     check(charts.reference("mm_bias_relu f16 4096^3", tf["mm_bias_relu f16 4096^3"])
           == "torch eager", "ref mm_bias_relu")
+    check(charts.shape_labels(SHAPE_POINTS) == ["vadd f32", "bias_gelu f32", None, None,
+                                                "matmul f16"],
+          "each workload once in the shapes legend, though vadd and bias_gelu interleave")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
         print("test_charts: data checks passed; matplotlib missing, drawing skipped")
         return 77
     out = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp(prefix="tile-charts-")
+    os.makedirs(out, exist_ok=True)
+    shape = os.path.join(out, "shapes.png")
+    check(charts.shapes_chart(SHAPE_POINTS, shape) == shape, "the shapes chart drawn")
+    with open(shape, "rb") as f:
+        check(f.read(8) == b"\x89PNG\r\n\x1a\n", "shapes.png is a PNG")
     paths = charts.write_charts(ROWS, out, title="fake rows")
     check(len(paths) == 2, f"two charts written: {paths}")
     for p in paths:
