@@ -379,27 +379,31 @@ static const IrOp *first_mma_sync(Arena *ar, const LwEntry *en, const IrBlock *b
  * left on mma.sync, with the reason, at the product; the variants of one
  * configuration that agree share the note. */
 static void print_mma_sync(Arena *ar, Diag *dg, const LwOutput *lo, const char *arch) {
-    if (!arch || !lw_arch_wgmma(arch)) return;
+    if (!arch || !lw_arch_wgmma(arch) || !lo->nentries) return;
+    const IrOp **dot = ar_alloc(ar, sizeof *dot * (size_t)lo->nentries);
+    const char **why = ar_alloc(ar, sizeof *why * (size_t)lo->nentries);
+    for (int e = 0; e < lo->nentries; e++) {
+        why[e] = NULL;
+        dot[e] = first_mma_sync(ar, &lo->entries[e], lo->entries[e].variant->k->body, &why[e]);
+    }
     for (int e = 0; e < lo->nentries;) {
         const LwEntry *en = &lo->entries[e];
-        const char *why = NULL, *names = ar_printf(ar, "'%s'", en->name);
-        const IrOp *dot = first_mma_sync(ar, en, en->variant->k->body, &why);
+        const char *names = ar_printf(ar, "'%s'", en->name);
         int n = 1;
         for (; e + n < lo->nentries && lo->entries[e + n].config == en->config; n++) {
-            const char *w2 = NULL;
-            const IrOp *d2 = first_mma_sync(ar, &lo->entries[e + n],
-                                            lo->entries[e + n].variant->k->body, &w2);
-            if (!dot || !d2 || d2->loc.line != dot->loc.line || d2->loc.col != dot->loc.col ||
-                strcmp(w2, why) != 0)
+            const IrOp *d2 = dot[e + n];
+            if (!dot[e] || !d2 || d2->loc.line != dot[e]->loc.line ||
+                d2->loc.col != dot[e]->loc.col || strcmp(why[e + n], why[e]) != 0)
                 break;
             names = ar_printf(ar, "%s, '%s'", names, lo->entries[e + n].name);
         }
+        if (dot[e]) {
+            const IrKernel *k = en->kernel;
+            dg_note(dg, dot[e]->loc, "%s %s (%s): this product runs on mma.sync, not wgmma: "
+                    "%s", n > 1 ? "entries" : "entry", names,
+                    ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages), why[e]);
+        }
         e += n;
-        if (!dot) continue;
-        const IrKernel *k = en->kernel;
-        dg_note(dg, dot->loc, "%s %s (%s): this product runs on mma.sync, not wgmma: %s",
-                n > 1 ? "entries" : "entry", names,
-                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages), why);
     }
 }
 

@@ -458,9 +458,7 @@ void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
 /* The stage buffer of conversion `cv` in the innermost pipelined loop,
  * or NULL. */
 static const LyStage *stage_of(LwFn *f, const IrOp *cv) {
-    for (int i = 0; f->pipe && cv && i < f->pipe->plan->nstage; i++)
-        if (f->pipe->plan->stage[i].cvt == cv) return &f->pipe->plan->stage[i];
-    return NULL;
+    return ly_stage_of(f->pipe ? f->pipe->plan : NULL, cv);
 }
 
 static LLVMValueRef stage_base(LwFn *f, const LyStage *st) {

@@ -418,7 +418,8 @@ typedef enum LyWgmmaMisfit {
     LY_WG_FITS = 0,
     LY_WG_DTYPE,        /* operands other than f16/bf16 (tf32, i8) */
     LY_WG_WARPS,        /* warps not a multiple of 4 (a warpgroup) */
-    LY_WG_ROWS,         /* M not a multiple of 64 of at least 16 x warps */
+    LY_WG_ROWS,         /* M not a multiple of 64 */
+    LY_WG_FEW_ROWS,     /* M below 16 x warps (every warp on M) */
     LY_WG_COLS,         /* N below 8 */
     LY_WG_STAGES,       /* stages < 2 */
     LY_WG_LOOP,         /* B not loaded in the product's `for` loop */
@@ -537,6 +538,9 @@ typedef struct LyPlan {
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared);
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
+/* The stage buffer of conversion cv in loop q's plan, or NULL (q NULL:
+ * none). */
+const LyStage *ly_stage_of(const LyPipe *q, const IrOp *cv);
 /* Why product `dot` of k (planned as p) runs on mma.sync on a target
  * with warpgroup MMA: a sentence for --stats; NULL when it runs on wgmma
  * or not on tensor cores at all. */

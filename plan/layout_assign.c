@@ -223,7 +223,8 @@ LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *op) {
     int w = k->warps;
     if (ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]) != 16) return LY_WG_DTYPE;
     if (w % 4) return LY_WG_WARPS;
-    if (tr.dim[0] % 64 || tr.dim[0] < 16 * w) return LY_WG_ROWS;
+    if (tr.dim[0] % 64) return LY_WG_ROWS;
+    if (tr.dim[0] < 16 * w) return LY_WG_FEW_ROWS;
     if (tr.dim[1] < 8) return LY_WG_COLS;
     if (k->stages < 2) return LY_WG_STAGES;
     if (!loop_loaded(k, op, 1)) return LY_WG_LOOP;

@@ -85,8 +85,7 @@ static int uses_scratch(const LyPipe *q, const IrOp *op) {
     switch (op->op) {
     case IR_CONVERT_LAYOUT: {
         const IrOp *ld = op->args[0]->def;
-        for (int i = 0; q && i < q->nstage; i++)
-            if (q->stage[i].cvt == op) return 0;
+        if (ly_stage_of(q, op)) return 0;
         return !(ld && ld->op == IR_LOAD && ld->iattr[3] >= 2);
     }
     case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_REDUCE: case IR_SCAN:
@@ -168,8 +167,7 @@ static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *do
         !ly_is_mma_operand(cv->res[0]->layout) || !ly_only_products(pl->p, cv) ||
         !cv->args[0]->layout)
         return 0;
-    for (int j = 0; j < q->nstage; j++)
-        if (q->stage[j].cvt == cv) return 1;
+    if (ly_stage_of(q, cv)) return 1;
     const Type *t = &cv->res[0]->ty;
     LySmem *s = ly_smem_wgmma(pl->ar, t->dim, ly_fastest_dim(cv->args[0]->layout),
                               ty_bytes((ScalarKind)t->k));
@@ -358,6 +356,12 @@ const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop) {
     return p->pipe[loop->regions[0]->args[0]->id];
 }
 
+const LyStage *ly_stage_of(const LyPipe *q, const IrOp *cv) {
+    for (int i = 0; q && cv && i < q->nstage; i++)
+        if (q->stage[i].cvt == cv) return &q->stage[i];
+    return NULL;
+}
+
 const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const IrOp *dot) {
     const Layout *cl = dot->res[0]->layout;
     if (!cl || cl->kind != LY_MMA) return NULL;   /* FMA chains: no tensor cores */
@@ -369,8 +373,8 @@ const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const I
     case LY_WG_WARPS:
         return ar_printf(ar, "warps = %d is not a multiple of 4 (a warpgroup)", k->warps);
     case LY_WG_ROWS:
-        if (tr.dim[0] % 64)
-            return ar_printf(ar, "its M = %d is not a multiple of 64", (int)tr.dim[0]);
+        return ar_printf(ar, "its M = %d is not a multiple of 64", (int)tr.dim[0]);
+    case LY_WG_FEW_ROWS:
         return ar_printf(ar, "its M = %d is below 16 x warps = %d (wgmma puts every "
                          "warp on M)", (int)tr.dim[0], 16 * k->warps);
     case LY_WG_COLS:
