@@ -164,5 +164,11 @@ char *read_file(Arena *a, const char *path, size_t *len);
 int write_file_atomic(const char *path, const void *data, size_t n);
 
 static inline int is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+/* The least power of two >= x (x >= 1). */
+static inline int64_t pow2_ceil(int64_t x) {
+    int64_t p = 1;
+    while (p < x) p <<= 1;
+    return p;
+}
 
 #endif

@@ -174,6 +174,7 @@ void lw_print(LwFn *f, const IrOp *op) {
             int first;
             LLVMValueRef own = lw_owner(f, l, r, &first);
             if (!first) continue;
+            own = lw_pad_and(f, v, l, r, own);   /* padding prints nothing */
             LLVMValueRef args[3 + IR_MAXRANK + 1];
             int n = 0;
             Buf b = {0};
@@ -206,9 +207,15 @@ void lw_print(LwFn *f, const IrOp *op) {
 
 void lw_assert(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
-    LwVal x = *lw_val(f, op->args[0]);
-    LLVMValueRef ok = x.r[0];
-    for (int r = 1; r < x.n; r++) ok = LLVMBuildAnd(c->b, ok, x.r[r], "");
+    const IrValue *v = op->args[0];
+    LwVal x = *lw_val(f, v);
+    LLVMValueRef ok = NULL;
+    for (int r = 0; r < x.n; r++) {   /* the padding's lanes hold: it asserts nothing */
+        LLVMValueRef pad = lw_pad_and(f, v, v->layout, r, NULL);
+        LLVMValueRef holds = pad ? LLVMBuildOr(c->b, x.r[r], LLVMBuildNot(c->b, pad, ""), "")
+                                 : x.r[r];
+        ok = ok ? LLVMBuildAnd(c->b, ok, holds, "") : holds;
+    }
     LLVMBasicBlockRef fail = lw_new_bb(f, "assert.fail"), join = lw_new_bb(f, "assert.ok");
     LLVMBuildCondBr(c->b, ok, join, fail);
     LLVMPositionBuilderAtEnd(c->b, fail);

@@ -12,10 +12,17 @@
  * index outside the axis reads the element at index mod the extent (the
  * interpreter reports it as an error). The scratch holds every source
  * element once, padded one in 32 against bank conflicts.
+ *
+ * Padded tiles (ir.h, ty_pad) sit in the scratch at their padded packed
+ * coordinates. Along a padded axis, cat's second source starts at the
+ * first's extent (not its padded one), a gather index wraps modulo the
+ * extent (unsigned), and a position past the source's padded extent (the
+ * result's padding, shifted by a slice's start or cat's second source)
+ * wraps inside it: the scratch is never read outside what was written.
  */
 #include "lower/lw.h"
 
-/* The packed coordinate, in the shape of t, of the coordinates co. */
+/* The packed coordinate, in the (padded) shape of t, of the coordinates co. */
 static LLVMValueRef lw_pack(LwFn *f, const Type *t, LLVMValueRef *co) {
     LLVMBuilderRef b = f->c->b;
     LLVMValueRef y = lw_i32(f->c, 0);
@@ -26,7 +33,7 @@ static LLVMValueRef lw_pack(LwFn *f, const Type *t, LLVMValueRef *co) {
 
 /* Elements of the scratch: every source's, once. */
 static int64_t lw_move_elems(const IrOp *op) {
-    return ty_numel(op->args[0]->ty) * (op->op == IR_CAT ? 2 : 1);
+    return ty_numel(ty_pad(op->args[0]->ty)) * (op->op == IR_CAT ? 2 : 1);
 }
 
 int64_t lw_move_scratch(const IrOp *op) {
@@ -43,21 +50,30 @@ int64_t lw_move_scratch(const IrOp *op) {
 static LLVMValueRef lw_move_read(LwFn *f, const IrOp *op, int r, LwVal idx) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
-    const Type *st = &op->args[0]->ty;
+    const Type spad = ty_pad(op->args[0]->ty), *st = &spad;
     const IrValue *res = op->res[0];
     int ax = (int)op->iattr[0];
-    int32_t n = st->dim[ax];
+    int32_t n = op->args[0]->ty.dim[ax], np = st->dim[ax];
+    int wrap = !is_pow2(n) || ty_padded(res->ty);   /* positions may pass np */
     LLVMValueRef co[IR_MAXRANK], base = lw_i32(c, 0);
     for (int d = 0; d < res->ty.rank; d++) co[d] = lw_coord(f, res->layout, r, d);
     if (op->op == IR_SLICE) co[ax] = LLVMBuildAdd(b, co[ax], lw_i32(c, op->iattr[1]), "");
-    if (op->op == IR_CAT) {
+    if (op->op == IR_CAT && n == np) {
         LLVMValueRef second = LLVMBuildLShr(b, co[ax], lw_i32(c, ly_log2(n)), "");
         base = LLVMBuildMul(b, second, lw_i32(c, ty_numel(*st)), "");
         co[ax] = LLVMBuildAnd(b, co[ax], lw_i32(c, n - 1), "");
+    } else if (op->op == IR_CAT) {
+        LLVMValueRef second = LLVMBuildICmp(b, LLVMIntUGE, co[ax], lw_i32(c, n), "");
+        base = LLVMBuildSelect(b, second, lw_i32(c, ty_numel(*st)), lw_i32(c, 0), "");
+        co[ax] = LLVMBuildSub(b, co[ax], LLVMBuildSelect(b, second, lw_i32(c, n),
+                                                         lw_i32(c, 0), ""), "");
     }
     if (op->op == IR_GATHER) {
         LLVMValueRef i = lw_cast_scalar(f, idx.r[r], (ScalarKind)op->args[1]->ty.k, SK_I32);
-        co[ax] = LLVMBuildAnd(b, i, lw_i32(c, n - 1), "");
+        co[ax] = is_pow2(n) ? LLVMBuildAnd(b, i, lw_i32(c, n - 1), "")
+                            : LLVMBuildURem(b, i, lw_i32(c, n), "");
+    } else if (wrap) {
+        co[ax] = LLVMBuildAnd(b, co[ax], lw_i32(c, np - 1), "");
     }
     LLVMValueRef at = lw_pack(f, st, co);
     return lw_smem_get(f, (ScalarKind)st->k, LLVMBuildAdd(b, base, at, ""));
@@ -73,7 +89,7 @@ void lw_move(LwFn *f, const IrOp *op) {
     lw_scratch_barrier(f);
     for (int i = 0; i < (op->op == IR_CAT ? 2 : 1); i++)
         lw_smem_put(f, *lw_val(f, op->args[i]), k, op->args[i]->layout,
-                    i * ty_numel(op->args[0]->ty));
+                    i * ty_numel(ty_pad(op->args[0]->ty)));
     lw_barrier(f);
     LwVal out = lw_new_val(f, lw_nregs(res));
     for (int r = 0; r < out.n; r++) out.r[r] = lw_move_read(f, op, r, idx);

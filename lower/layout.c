@@ -189,6 +189,18 @@ LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg) {
     return p;
 }
 
+LLVMValueRef lw_pad_and(LwFn *f, const IrValue *v, const Layout *l, int r,
+                        LLVMValueRef p) {
+    LwCtx *c = f->c;
+    for (int d = 0; l && d < v->ty.rank; d++) {
+        if (is_pow2(v->ty.dim[d])) continue;
+        LLVMValueRef in = LLVMBuildICmp(c->b, LLVMIntULT, lw_coord(f, l, r, d),
+                                        lw_i32(c, v->ty.dim[d]), "pad.in");
+        p = p ? LLVMBuildAnd(c->b, p, in, "") : in;
+    }
+    return p;
+}
+
 /* ------------------------------------------------------------ shuffles */
 
 /* How one destination register of a conversion inside warps is fetched:
@@ -431,7 +443,10 @@ static int lw_total_bits(const Type *t) {
 
 /* The map from destination to source packed coordinates of a shape op. */
 static LyMap lw_shape_map(const IrOp *op) {
-    const Type *dt = &op->res[0]->ty, *st = &op->args[0]->ty;
+    /* on the padded shapes (sema allows only reshapes that keep padded
+     * positions: ty_reshape_in_place) */
+    const Type dpad = ty_pad(op->res[0]->ty), spad = ty_pad(op->args[0]->ty);
+    const Type *dt = &dpad, *st = &spad;
     LyMap m;
     memset(&m, 0, sizeof m);
     m.nin = lw_total_bits(dt);

@@ -191,6 +191,11 @@ void lw_shape_op(LwFn *f, const IrOp *op);
 /* Per-thread predicate: this thread is the first holder (lowest lane and
  * warp) of the elements it holds in register r: i1 (NULL for "always"). */
 LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg);
+/* p AND "register r of l holds an element of v, not padding" (ir.h,
+ * ty_pad: coordinate < extent along each padded axis of v's type; l has
+ * v's padded shape). NULL when both are "always". */
+LLVMValueRef lw_pad_and(LwFn *f, const IrValue *v, const Layout *l, int r,
+                        LLVMValueRef p);
 LLVMValueRef lw_smem(LwFn *f, int64_t bytes);
 /* The scratch as a staging area of elements of kind k, one in 32 padded:
  * its bytes for n elements; src (layout sl) written at element base + its

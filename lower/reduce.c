@@ -64,6 +64,7 @@
  */
 #include "lower/lw.h"
 
+#include <math.h>
 #include <string.h>
 
 typedef struct LwPair {
@@ -143,6 +144,24 @@ static LwPair lw_combine(LwFn *f, const IrOp *op, int kind, ScalarKind k, LwPair
 
 /* ------------------------------------------------------------ reduction */
 
+/* What a padding element (ir.h, ty_pad) enters a reduction of `kind` as,
+ * in kind ak: one that changes nothing. -0.0 for float sums, 0 for
+ * integer ones; NaN for float max, min, argmax and argmin (each skips
+ * NaN, and an index in the padding is above every real one, so among
+ * NaNs a real element wins); the type's extremes for integers (on a tie
+ * the lower index, a real element's, wins). RED_FN has no identity: sema
+ * rejects it along a padded axis. */
+static LLVMValueRef lw_pad_identity(LwCtx *c, int kind, ScalarKind ak) {
+    LLVMTypeRef t = lw_type(c, ak);
+    int mx = kind == RED_MAX || kind == RED_ARGMAX, bits = ty_bits(ak);
+    if (ty_isfloat(ak)) return LLVMConstReal(t, kind == RED_SUM ? -0.0 : NAN);
+    if (kind == RED_SUM) return LLVMConstNull(t);
+    uint64_t top = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+    uint64_t smax = top >> 1;
+    if (ty_issigned(ak)) return LLVMConstInt(t, mx ? ~smax : smax, 1);
+    return LLVMConstInt(t, mx ? 0 : top, 0);
+}
+
 /* Packed-coordinate bits of dimension a of `shape`, and the projection
  * that removes them. */
 static uint32_t lw_axis_bits(const Layout *l, int a, int *off, int *n) {
@@ -221,6 +240,8 @@ void lw_reduce(LwFn *f, const IrOp *op) {
         uint32_t kk = lw_drop(lw_rpart(S, r), off, na);
         LwPair p = {lw_cast_scalar(f, in.r[r], k, ak),
                     arg ? lw_coord(f, S, r, a) : NULL};
+        LLVMValueRef real = lw_pad_and(f, x, S, r, NULL);
+        if (real) p.v = LLVMBuildSelect(b, real, p.v, lw_pad_identity(c, kind, ak), "");
         int j = 0;
         while (j < ng && key[j] != kk) j++;
         if (j == ng) {

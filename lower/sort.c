@@ -15,8 +15,26 @@
  * The order is the interpreter's: floats with NaN after every number
  * (first when descending), integers signed or not by type; equal
  * elements (+0 and -0 too) come in any order.
+ *
+ * Along a padded axis (ir.h, ty_pad) the padding enters the network as
+ * the value that sorts last: NaN ascending (after every number; a real
+ * NaN ties with it, and either is NaN), -inf descending (after every
+ * number, the NaNs being first), the type's extreme for integers; so
+ * the first n positions hold exactly the n real elements in order.
  */
 #include "lower/lw.h"
+
+#include <math.h>
+
+/* The padding's value: last in the order. */
+static LLVMValueRef lw_sort_last(LwCtx *c, ScalarKind k, int desc) {
+    LLVMTypeRef t = lw_type(c, k);
+    if (ty_isfloat(k)) return LLVMConstReal(t, desc ? -INFINITY : NAN);
+    int bits = ty_bits(k);
+    uint64_t top = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+    if (ty_issigned(k)) return LLVMConstInt(t, desc ? ~(top >> 1) : top >> 1, 1);
+    return LLVMConstInt(t, desc ? 0 : top, 0);
+}
 
 /* a before b in the ascending order. */
 static LLVMValueRef lw_sort_less(LwFn *f, ScalarKind k, LLVMValueRef a, LLVMValueRef b) {
@@ -59,7 +77,7 @@ int64_t lw_sort_scratch(const IrOp *op) {
     int a = (int)op->iattr[0], off = lw_sort_off(D, a), smem = 0;
     for (int j = 0; j < ly_log2(D->shape[a]); j++) smem |= lw_sort_via_smem(D, 1u << (off + j));
     int64_t m = lw_in_layout_scratch(x, D);
-    int64_t s = smem ? lw_smem_elems_bytes(ty_numel(res->ty), (ScalarKind)res->ty.k) : 0;
+    int64_t s = smem ? lw_smem_elems_bytes(ty_numel(ty_pad(res->ty)), (ScalarKind)res->ty.k) : 0;
     return m > s ? m : s;
 }
 
@@ -71,7 +89,7 @@ static LwVal lw_sort_partner(LwFn *f, const IrValue *res, LwVal v, uint32_t y) {
     LwVal p = lw_new_val(f, v.n);
     int bit = 0, how = lw_sort_owner(D, y, &bit);
     if (!how) {
-        lw_smem(f, lw_smem_elems_bytes(ty_numel(res->ty), k));
+        lw_smem(f, lw_smem_elems_bytes(ty_numel(ty_pad(res->ty)), k));
         lw_scratch_barrier(f);
         lw_smem_put(f, v, k, D, 0);
         lw_barrier(f);
@@ -105,9 +123,14 @@ void lw_sort(LwFn *f, const IrOp *op) {
     const Layout *D = res->layout;
     ScalarKind k = (ScalarKind)res->ty.k;
     int a = (int)op->iattr[0], desc = (int)op->iattr[1], off = lw_sort_off(D, a);
-    LwVal v = lw_in_layout(f, op->args[0], D);
+    LwVal x = lw_in_layout(f, op->args[0], D), v = lw_new_val(f, x.n);
     LLVMValueRef *ci = ar_alloc(f->c->ar, sizeof(LLVMValueRef) * (size_t)v.n);
-    for (int r = 0; r < v.n; r++) ci[r] = lw_coord(f, D, r, a);
+    for (int r = 0; r < v.n; r++) {
+        ci[r] = lw_coord(f, D, r, a);
+        LLVMValueRef real = lw_pad_and(f, res, D, r, NULL);
+        v.r[r] = real ? LLVMBuildSelect(f->c->b, real, x.r[r], lw_sort_last(f->c, k, desc), "")
+                      : x.r[r];
+    }
     for (int32_t kk = 2; kk <= D->shape[a]; kk <<= 1)
         for (int32_t j = kk >> 1; j; j >>= 1) {
             LwVal p = lw_sort_partner(f, res, v, (uint32_t)j << off), nv = lw_new_val(f, v.n);

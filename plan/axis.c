@@ -115,12 +115,20 @@ static AxInfo ax_unknown(void) {
     return a;
 }
 
+/* The extent of v along d as its layout has it (padded: ir.h), 1 for a
+ * scalar. Facts are about runs inside the padded tile; a run that crosses
+ * into the padding is never accessed as one (ly_mem_vec bounds vectors
+ * by the padding's mask), so the padding lanes' values matter to none. */
+static int64_t pad_extent(const IrValue *v, int d) {
+    return v->ty.rank ? pow2_ceil(v->ty.dim[d]) : 1;
+}
+
 /* A value equal everywhere with divisibility `div`. */
 static AxInfo ax_uniform(const IrValue *v, int64_t div) {
     AxInfo a = ax_unknown();
     for (int d = 0; d < rank_of(v); d++) {
         a.div[d] = div;
-        a.constancy[d] = v->ty.rank ? v->ty.dim[d] : 1;
+        a.constancy[d] = pad_extent(v, d);
     }
     return a;
 }
@@ -266,7 +274,7 @@ static AxInfo ax_cmp(const AxInfo *x, const AxInfo *y, const IrValue *xv,
 static AxInfo ax_const_only(const IrOp *op, const AxInfo *const *in, int rank) {
     AxInfo r = ax_unknown();
     for (int d = 0; d < rank; d++) {
-        int64_t k = op->res[0]->ty.rank ? op->res[0]->ty.dim[d] : 1;
+        int64_t k = pad_extent(op->res[0], d);
         for (int i = 0; i < op->nargs; i++)
             if (op->args[i]->ty.rank == op->res[0]->ty.rank)
                 k = min64(k, in[i]->constancy[d]);
@@ -294,7 +302,7 @@ static AxInfo ax_broadcast(const AxInfo *a, const IrValue *in, const IrValue *ou
     for (int d = 0; d < out->ty.rank; d++)
         if (in->ty.dim[d] != out->ty.dim[d]) {
             r.contig[d] = 1;
-            r.constancy[d] = out->ty.dim[d];
+            r.constancy[d] = pad_extent(out, d);
         }
     return r;
 }
@@ -445,7 +453,7 @@ static AxInfo ax_shape_rule(const IrOp *op, const AxInfo *const *in) {
         if (ty_isint(res->ty.k) || res->ty.k == SK_BOOL) return ax_uniform(res, pow2_div(op->iattr[0]));
         return ax_uniform(res, 1);
     case IR_ARANGE:
-        r.contig[0] = op->iattr[1] - op->iattr[0];
+        r.contig[0] = pad_extent(res, 0);   /* the padding continues it */
         r.div[0] = pow2_div(op->iattr[0]);
         return r;
     case IR_SPLAT: return ax_uniform(res, a->div[0]);
@@ -522,7 +530,7 @@ AxInfo ax_rule(const IrOp *op, const AxInfo *const *in) {
     if (ax_is_const(&r, &v))
         for (int d = 0; d < rank_of(res); d++) {
             r.div[d] = max64(r.div[d], pow2_div(v));
-            r.constancy[d] = res->ty.rank ? res->ty.dim[d] : 1;
+            r.constancy[d] = pad_extent(res, d);
             r.contig[d] = 1;
         }
     return r;

@@ -103,7 +103,7 @@ static int combine_op(int64_t red) {
 static int64_t regs_per_thread(const IrKernel *k, Type t) {
     int64_t words = ty_bytes((ScalarKind)t.k) > 4 ? 2 : 1;
     int64_t threads = (int64_t)k->warps * 32;
-    return (ty_numel(t) * words + threads - 1) / threads;
+    return (ty_numel(ty_pad(t)) * words + threads - 1) / threads;
 }
 
 /* The reduction of carried value j of `loop` when its update has the

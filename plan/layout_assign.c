@@ -86,7 +86,7 @@ static const Layout *anchor_of(const LaCtx *c, const IrOp *op) {
 static const Layout *default_layout(LaCtx *c, Type t) {
     uint8_t order[IR_MAXRANK];
     for (int d = 0; d < t.rank; d++) order[d] = (uint8_t)(t.rank - 1 - d);
-    return ly_blocked_default(c->ar, t.rank, t.dim, c->k->warps, 1, order);
+    return ly_blocked_default(c->ar, t.rank, ty_pad(t).dim, c->k->warps, 1, order);
 }
 
 /* ----------------------------------------------------------- coalescing */
@@ -115,12 +115,13 @@ static const Layout *coalesced(LaCtx *c, const IrOp *op) {
     int fast = order[0];
     int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
     int64_t aligned = a->div[fast] / esize > 1 ? a->div[fast] / esize : 1;
-    int64_t contig = min64(a->contig[fast], p->ty.dim[fast]);
+    const Type pt = ty_pad(p->ty);   /* layouts are padded (ir.h) */
+    int64_t contig = min64(a->contig[fast], pt.dim[fast]);
     int64_t per = min64(min64(aligned, contig), 16 / esize > 1 ? 16 / esize : 1);
     int64_t threads = (int64_t)c->k->warps * 32;
-    int64_t share = ty_numel(p->ty) / threads;
+    int64_t share = ty_numel(pt) / threads;
     per = min64(per, share > 1 ? share : 1);
-    return ly_blocked_default(c->ar, rank, p->ty.dim, c->k->warps, (int)per, order);
+    return ly_blocked_default(c->ar, rank, pt.dim, c->k->warps, (int)per, order);
 }
 
 /* --------------------------------------------------------- matrix products */
@@ -194,7 +195,11 @@ static int64_t ax_run(const AxTable *ax, const IrOp *op, int dim) {
     if (op->op == IR_LOAD && (op->iattr[0] & LOAD_MASK)) mask = 1;
     if ((op->op == IR_STORE || op->op == IR_ATOMIC) && op->nargs > 2) mask = 2;
     const AxInfo *m = mask > 0 && is_tile(op->args[mask]) ? ax_of(ax, op->args[mask]) : NULL;
-    return ax_mem_run(ax_of(ax, p), esize, m, dim);
+    int64_t run = ax_mem_run(ax_of(ax, p), esize, m, dim);
+    /* the padding's mask (coordinate < extent) is constant over aligned
+     * runs of the largest power of two dividing the extent */
+    int64_t n = p->ty.dim[dim];
+    return is_pow2(n) || (n & -n) >= run ? run : n & -n;
 }
 
 /* Operand i of dot `op` is loaded in the body of the `for` loop the
@@ -219,7 +224,7 @@ static int loop_loaded(const IrKernel *k, const IrOp *op, int i) {
  * chained-dot rule gives chained products that map too), N at least one
  * n8 column block. */
 LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *op) {
-    const Type ta = op->args[0]->ty, tr = op->res[0]->ty;
+    const Type ta = op->args[0]->ty, tr = ty_pad(op->res[0]->ty);
     int w = k->warps;
     if (ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]) != 16) return LY_WG_DTYPE;
     if (w % 4) return LY_WG_WARPS;
@@ -237,7 +242,7 @@ LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *op) {
  * default blocked layout, which the FMA path computes in. */
 static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n,
                                 const IrOp *op) {
-    const Type ta = op->args[0]->ty, tr = op->res[0]->ty;
+    const Type ta = op->args[0]->ty, tr = ty_pad(op->res[0]->ty);
     int mk = ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]);
     if (!mk) return default_layout(c, tr);
     int32_t warps[2];
@@ -298,13 +303,13 @@ static const Layout *forward_layout(LaCtx *c, const IrOp *op) {
     }
     if (!lx) return NULL;
     switch (op->op) {
-    case IR_BROADCAST: return ly_reshaped_family(c->ar, lx, res->ty.dim);
+    case IR_BROADCAST: return ly_reshaped_family(c->ar, lx, ty_pad(res->ty).dim);
     case IR_EXPAND_DIMS:
         if (lx->kind == LY_SLICE && lx->slice_dim == op->iattr[0])
-            return ly_reshaped_family(c->ar, lx->parent, res->ty.dim);
+            return ly_reshaped_family(c->ar, lx->parent, ty_pad(res->ty).dim);
         return NULL;
     case IR_PERMUTE: return ly_permute(c->ar, lx, op->iattr);
-    case IR_RESHAPE: return ly_reshape(c->ar, lx, res->ty.rank, res->ty.dim);
+    case IR_RESHAPE: return ly_reshape(c->ar, lx, res->ty.rank, ty_pad(res->ty).dim);
     case IR_REDUCE: return ly_slice(c->ar, lx, (int)op->iattr[1]);
     default: return NULL;
     }
@@ -337,23 +342,23 @@ static const Layout *operand_layout(LaCtx *c, const IrOp *op, int i) {
     case IR_WHILE: return op->regions[0]->args[i]->layout;
     case IR_DOT:
         if (!r) return NULL;
-        return i == 2 ? r : ly_dot_operand(c->ar, r, i, x->ty.dim, ty_bits(x->ty.k));
+        return i == 2 ? r : ly_dot_operand(c->ar, r, i, ty_pad(x->ty).dim, ty_bits(x->ty.k));
     default: break;
     }
     if (!r) return NULL;
     if (elementwise(op->op)) return ty_same_shape(x->ty, op->res[0]->ty) ? r : NULL;
     switch (op->op) {
-    case IR_BROADCAST: return ly_reshaped_family(c->ar, r, x->ty.dim);
+    case IR_BROADCAST: return ly_reshaped_family(c->ar, r, ty_pad(x->ty).dim);
     case IR_EXPAND_DIMS: return ly_slice(c->ar, r, (int)op->iattr[0]);
     case IR_PERMUTE: {
         int64_t inv[IR_MAXRANK];
         for (int d = 0; d < x->ty.rank; d++) inv[op->iattr[d]] = d;
         return ly_permute(c->ar, r, inv);
     }
-    case IR_RESHAPE: return ly_reshape(c->ar, r, x->ty.rank, x->ty.dim);
+    case IR_RESHAPE: return ly_reshape(c->ar, r, x->ty.rank, ty_pad(x->ty).dim);
     case IR_REDUCE:
         if (r->kind == LY_SLICE && r->slice_dim == op->iattr[1])
-            return ly_reshaped_family(c->ar, r->parent, x->ty.dim);
+            return ly_reshaped_family(c->ar, r->parent, ty_pad(x->ty).dim);
         return NULL;
     default: return NULL;
     }
@@ -623,11 +628,14 @@ uint32_t ly_repeated_regs(const LyResult *r, const IrValue *v) {
     return mask;
 }
 
-/* A tile value has a layout that keeps the invariants (ly_check), a
- * scalar has none. */
+/* A tile value has a layout that keeps the invariants (ly_check), of its
+ * padded shape (ir.h, ty_pad); a scalar has none. */
 static int verify_value(LaCtx *c, const IrValue *v) {
     if (!is_tile(v)) return v->layout != NULL;
-    return !v->layout || ly_check(v->layout, c->k->warps) != NULL;
+    if (!v->layout || ly_check(v->layout, c->k->warps) != NULL) return 1;
+    Type p = ty_pad(v->ty);
+    return v->layout->rank != p.rank ||
+           memcmp(v->layout->shape, p.dim, sizeof(int32_t) * (size_t)p.rank) != 0;
 }
 
 /* Every tile value has a valid layout, no scalar has one, and every

@@ -98,7 +98,7 @@ static int uses_scratch(const LyPipe *q, const IrOp *op) {
 
 static int64_t padded_bytes(const Type *t) {
     if (t->rank == 0 || t->k == SK_PTR) return 0;
-    int64_t n = ty_numel(*t);
+    int64_t n = ty_numel(ty_pad(*t));
     return (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
 }
 
@@ -130,7 +130,7 @@ static int64_t scratch_bound(const LyPipe *q, const IrBlock *b) {
  * unit of the buffer, or be other than 4, 8 or 16 bytes. */
 static int ring_for(Planner *pl, const IrOp *load, LyRing *r, int wgmma) {
     const Layout *ptr = load->args[0]->layout;
-    const Type *t = &load->res[0]->ty;
+    const Type tp = ty_pad(load->res[0]->ty), *t = &tp;   /* buffers are padded */
     if (!ptr || ptr->rank != 2 || t->rank != 2) return 0;
     int esize = ty_bytes((ScalarKind)t->k), fast = ly_fastest_dim(ptr);
     LySmem *s = wgmma ? ly_smem_wgmma(pl->ar, t->dim, fast, esize)
@@ -168,7 +168,7 @@ static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *do
         !cv->args[0]->layout)
         return 0;
     if (ly_stage_of(q, cv)) return 1;
-    const Type *t = &cv->res[0]->ty;
+    const Type tp = ty_pad(cv->res[0]->ty), *t = &tp;
     LySmem *s = ly_smem_wgmma(pl->ar, t->dim, ly_fastest_dim(cv->args[0]->layout),
                               ty_bytes((ScalarKind)t->k));
     if (!s || q->nstage == (int)(sizeof q->stage / sizeof q->stage[0])) return 0;
@@ -365,7 +365,7 @@ const LyStage *ly_stage_of(const LyPipe *q, const IrOp *cv) {
 const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const IrOp *dot) {
     const Layout *cl = dot->res[0]->layout;
     if (!cl || cl->kind != LY_MMA) return NULL;   /* FMA chains: no tensor cores */
-    const Type ta = dot->args[0]->ty, tr = dot->res[0]->ty;
+    const Type ta = dot->args[0]->ty, tr = ty_pad(dot->res[0]->ty);
     switch (cl->wgmma ? LY_WG_FITS : ly_wgmma_misfit(k, dot)) {
     case LY_WG_DTYPE:
         return ar_printf(ar, "its operands are %s (wgmma is used for f16 and bf16)",

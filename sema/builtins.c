@@ -146,9 +146,9 @@ static int want_shape(SmCtx *c, const Builtin *b, const SmVal *v,
     for (int i = 0; i < n; i++) {
         int64_t d;
         if (!want_int(c, b, &items[i], arg, &d)) return 0;
-        if (d != (int32_t)d || !is_pow2(d)) {
-            dg_error(c->dg, items[i].loc, "tile dimension %lld is not a power of "
-                     "two", (long long)d);
+        if (d != (int32_t)d || d < 1) {
+            dg_error(c->dg, items[i].loc, "tile dimension %lld is not positive",
+                     (long long)d);
             return 0;
         }
         dims[i] = (int32_t)d;
@@ -338,9 +338,9 @@ static SmVal bi_arange(SmCtx *c, const Builtin *b, const AstExpr *call,
     int ok = want_int(c, b, &a[0], "lo", &lo);
     ok &= want_int(c, b, &a[1], "hi", &hi);
     if (!ok) return sm_poison();
-    if (lo < INT32_MIN || hi > INT32_MAX || hi <= lo || !is_pow2(hi - lo)) {
+    if (lo < INT32_MIN || hi > INT32_MAX || hi <= lo) {
         dg_error(c->dg, call->loc, "'arange(%lld, %lld)' must have a positive "
-                 "power-of-two number of elements, not %lld", (long long)lo,
+                 "number of elements, not %lld", (long long)lo,
                  (long long)hi, (long long)(hi - lo));
         return sm_poison();
     }
@@ -560,6 +560,11 @@ static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
                  "M=%d, N=%d, K=%d", M, N, K);
         return sm_poison();
     }
+    if (!is_pow2(K)) {   /* the padding along K would enter the sums */
+        dg_error(c->dg, call->loc, "'dot' needs a power-of-two K, got K=%d (M and "
+                 "N may be any size from 16)", K);
+        return sm_poison();
+    }
     int32_t mn[2] = {M, N};
     Type rt = ty_tile(ty_scalar(ta.k == SK_I8 ? SK_I32 : SK_F32), 2, mn);
     int ieee = 0;
@@ -690,6 +695,17 @@ static int combiner(SmCtx *c, const Builtin *b, IrOp *op, const SmVal *f, Scalar
     return ok;
 }
 
+/* reduce(x) of kind `kind` along axis, to elements of kind rk */
+static IrValue *reduce_ir(SmCtx *c, IrValue *x, int kind, int axis, ScalarKind rk) {
+    Type rt = sm_with_kind(x->ty, rk);
+    memmove(rt.dim + axis, rt.dim + axis + 1, sizeof(int32_t) * (size_t)(rt.rank - axis - 1));
+    rt.dim[--rt.rank] = 0;
+    IrValue *r = sm_emit1(c, IR_REDUCE, rt, x, NULL, NULL);
+    r->def->iattr[0] = kind;
+    r->def->iattr[1] = axis;
+    return r;
+}
+
 /* sum/max/min/argmax/argmin(x, axis=, keepdims=false), sum's dtype= (in
  * a[3]); reduce(x, axis, combine, keepdims=false) with its combine fn
  * `fn` (a[1] axis, a[2] keepdims here too) */
@@ -710,35 +726,44 @@ static SmVal reduce_along(SmCtx *c, const Builtin *b, const AstExpr *call,
     c->b.loc = call->loc;
     IrValue *x = sm_cast(c, as_ir(c, &a[0]), k);
     Type orig = x->ty;
+    int arg = b->op == RED_ARGMAX || b->op == RED_ARGMIN;
     if (axis < 0) {
         if (t.rank == 0) {
-            if (b->op == RED_ARGMAX || b->op == RED_ARGMIN)
-                return sm_val(ir_const_int(&c->b, ty_scalar(SK_I32), 0), call->loc);
+            if (arg) return sm_val(ir_const_int(&c->b, ty_scalar(SK_I32), 0), call->loc);
             return sm_val(x, call->loc);
         }
-        if (t.rank > 1) {
+        if (t.rank > 1 && !ty_padded(t)) {
             int32_t n = (int32_t)ty_numel(t);
             x = sm_emit1(c, IR_RESHAPE, ty_tile(x->ty, 1, &n), x, NULL, NULL);
         }
+        /* a padded tile does not flatten by a reshape (its padding would
+         * interleave with the elements): sum, max and min reduce one axis
+         * at a time, the last first */
+        if (t.rank > 1 && (arg || fn)) {
+            dg_error(c->dg, call->loc, "'%s' over every element of '%s' needs an "
+                     "axis: its extents are not all powers of two", b->name,
+                     sm_describe(c, &a[0]));
+            return sm_poison();
+        }
+        while (x->ty.rank > 1) x = reduce_ir(c, x, b->op, x->ty.rank - 1, x->ty.k);
     }
-    Type rt = x->ty;
     int ax = axis < 0 ? 0 : axis;
-    memmove(rt.dim + ax, rt.dim + ax + 1, sizeof(int32_t) * (size_t)(rt.rank - ax - 1));
-    rt.rank--;
-    rt.dim[rt.rank] = 0;
-    if (b->op == RED_ARGMAX || b->op == RED_ARGMIN) rt.k = SK_I32;
-    IrValue *r = sm_emit1(c, IR_REDUCE, rt, x, NULL, NULL);
-    r->def->iattr[0] = b->op;
-    r->def->iattr[1] = ax;
+    if (fn && !is_pow2(x->ty.dim[ax])) {
+        dg_error(c->dg, call->loc, "'%s' with a combiner along an axis of %d: an "
+                 "axis whose extent is not a power of two takes sum, max, min, "
+                 "argmax or argmin only", b->name, x->ty.dim[ax]);
+        return sm_poison();
+    }
+    IrValue *r = reduce_ir(c, x, b->op, ax, arg ? SK_I32 : (ScalarKind)x->ty.k);
     if (fn && !combiner(c, b, r->def, fn, k)) return sm_poison();
     c->b.loc = call->loc;
     if (keep && axis >= 0) {
-        Type kt = sm_with_kind(orig, rt.k);
+        Type kt = sm_with_kind(orig, r->ty.k);
         kt.dim[axis] = 1;
         r = sm_emit1(c, IR_EXPAND_DIMS, kt, r, NULL, NULL);
         r->def->iattr[0] = axis;
     } else if (keep) {
-        Type kt = sm_with_kind(orig, rt.k);
+        Type kt = sm_with_kind(orig, r->ty.k);
         for (int i = 0; i < kt.rank; i++) kt.dim[i] = 1;
         r = sm_emit1(c, IR_RESHAPE, kt, r, NULL, NULL);
     }
@@ -1044,6 +1069,14 @@ static SmVal bi_reshape(SmCtx *c, const Builtin *b, const AstExpr *call,
                  ty_str(c->ar, sm_with_kind(shape, t.k)), (long long)ty_numel(shape));
         return sm_poison();
     }
+    if (!ty_reshape_in_place(t, shape)) {
+        dg_error(c->dg, call->loc, "cannot reshape '%s' to '%s' yet: a tile whose "
+                 "extents are not all powers of two is laid out padded, and this "
+                 "reshape would move its elements (it may add or drop axes of 1, "
+                 "and split or merge power-of-two inner axes)", sm_describe(c, &a[0]),
+                 ty_str(c->ar, sm_with_kind(shape, t.k)));
+        return sm_poison();
+    }
     c->b.loc = call->loc;
     IrValue *x = as_ir(c, &a[0]);
     Type rt = sm_with_kind(shape, t.k);
@@ -1251,9 +1284,9 @@ static SmVal bi_sort(SmCtx *c, const Builtin *b, const AstExpr *call, SmVal *a) 
     if (!topk && !absent(&a[2]) && !want_bool_const(c, b, &a[2], "descending", &desc))
         return sm_poison();
     if (topk && !want_int(c, b, &a[1], "k", &k)) return sm_poison();
-    if (topk && (k <= 0 || k > t.dim[axis] || !is_pow2(k))) {
-        dg_error(c->dg, a[1].loc, "'k' of 'topk' must be a power of two from 1 to "
-                 "the axis' %d, got %lld", t.dim[axis], (long long)k);
+    if (topk && (k <= 0 || k > t.dim[axis])) {
+        dg_error(c->dg, a[1].loc, "'k' of 'topk' must be from 1 to the axis' %d, "
+                 "got %lld", t.dim[axis], (long long)k);
         return sm_poison();
     }
     c->b.loc = call->loc;

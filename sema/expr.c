@@ -330,9 +330,9 @@ int sm_resolve_type(SmCtx *c, const AstType *t, Type *out, int allow_tile) {
             int64_t v;
             if (!sm_const_int_arg(c, &d, "a tile dimension", &v)) return 0;
             dims[i] = (int32_t)v;
-            if (v != dims[i] || !is_pow2(v)) {
+            if (v != dims[i] || v < 1) {
                 dg_error(c->dg, t->dims[i]->loc,
-                         "tile dimension %lld is not a power of two", (long long)v);
+                         "tile dimension %lld is not positive", (long long)v);
                 return 0;
             }
         }
@@ -390,9 +390,9 @@ static int axis_index(SmCtx *c, const AstExpr *a, int32_t n, int64_t *start,
                  (long long)b[0], n);
         return 0;
     }
-    if (a->kind == E_SLICE && (b[0] < 0 || b[1] > n || *len <= 0 || !is_pow2(*len))) {
+    if (a->kind == E_SLICE && (b[0] < 0 || b[1] > n || *len <= 0)) {
         dg_error(c->dg, a->loc, "slice %lld:%lld of an axis of %d must lie in it "
-                 "and have a power-of-two length", (long long)b[0], (long long)b[1], n);
+                 "and not be empty", (long long)b[0], (long long)b[1], n);
         return 0;
     }
     return 1;

@@ -82,6 +82,40 @@ int64_t ty_numel(Type t) {
     return n;
 }
 
+Type ty_pad(Type t) {
+    for (int i = 0; i < t.rank; i++) t.dim[i] = (int32_t)pow2_ceil(t.dim[i]);
+    return t;
+}
+
+int ty_padded(Type t) {
+    for (int i = 0; i < t.rank; i++)
+        if (!is_pow2(t.dim[i])) return 1;
+    return 0;
+}
+
+/* The row-major index in the padded shape of logical element i of t. */
+static int64_t padded_index(Type t, int64_t i) {
+    int64_t at = 0, scale = 1;
+    for (int d = t.rank - 1; d >= 0; d--) {
+        at += i % t.dim[d] * scale;
+        i /= t.dim[d];
+        scale *= pow2_ceil(t.dim[d]);
+    }
+    return at;
+}
+
+/* Checked element by element (tiles hold at most 2^20): a rule on the
+ * extents (size-1 axes aside, a power-of-two inner part splits or merges)
+ * is easy to get subtly wrong, the brute force is not. */
+int ty_reshape_in_place(Type from, Type to) {
+    if (!ty_padded(from) && !ty_padded(to)) return 1;
+    if (ty_numel(ty_pad(from)) != ty_numel(ty_pad(to))) return 0;
+    int64_t n = ty_numel(from);
+    for (int64_t i = 0; i < n; i++)
+        if (padded_index(from, i) != padded_index(to, i)) return 0;
+    return 1;
+}
+
 int ty_isint(ScalarKind k) { return k < SK_COUNT && kinds[k].isint; }
 int ty_isfloat(ScalarKind k) { return k < SK_COUNT && kinds[k].isfloat; }
 int ty_issigned(ScalarKind k) { return k < SK_COUNT && kinds[k].issigned; }

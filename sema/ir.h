@@ -53,6 +53,19 @@ Type ty_elem(Type t);                                   /* rank 0 copy */
 int ty_eq(Type a, Type b);
 int ty_same_shape(Type a, Type b);
 int64_t ty_numel(Type t);
+/* Padded tiles. An extent need not be a power of two; layouts (and so the
+ * registers, lanes and warps a tile spreads over) are built for the tile
+ * padded to the next power of two in each dimension. The padding lanes
+ * hold values no program can observe: the lowering masks them out of
+ * memory accesses, reductions, sorts, prints and asserts
+ * (docs/internals/layout.md, "Padded tiles"). ty_pad is t with every
+ * extent rounded up; ty_padded says whether any extent was. */
+Type ty_pad(Type t);
+int ty_padded(Type t);
+/* Whether reshaping `from` to `to` (same element count) keeps every
+ * element's position in the padded layouts too: a row-major reshape
+ * moves no data only then (ly_reshape). Always true without padding. */
+int ty_reshape_in_place(Type from, Type to);
 int ty_isint(ScalarKind k);      /* i*, u* (not bool) */
 int ty_isfloat(ScalarKind k);
 int ty_issigned(ScalarKind k);   /* i* */

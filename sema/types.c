@@ -300,18 +300,25 @@ int sm_check_shape(SmCtx *c, Loc loc, int rank, const int32_t *dims) {
                  IR_MAXRANK, rank);
         return 0;
     }
-    int64_t n = 1;
+    /* a tile is laid out padded to powers of two (ir.h, ty_pad): the
+     * padded tile is what must fit */
+    int64_t n = 1, padded = 1;
     for (int i = 0; i < rank; i++) {
-        if (!is_pow2(dims[i])) {
-            dg_error(c->dg, loc,
-                     "tile dimension %d is not a power of two", (int)dims[i]);
+        if (dims[i] < 1) {
+            dg_error(c->dg, loc, "tile dimension %d is not positive", (int)dims[i]);
             return 0;
         }
         n *= dims[i];
+        padded *= pow2_ceil(dims[i]);
     }
-    if (n > SM_MAX_NUMEL) {
-        dg_error(c->dg, loc, "tile of %lld elements is too large (at most %d)",
-                 (long long)n, SM_MAX_NUMEL);
+    if (padded > SM_MAX_NUMEL) {
+        if (padded != n)
+            dg_error(c->dg, loc, "tile of %lld elements, %lld when each extent is "
+                     "rounded up to a power of two, is too large (at most %d)",
+                     (long long)n, (long long)padded, SM_MAX_NUMEL);
+        else
+            dg_error(c->dg, loc, "tile of %lld elements is too large (at most %d)",
+                     (long long)n, SM_MAX_NUMEL);
         return 0;
     }
     return 1;

@@ -896,7 +896,7 @@ class Gen:
     # ------------------------------------------------------------ templates
     def ew1d(self, name):
         r = self.r
-        blocks = r.choice([[16, 32], [64, 128], [128], [32, 256], [512], [16]])
+        blocks = r.choice([[16, 32], [64, 128], [128], [32, 256], [512], [16], [48], [100, 24]])
         warps = r.choice([[1], [2], [4], [1, 4], [2, 8], [4, 8]])
         if self.numpy:
             blocks, warps = [r.choice([16, 32, 64, 128])], [r.choice([1, 2, 4])]
@@ -1054,8 +1054,8 @@ class Gen:
 
     def tile2d(self, name):
         r = self.r
-        bm = r.choice([[16], [32], [8, 32], [64], [16, 64], [4]])
-        bn = r.choice([[16], [32], [64], [16, 128], [8], [32, 64]])
+        bm = r.choice([[16], [32], [8, 32], [64], [16, 64], [4], [12], [24, 40]])
+        bn = r.choice([[16], [32], [64], [16, 128], [8], [32, 64], [80], [24, 16]])
         warps = r.choice([[1], [2], [4], [1, 4], [8]])
         if self.numpy:
             bm, bn, warps = [r.choice([4, 16, 32])], [r.choice([8, 16, 32])], [r.choice([1, 4])]
@@ -1163,6 +1163,8 @@ class Gen:
             smask = V('(m & %s)' % e.s, 'np.logical_and(m, %s)' % e.np, 'bool',
                       bshape(('BM', 'BN'), e.shape), needs=e.needs)
         op = r.choice([None, 'trans', 'reshape', 'permute', None])
+        if op == 'reshape' and any(b & (b - 1) for b in bn):
+            op = 'trans'   # BN padded: [BM * BN] would move elements (sema rejects it)
         if op == 'trans':
             def so(x):
                 return V('trans(%s)' % x.s, '(%s).T' % x.np, x.ty, x.shape[::-1], x.E, x.B,
@@ -1246,7 +1248,7 @@ class Gen:
 
     def row(self, name):
         r = self.r
-        blocks = r.choice([[32, 64, 128], [16, 256], [64], [128, 512]])
+        blocks = r.choice([[32, 64, 128], [16, 256], [64], [128, 512], [100], [48, 160]])
         warps = r.choice([[1], [2], [4], [1, 8]])
         dims = {'BLOCK': blocks}
         k = Kernel(self, name, r, dims, max(blocks))
@@ -1316,8 +1318,8 @@ class Gen:
 
     def loop(self, name):
         r = self.r
-        bm = r.choice([[16], [32], [8, 64]])
-        bk = r.choice([16, 32, 64])
+        bm = r.choice([[16], [32], [8, 64], [24]])
+        bk = r.choice([16, 32, 64, 80])
         warps = r.choice([[1], [2], [4]])
         dims = {'BM': bm}
         t = r.choice(['f32', 'f16', 'i32', 'i64', 'u16', 'bf16', 'f64', 'i8'])
@@ -1474,8 +1476,8 @@ class Gen:
 
     def dot(self, name):
         r = self.r
-        bm = r.choice([[16], [32], [16, 64]])
-        bn = r.choice([[16], [32], [64], [16, 32]])
+        bm = r.choice([[16], [32], [16, 64], [48]])
+        bn = r.choice([[16], [32], [64], [16, 32], [24, 80]])
         bk = r.choice([[16], [32], [16, 64]])
         warps = r.choice([[1], [2], [4], [1, 4]])
         dims = {'BM': bm, 'BN': bn, 'BK': bk}
