@@ -189,16 +189,35 @@ LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg) {
     return p;
 }
 
+/* Register r's coordinate along d is R ^ T with R its constant part and
+ * T the thread's, whose bits lie within the OR of l's lane and warp basis
+ * vectors: so it lies in [R & ~M, R | M] (M those bits along d). A
+ * register wholly inside the extent needs no predicate; one wholly in the
+ * padding gets the constant false, which its callers drop the access for
+ * (an inline-asm store would keep a false predicate). */
 LLVMValueRef lw_pad_and(LwFn *f, const IrValue *v, const Layout *l, int r,
                         LLVMValueRef p) {
     LwCtx *c = f->c;
+    uint32_t M = 0;
+    for (int i = 0; l && i < lw_nbits(l, LY_LANE); i++) M |= lw_basis(l, LY_LANE, i);
+    for (int i = 0; l && i < lw_nbits(l, LY_WARP); i++) M |= lw_basis(l, LY_WARP, i);
     for (int d = 0; l && d < v->ty.rank; d++) {
         if (is_pow2(v->ty.dim[d])) continue;
+        int off = lw_dim_offset(l->rank, l->shape, d);
+        uint32_t ext = (uint32_t)l->shape[d] - 1;
+        uint32_t R = lw_reg_part(l, r) >> off & ext, m = M >> off & ext;
+        uint32_t n = (uint32_t)v->ty.dim[d];
+        if ((R | m) < n) continue;
+        if ((R & ~m) >= n) return LLVMConstInt(c->i1, 0, 0);
         LLVMValueRef in = LLVMBuildICmp(c->b, LLVMIntULT, lw_coord(f, l, r, d),
-                                        lw_i32(c, v->ty.dim[d]), "pad.in");
+                                        lw_i32(c, (int)n), "pad.in");
         p = p ? LLVMBuildAnd(c->b, p, in, "") : in;
     }
     return p;
+}
+
+int lw_never(LLVMValueRef p) {
+    return p && LLVMIsAConstantInt(p) && LLVMConstIntGetZExtValue(p) == 0;
 }
 
 /* ------------------------------------------------------------ shuffles */

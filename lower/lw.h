@@ -196,6 +196,8 @@ LLVMValueRef lw_owner(LwFn *f, const Layout *l, int r, int *first_reg);
  * v's padded shape). NULL when both are "always". */
 LLVMValueRef lw_pad_and(LwFn *f, const IrValue *v, const Layout *l, int r,
                         LLVMValueRef p);
+/* p is the constant false (lw_pad_and: a register wholly in the padding). */
+int lw_never(LLVMValueRef p);
 LLVMValueRef lw_smem(LwFn *f, int64_t bytes);
 /* The scratch as a staging area of elements of kind k, one in 32 padded:
  * its bytes for n elements; src (layout sl) written at element base + its

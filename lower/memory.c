@@ -502,7 +502,8 @@ void lw_load(LwFn *f, const IrOp *op) {
             for (int i = 0; i < vec; i++)
                 oth[i] = has_other ? lw_to_mem(f, o.r[g + i], k)
                                    : LLVMConstNull(et);
-            v = lw_guarded(f, pred, lw_emit_load, &a, lw_pack(f, vt, vec, oth));
+            v = lw_pack(f, vt, vec, oth);
+            if (!lw_never(pred)) v = lw_guarded(f, pred, lw_emit_load, &a, v);
         } else {
             v = lw_emit_load(f, &a);
         }
@@ -578,6 +579,7 @@ void lw_store(LwFn *f, const IrOp *op) {
         LwAccess a = {.t = vt, .ptr = p.r[g], .val = lw_pack(f, vt, vec, x),
                       .k = k, .vec = vec, .align = (unsigned)(vec * ty_bytes(k))};
         LLVMValueRef pred = lw_pad_and(f, pv, l, g, lw_and(f, has_mask ? m.r[g] : NULL, own));
+        if (lw_never(pred)) continue;
         if (!pred) lw_emit_store(f, &a);
         else if (lw_store_predicated(f, &a)) lw_emit_store_pred(f, &a, pred);
         else {
@@ -631,9 +633,9 @@ void lw_atomic(LwFn *f, const IrOp *op) {
         LwAccess a = {.t = lw_type(c, k), .ptr = p.r[r], .val = v.r[r],
                       .cmp = cas ? cmp.r[r] : NULL, .k = k,
                       .kind = cas ? -1 : (int)op->iattr[0]};
-        LLVMValueRef pred = lw_and(f, has_mask ? m.r[r] : NULL, own);
-        old.r[r] = lw_guarded(f, lw_pad_and(f, pv, l, r, pred), lw_emit_atomic, &a,
-                              LLVMConstNull(a.t));
+        LLVMValueRef pred = lw_pad_and(f, pv, l, r, lw_and(f, has_mask ? m.r[r] : NULL, own));
+        old.r[r] = lw_never(pred) ? LLVMConstNull(a.t)
+                                  : lw_guarded(f, pred, lw_emit_atomic, &a, LLVMConstNull(a.t));
     }
     /* register copies take their canonical register's value */
     for (int r = 0; r < p.n; r++)

@@ -185,7 +185,7 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
         for (int g = 0; g < ptr.n; g += r->w) {
             if ((uint32_t)g & copies) continue;
             LLVMValueRef ok = lw_pad_and(f, ld->args[0], pl, g, has_mask ? m.r[g] : NULL);
-            if (valid) ok = ok ? LLVMBuildAnd(c->b, valid, ok, "") : valid;
+            if (valid && !lw_never(ok)) ok = ok ? LLVMBuildAnd(c->b, valid, ok, "") : valid;
             copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
