@@ -13,6 +13,9 @@ tunes, beside later launches that find the winner in memory or on disk).
 Step `shapes` runs only when named: issue 13's sweep of every workload at
 sizes n-3 .. n+8 and attention at S = 1000 .. 4096 beside Triton in the
 same configuration, with a ratio table (shapes.md) and chart (shapes.png).
+Step `user` runs only when named: issue 17's seven user kernels
+(bench/user_bench.py) on model-like shapes beside Triton and PyTorch
+eager; `--user rmsnorm,swiglu` picks workloads.
 Step `sweep` runs only when named: matmul f16 and attention D=64 over
 more tile shapes, warps and stages (configs.SWEEP_*, bundles from
 `build_bundles.py --sweep`), matmul beside Triton's mma.sync code
@@ -1222,6 +1225,9 @@ def main():
     ap.add_argument("--shapes", default="",
                     help="step shapes: only these parts (comma list of 1d, softmax, "
                          "layernorm, xent, transpose, matmul, attention)")
+    ap.add_argument("--user", default="",
+                    help="step user: only these workloads (comma list of rope, gelu_bwd, "
+                         "top1, rmsnorm, swiglu, quant_i8, cumsum)")
     ap.add_argument("steps", nargs="*", choices=STEPS + EXTRA_STEPS + [[]], default=[])
     ARGS = ap.parse_args()
     LIB = Libtile(os.path.join(ARGS.build, "libtile.so"))
@@ -1295,6 +1301,19 @@ def step_colsum():
 
 
 EXTRA_STEPS.append("colsum")
+
+
+# ---------------------------------------------------------------- user kernels
+# Step `user` (run only when named): issue 17's seven user kernels beside
+# Triton and PyTorch eager (bench/user_bench.py; the Tile variants are
+# configs.USER_TILES, --user picks workloads).
+
+def step_user():
+    import user_bench
+    user_bench.run(sys.modules[__name__], ARGS.user)
+
+
+EXTRA_STEPS.append("user")
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,12 +1,14 @@
 """build_bundles — builds the benchmark's Tile bundles (bench/configs.py).
 
-    python3 bench/build_bundles.py TILEC OUTDIR [--arch sm_90] [--sweep]
+    python3 bench/build_bundles.py TILEC OUTDIR [--arch sm_90] [--sweep] [--only PREFIX]
 
 Runs where tilec runs (it needs LLVM). For each entry it writes
 OUTDIR/src/NAME.tile (the source with its warps fixed) and OUTDIR/NAME.tlb
 (tilec --arch ARCH -D ...: PTX and, where ptxas is present, the cubin).
 With --sweep it builds the tensor-core sweep's bundles instead
-(configs.SWEEP_BUNDLES: stages fixed in the source as well). A failure is
+(configs.SWEEP_BUNDLES: stages fixed in the source as well). --only PREFIX
+builds only the bundles whose name starts with PREFIX (`--only user_`:
+step `user`'s). A failure is
 reported and the rest are still built; exit status 1 if any failed.
 """
 import os
@@ -41,11 +43,15 @@ def main():
         arch = args[i + 1]
         del args[i:i + 2]
     bundles = [b + (None,) for b in TILE_BUNDLES]
+    if "--only" in args:
+        i = args.index("--only")
+        bundles = [b for b in bundles if b[0].startswith(args[i + 1])]
+        del args[i:i + 2]
     if "--sweep" in args:
         args.remove("--sweep")
         bundles = SWEEP_BUNDLES
     if len(args) != 2:
-        sys.exit("usage: build_bundles.py TILEC OUTDIR [--arch sm_90] [--sweep]")
+        sys.exit("usage: build_bundles.py TILEC OUTDIR [--arch sm_90] [--sweep] [--only PREFIX]")
     tilec, out = args
     os.makedirs(os.path.join(out, "src"), exist_ok=True)
     env = dict(os.environ)

@@ -144,6 +144,47 @@ TILE_BUNDLES.extend((colsum_bundle(t, bm, bn, w), "bench/kernels/colsum.tile", "
                      {"T": t, "BM": bm, "BN": bn}, w)
                     for t in COLSUM_TYPES for bm, bn, w in COLSUM_TILES)
 
+# Issue 17's user kernels (bench.py step `user`, run only when named;
+# bench/user_bench.py): each workload's Tile variants, one bundle each,
+# as (label, source, kernel, defines, warps). Every variant of a workload
+# takes the same parameters (bench/kernels/user_*.tile), so a new one --
+# the 5120-column RMSNorm in one [5120] tile, say -- is one more entry
+# in its list (user_bench.py launches it, checks it and times it beside
+# the others). The shapes and the Triton variants are in user_bench.py.
+USER_TILES = {
+    "rope": [("BH=32 HALF=64 w4", "bench/kernels/user_rope.tile", "rope",
+              {"BH": 32, "HALF": 64}, 4)],
+    "gelu_bwd": [("BLOCK=1024 w4", "bench/kernels/user_gelu_bwd.tile", "gelu_bwd",
+                  {"BLOCK": 1024}, 4)],
+    "top1": [("BLOCK=4096 w8", "bench/kernels/user_top1.tile", "top1", {"BLOCK": 4096}, 8)],
+    "rmsnorm": [("loop BLOCK=1024 w4", "bench/kernels/user_rmsnorm.tile", "add_rmsnorm",
+                 {"BLOCK": 1024}, 4),
+                ("loop BLOCK=2048 w8", "bench/kernels/user_rmsnorm.tile", "add_rmsnorm",
+                 {"BLOCK": 2048}, 8),
+                ("tile BLOCK=8192 w8", "bench/kernels/user_rmsnorm_tile.tile",
+                 "add_rmsnorm_tile", {"BLOCK": 8192}, 8),
+                ("tile BLOCK=8192 w16", "bench/kernels/user_rmsnorm_tile.tile",
+                 "add_rmsnorm_tile", {"BLOCK": 8192}, 16)],
+    "swiglu": [("128x128x32 w8", "bench/kernels/user_swiglu.tile", "swiglu",
+                {"BM": 128, "BN": 128, "BK": 32}, 8),
+               ("128x64x32 w4", "bench/kernels/user_swiglu.tile", "swiglu",
+                {"BM": 128, "BN": 64, "BK": 32}, 4),
+               ("64x64x32 w4", "bench/kernels/user_swiglu.tile", "swiglu",
+                {"BM": 64, "BN": 64, "BK": 32}, 4)],
+    "quant_i8": [("BLOCK=4096 w8", "bench/kernels/user_quant_i8.tile", "quant_i8",
+                  {"BLOCK": 4096}, 8)],
+    "cumsum": [("BLOCK=1024 w4", "bench/kernels/user_cumsum.tile", "row_cumsum",
+                {"BLOCK": 1024}, 4)],
+}
+
+
+def user_bundle(work, label):
+    """The bundle name of a USER_TILES variant."""
+    return "user_" + work + "_" + "".join(c if c.isalnum() else "_" for c in label)
+
+
+TILE_BUNDLES.extend((user_bundle(w, v[0]),) + v[1:] for w, vs in USER_TILES.items() for v in vs)
+
 # The tensor-core sweep (bench.py step `sweep`, not among the default
 # steps; bundles only with build_bundles.py --sweep): more tile shapes,
 # warps and stages of matmul f16 at MATMUL_SIZES, beside cuBLAS and Triton

@@ -27,7 +27,11 @@
  * in f32, f32 inputs are first rounded to tf32 (ties away from zero) unless
  * the op is marked ieee, in which case each step is an f32 fma; f64 inputs
  * accumulate in double with fma; i8 (any integer) inputs accumulate with
- * wrapping at the result's width.
+ * wrapping at the result's width. An f16 result (out_dtype=f16) is the
+ * tensor cores' f16 accumulator: the running value is rounded to f16
+ * (nearest even) after every 16 values of k (one m16n8k16 instruction;
+ * the 16 products and the accumulator summed in f32 in between) and
+ * after the last.
  */
 #include "interp.h"
 
@@ -367,6 +371,12 @@ static float *dot_operand(const IpSlot *v, int64_t n, ScalarKind k, int ieee) {
     return f;
 }
 
+/* An f16 accumulator's rounding after k (tensor-core K steps of 16). */
+static void dot_step_round(float *row, int64_t n, int64_t k, int64_t K, ScalarKind rk) {
+    if (rk != SK_F16 || ((k + 1) % 16 && k + 1 != K)) return;
+    for (int64_t j = 0; j < n; j++) row[j] = (float)ip_round(SK_F16, row[j]);
+}
+
 /* f32 accumulation, row by row so the inner loop runs over contiguous j;
  * each output element still sums k in order. -1 when out of memory. */
 static int dot_f32(const DotShape *s, const float *a, const float *b,
@@ -384,6 +394,7 @@ static int dot_f32(const DotShape *s, const float *a, const float *b,
                     for (int64_t j = 0; j < s->N; j++) row[j] = fmaf(x, bk[j], row[j]);
                 else   /* the product is exact: no fma needed */
                     for (int64_t j = 0; j < s->N; j++) row[j] += x * bk[j];
+                dot_step_round(row, s->N, k, s->K, rk);
             }
             for (int64_t j = 0; j < s->N; j++) r[at + j].f = ip_round(rk, row[j]);
         }

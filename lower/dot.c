@@ -25,7 +25,9 @@
  * sub-step's the loop may wait, cross its barrier and read the next
  * tile's first sub-step (lw_pipe_last_step). f32 operands are first
  * rounded to tf32 (cvt.rna, as the interpreter rounds); i8 operands are
- * packed four to a register.
+ * packed four to a register. An f16 result (out_dtype=f16) is m16n8k16's
+ * f16 accumulator: c0..c3 packed in two f16x2 registers (c0/c1 and c2/c3
+ * are register bits 0 of the accumulator map, neighbours in n).
  *
  * FMA path (f32 with precision="ieee", i8 with K < 32): the accumulator
  * is blocked and each thread holds, for every accumulator row (column) it
@@ -70,9 +72,13 @@ static LLVMValueRef pack32(LwFn *f, ScalarKind k, LLVMValueRef *e, int kw) {
     return k == SK_F16 ? v : LLVMBuildBitCast(b, v, c->i32, "");
 }
 
-static const char *mma_name(ScalarKind k) {
+/* The mma.sync intrinsic for operands of kind k into accumulators of
+ * kind ck (f16 only for f16 operands: out_dtype=f16). */
+static const char *mma_name(ScalarKind k, ScalarKind ck) {
     switch (k) {
-    case SK_F16: return "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
+    case SK_F16:
+        return ck == SK_F16 ? "llvm.nvvm.mma.m16n8k16.row.col.f16.f16"
+                            : "llvm.nvvm.mma.m16n8k16.row.col.f32.f32";
     case SK_BF16: return "llvm.nvvm.mma.m16n8k16.row.col.bf16";
     case SK_F32: return "llvm.nvvm.mma.m16n8k8.row.col.tf32";
     default: return "llvm.nvvm.mma.m16n8k32.row.col.s8";
@@ -110,11 +116,20 @@ static int mma_tile(LwFn *f, const IrOp *op, LwVal out, int q, int32_t k0) {
                  "the tile at (%d, %d), k %d", co[0], co[1], k0);
         return 0;
     }
+    ScalarKind ck = (ScalarKind)op->res[0]->ty.k;
     LLVMValueRef args[10];
     for (int j = 0; j < 4; j++) args[j] = pack32(f, ek, a->r + ga + j * kw, kw);
     for (int j = 0; j < 2; j++) args[4 + j] = pack32(f, ek, bv->r + gb + j * kw, kw);
+    if (ck == SK_F16) {   /* c0..c3 as two f16x2 registers, d likewise */
+        for (int j = 0; j < 2; j++) args[6 + j] = pack32(f, ck, out.r + q + 2 * j, 2);
+        LLVMValueRef d = lw_call_intr(c, mma_name(ek, ck), NULL, 0, args, 8);
+        for (int j = 0; j < 4; j++)
+            out.r[q + j] = LLVMBuildExtractElement(
+                c->b, LLVMBuildExtractValue(c->b, d, (unsigned)j / 2, ""), lw_i32(c, j % 2), "");
+        return 1;
+    }
     for (int j = 0; j < 4; j++) args[6 + j] = out.r[q + j];
-    LLVMValueRef d = lw_call_intr(c, mma_name(ek), NULL, 0, args, 10);
+    LLVMValueRef d = lw_call_intr(c, mma_name(ek, ck), NULL, 0, args, 10);
     for (int j = 0; j < 4; j++)
         out.r[q + j] = LLVMBuildExtractValue(c->b, d, (unsigned)j, "");
     return 1;

@@ -417,6 +417,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
 typedef enum LyWgmmaMisfit {
     LY_WG_FITS = 0,
     LY_WG_DTYPE,        /* operands other than f16/bf16 (tf32, i8) */
+    LY_WG_F16_ACC,      /* an f16 accumulator (out_dtype=f16) */
     LY_WG_WARPS,        /* warps not a multiple of 4 (a warpgroup) */
     LY_WG_ROWS,         /* M not a multiple of 64 */
     LY_WG_FEW_ROWS,     /* M below 16 x warps (every warp on M) */

@@ -215,7 +215,8 @@ static int loop_loaded(const IrKernel *k, const IrOp *op, int i) {
 }
 
 /* Whether warpgroup MMA can take product `op` of k (sm_90a), and if not
- * the first reason: f16/bf16 operands (m16n8k16), B loaded in the
+ * the first reason: f16/bf16 operands (m16n8k16) into f32 accumulators
+ * (lower/dot.c issues wgmma with f32 ones only), B loaded in the
  * product's loop (wgmma reads it from its ring or its stage buffer; A
  * from its ring or stage buffer too when it is loaded there, else from
  * registers: attention's Q and probabilities), every warp on M in whole
@@ -227,6 +228,7 @@ LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *op) {
     const Type ta = op->args[0]->ty, tr = ty_pad(op->res[0]->ty);
     int w = k->warps;
     if (ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]) != 16) return LY_WG_DTYPE;
+    if (tr.k == SK_F16) return LY_WG_F16_ACC;
     if (w % 4) return LY_WG_WARPS;
     if (tr.dim[0] % 64) return LY_WG_ROWS;
     if (tr.dim[0] < 16 * w) return LY_WG_FEW_ROWS;

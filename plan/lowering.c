@@ -370,6 +370,9 @@ const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const I
     case LY_WG_DTYPE:
         return ar_printf(ar, "its operands are %s (wgmma is used for f16 and bf16)",
                          ty_kind_name((ScalarKind)ta.k));
+    case LY_WG_F16_ACC:
+        return "its accumulator is f16 (out_dtype=f16: mma.sync accumulates in f16; "
+               "wgmma with f16 accumulators is not implemented)";
     case LY_WG_WARPS:
         return ar_printf(ar, "warps = %d is not a multiple of 4 (a warpgroup)", k->warps);
     case LY_WG_ROWS:

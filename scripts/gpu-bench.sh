@@ -6,7 +6,7 @@
 #                                    build-gpu/ and prints the device call
 #   scripts/gpu-bench.sh [run]       THERE, on the GPU machine: tests, then bench
 #   scripts/gpu-bench.sh tests       there: only the tests
-#   scripts/gpu-bench.sh bench [STEP ...]   there: only bench/bench.py
+#   scripts/gpu-bench.sh bench [STEP ...]   there: only bench/bench.py (e.g. `bench user`)
 #   scripts/gpu-bench.sh sanitize    there: compute-sanitizer memcheck and
 #                                    racecheck over the examples' tests
 #   scripts/gpu-bench.sh libtile PATH   here: only libtile.so, to PATH
@@ -76,7 +76,7 @@ prepare() {
     tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples" "$arch"
     [ "$arch" = sm_90 ] || tests/gpu/examples-bundles.sh "$top/tilec" "$build/examples-sm_90" sm_90
     python3 bench/build_bundles.py "$top/tilec" "$build/bench" --arch "$arch"
-    python3 -m py_compile bench/bench.py bench/tile_ctypes.py bench/configs.py bench/charts.py \
+    python3 -m py_compile bench/bench.py bench/tile_ctypes.py bench/configs.py bench/charts.py bench/user_bench.py \
         bench/hosttime.py
     python3 bench/bench.py --build "$build" --dry-run > "$build/dry-run.txt" ||
         { cat "$build/dry-run.txt" >&2; exit 1; }

@@ -522,7 +522,27 @@ static SmVal bi_cas(SmCtx *c, const Builtin *b, const AstExpr *call,
 
 /* -------------------------------------------------------------- matrix */
 
-/* dot(a, b, acc=, precision=) */
+/* dot's out_dtype= (absent: f32, i32 for i8 operands) for operands of
+ * kind `in`: f16 operands may also accumulate in f16 (tensor cores with
+ * f16 accumulators); every other operand type has its one result type. */
+static int want_dot_out(SmCtx *c, const Builtin *b, const SmVal *v,
+                        ScalarKind in, ScalarKind *k) {
+    ScalarKind def = in == SK_I8 ? SK_I32 : SK_F32;
+    if (absent(v)) {
+        *k = def;
+        return 1;
+    }
+    if (!want_type(c, b, v, "out_dtype", k)) return 0;
+    if (*k == def || (in == SK_F16 && *k == SK_F16)) return 1;
+    const char *ok = in == SK_F16 ? "f32 or f16" : ty_kind_name(def);
+    dg_error(c->dg, v->loc, "argument 'out_dtype' of 'dot' must be %s for %s "
+             "operands, got '%s'; accumulate in %s and narrow the result with "
+             "'as %s'", ok, ty_kind_name(in), ty_kind_name(*k), ty_kind_name(def),
+             ty_kind_name(*k));
+    return 0;
+}
+
+/* dot(a, b, acc=, precision=, out_dtype=) */
 static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
                     SmVal *a) {
     static const char *const precisions[] = {"tf32", "ieee", NULL};
@@ -566,7 +586,9 @@ static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
         return sm_poison();
     }
     int32_t mn[2] = {M, N};
-    Type rt = ty_tile(ty_scalar(ta.k == SK_I8 ? SK_I32 : SK_F32), 2, mn);
+    ScalarKind outk;
+    if (!want_dot_out(c, b, &a[4], (ScalarKind)ta.k, &outk)) return sm_poison();
+    Type rt = ty_tile(ty_scalar(outk), 2, mn);
     int ieee = 0;
     if (!absent(&a[3]) && !want_string(c, b, &a[3], "precision", precisions, &ieee))
         return sm_poison();
@@ -577,9 +599,12 @@ static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
         acc = filled(c, call->loc, rt, &zero).v;
     } else {
         if (!want_value(c, b, &a[2], "acc")) return sm_poison();
-        if (!ty_eq(sm_type_of(&a[2]), rt)) {
-            dg_error(c->dg, a[2].loc, "'acc' of 'dot' must be '%s', got '%s'",
-                     ty_str(c->ar, rt), sm_describe(c, &a[2]));
+        Type tacc = sm_type_of(&a[2]);
+        if (!ty_eq(tacc, rt)) {
+            int f16 = ta.k == SK_F16 && tacc.k == SK_F16 && absent(&a[4]);
+            dg_error(c->dg, a[2].loc, "'acc' of 'dot' must be '%s', got '%s'%s",
+                     ty_str(c->ar, rt), sm_describe(c, &a[2]),
+                     f16 ? "; f16 accumulators need out_dtype=f16" : "");
             return sm_poison();
         }
         acc = a[2].v;
@@ -1396,7 +1421,7 @@ static const Builtin builtins[] = {
     {"atomic_min", "p, value, mask?", bi_store, ATOM_MIN, 0},
     {"atomic_xchg", "p, value, mask?", bi_store, ATOM_XCHG, 0},
     {"atomic_cas", "p, cmp, value", bi_cas, 0, 0},
-    {"dot", "a, b, acc?, precision?", bi_dot, 0, 1},
+    {"dot", "a, b, acc?, precision?, out_dtype?", bi_dot, 0, 1},
     {"sum", "x, axis?, keepdims?, dtype?", bi_reduce, RED_SUM, 1},
     {"max", "x, axis?, keepdims?", bi_reduce, RED_MAX, 1},
     {"min", "x, axis?, keepdims?", bi_reduce, RED_MIN, 1},

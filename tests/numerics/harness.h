@@ -148,6 +148,7 @@ int run_std_random(Run *r);
 int run_builtin_math(Run *r);
 int run_libdevice_math(Run *r);
 int run_user(Run *r);
+int run_dot_f16acc(Run *r);
 
 /* Saves a copy of b in r->saved on the first configuration and compares b
  * bitwise with that copy on the others. Returns failures. */

@@ -22,6 +22,7 @@ NUM_LOG_COMPILER = $(top_builddir)/tests/numerics/numerics
 numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/stencil-jacobi.num \
 	tests/numerics/cases/matmul-f16.num \
+	tests/numerics/cases/dot-f16acc.num \
 	tests/numerics/cases/matmul-bf16.num \
 	tests/numerics/cases/matmul-f32.num \
 	tests/numerics/cases/matmul-group.num \

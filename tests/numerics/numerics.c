@@ -51,6 +51,7 @@ static const struct { const char *name; Runner fn; } runners[] = {
     {"builtin_math", run_builtin_math},
     {"libdevice_math", run_libdevice_math},
     {"user", run_user},
+    {"dot_f16acc", run_dot_f16acc},
 };
 
 static Runner find_runner(const char *name) {

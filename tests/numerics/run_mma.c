@@ -165,3 +165,80 @@ int run_attention(Run *r) {
     hb_free(&q); hb_free(&k); hb_free(&v); hb_free(&o);
     return fails;
 }
+
+/* ------------------------------------------------------ dot out_dtype=f16 */
+
+/* tests/gpu/ops/dot.tile's mm_f16acc: c = acc0 + a b with f16 accumulators,
+ * rounded to f16 after every K step of 16 (docs/language.md). Inputs
+ * from `step`-multiples (a of 1/4 in [-2, 2), b of 1/256 in [-1/16,
+ * 1/16), acc0 integers in [1024, 2048), where an f16 unit is 1) make
+ * every step's sum exact in f32, so the rule gives each element exactly:
+ * want[] emulates it here; round-once (f32 accumulators) would differ,
+ * and at least one element must show that the case tests the rule. */
+static int f16acc_rule(Run *r, long M, long N, long K) {
+    HBuf a = hb_new(DT_F16, M * K), b = hb_new(DT_F16, K * N);
+    HBuf acc = hb_new(DT_F16, M * N), c = hb_new(DT_F16, M * N);
+    double *want = malloc((size_t)(M * N) * sizeof *want);
+    for (long i = 0; i < M * K; i++) hb_set(&a, i, floor(rng_uniform(&r->rng, -8, 8)) / 4);
+    for (long i = 0; i < K * N; i++) hb_set(&b, i, floor(rng_uniform(&r->rng, -16, 16)) / 256);
+    for (long i = 0; i < M * N; i++) hb_set(&acc, i, floor(rng_uniform(&r->rng, 1024, 2048)));
+    long differ = 0;
+    for (long i = 0; i < M; i++)
+        for (long j = 0; j < N; j++) {
+            double v = hb_get(&acc, i * N + j), once = v;
+            for (long k0 = 0; k0 < K; k0 += 16) {
+                double s = 0;
+                for (long k = k0; k < K && k < k0 + 16; k++)
+                    s += hb_get(&a, i * K + k) * hb_get(&b, k * N + j);
+                v = ref_f16_to_f32(ref_f32_to_f16((float)(v + s)));
+                once += s;
+            }
+            want[i * N + j] = v;
+            differ += ref_f16_to_f32(ref_f32_to_f16((float)once)) != v;
+        }
+    TileArg args[] = {hb_arg(&c), hb_arg(&a), hb_arg(&b), hb_arg(&acc),
+                      tile_arg_int(M), tile_arg_int(N), tile_arg_int(K)};
+    int fails = h_run(r->prog, r->c->kernel, args, 7, r->config) ? 1
+                : check_close("c (rule)", &c, want, NULL, 0, 0);
+    if (!differ && K > 16) {
+        fprintf(stderr, "  no element where rounding per step matters\n");
+        fails++;
+    }
+    free(want);
+    hb_free(&a); hb_free(&b); hb_free(&acc); hb_free(&c);
+    return fails;
+}
+
+/* The same kernel on inputs in [-1, 1) against float64: each of the
+ * ceil(K/16) roundings errs by at most half an f16 unit of the partial
+ * sum, which is below the largest |partial| (1 + K: |acc0| and every
+ * product below 1), plus the f32 sums' 2^-24 per term. */
+static int f16acc_random(Run *r, long M, long N, long K) {
+    double *ad, *bd, *accd;
+    HBuf a = matrix(r, DT_F16, M, K, K, &ad), b = matrix(r, DT_F16, K, N, N, &bd);
+    HBuf acc = matrix(r, DT_F16, M, N, N, &accd), c = hb_new(DT_F16, M * N);
+    double *ref = malloc((size_t)(M * N) * sizeof *ref), big = 0;
+    for (long i = 0; i < M; i++)
+        for (long j = 0; j < N; j++) {
+            double s = accd[i * N + j];
+            for (long k = 0; k < K; k++) {
+                s += ad[i * K + k] * bd[k * N + j];
+                big = fabs(s) > big ? fabs(s) : big;
+            }
+            ref[i * N + j] = s;
+        }
+    double unit = ldexp(1, (int)floor(log2(big > 0x1p-14 ? big : 0x1p-14)) - 10);
+    double atol = (double)((K + 15) / 16) * unit / 2 + (double)(K + 1) * 0x1p-24 * (big + 1);
+    TileArg args[] = {hb_arg(&c), hb_arg(&a), hb_arg(&b), hb_arg(&acc),
+                      tile_arg_int(M), tile_arg_int(N), tile_arg_int(K)};
+    int fails = h_run(r->prog, r->c->kernel, args, 7, r->config) ? 1
+                : check_close("c (random)", &c, ref, NULL, 0, atol);
+    free(ad); free(bd); free(accd); free(ref);
+    hb_free(&a); hb_free(&b); hb_free(&acc); hb_free(&c);
+    return fails;
+}
+
+int run_dot_f16acc(Run *r) {
+    long M = r->dims[0], N = r->dims[1], K = r->dims[2];
+    return f16acc_rule(r, M, N, K) + f16acc_random(r, M, N, K);
+}

@@ -24,6 +24,10 @@
  *                   special=finite: the same but never +-1e30, which
  *                   absorb small addends, so that a sum's value depends on
  *                   the order of its terms by far more than rounding
+ *   step=Q          floats: each value rounded to a multiple of Q
+ *                   (step.BUF= for one buffer), so that sums of products
+ *                   of them are exact in f32 and a rounding rule on top
+ *                   of them can be checked exactly
  *   init=poison|zero|rand  (init.BUF=): a buffer's initial contents.
  *                   Default: poison (a random byte repeated) for parameters
  *                   named out*, random inputs otherwise
@@ -285,11 +289,14 @@ static void fill(const Case *c, Param *p, unsigned char poison) {
                                       0.5, -0.5, 1.5, 1e30, -1e30};
     size_t nspecial = sizeof specials / sizeof *specials;
     if (special && strcmp(sp, "finite") == 0) nspecial -= 2;
+    const char *st = case_get(c, "step", p->name);
+    double step = st ? strtod(st, NULL) : 0;
     for (size_t i = 0; i < p->len; i++) {
         if (t->isbool)
             put_int(t, p->init, i, next_u64() >> 63);
         else if (t->isfloat) {
             double v = lo + (hi - lo) * next_unit();
+            if (step > 0) v = floor(v / step) * step;
             if (special && next_u64() % 8 == 0)
                 v = specials[next_u64() % nspecial];
             put_float(t, p->init, i, v);

@@ -512,7 +512,9 @@ void ws_ldmatrix(const unsigned char *p, int32_t num, int32_t trans, uint32_t *o
     pthread_barrier_wait(&prog.warp[w]);
 }
 
-enum { MMA_F16, MMA_BF16, MMA_TF32, MMA_S8 };
+/* MMA_F16_F16: f16 operands into f16 accumulators (c0..c3 and d0..d3 in
+ * two f16x2 registers); the others accumulate in f32 (s32 for s8). */
+enum { MMA_F16, MMA_BF16, MMA_TF32, MMA_S8, MMA_F16_F16 };
 
 static double half_value(uint32_t h, int bf16) {
     if (bf16) {
@@ -531,6 +533,7 @@ static double half_value(uint32_t h, int bf16) {
 static double mma_elem(int kind, uint32_t reg, int e) {
     switch (kind) {
     case MMA_F16:
+    case MMA_F16_F16:
     case MMA_BF16: return half_value(reg >> 16 * e & 0xffff, kind == MMA_BF16);
     case MMA_TF32: {
         uint32_t u = reg & ~0x1fffu;   /* the tensor core reads 19 bits */
@@ -548,7 +551,7 @@ static int mma_matrices(int kind, uint32_t frag[32][6], double a[16][32], double
     for (int lane = 0; lane < 32; lane++) {
         int g = lane >> 2, t = lane % 4;
         const uint32_t *ra = frag[lane], *rb = frag[lane] + 4;
-        if (kind == MMA_F16 || kind == MMA_BF16) {           /* m16n8k16 */
+        if (kind == MMA_F16 || kind == MMA_BF16 || kind == MMA_F16_F16) {   /* m16n8k16 */
             for (int i = 0; i < 8; i++) {
                 int row = (i < 2 || (i >= 4 && i < 6)) ? g : g + 8;
                 int col = t * 2 + (i & 1) + (i >= 4 ? 8 : 0);
@@ -575,8 +578,18 @@ static int mma_matrices(int kind, uint32_t frag[32][6], double a[16][32], double
     return kind == MMA_TF32 ? 8 : kind == MMA_S8 ? 32 : 16;
 }
 
+/* One f16 accumulator element: c (the low or high half of an f16x2
+ * register) plus the exact sum, rounded once to f16 (nearest even). */
+static uint32_t mma_f16_acc(uint32_t reg, int hi, double sum) {
+    _Float16 d = (_Float16)(half_value(reg >> 16 * hi & 0xffff, 0) + sum);
+    uint16_t u;
+    memcpy(&u, &d, 2);
+    return (uint32_t)u << 16 * hi;
+}
+
 /* mma.sync.aligned.m16n8kK.row.col: in holds a0..a3, b0..b1, c0..c3 (the
- * bits of f32 or s32 accumulators), out gets d0..d3. */
+ * bits of f32 or s32 accumulators; MMA_F16_F16: c0/c1 and c2/c3 packed in
+ * in[6] and in[7]), out gets d0..d3 (or the two f16x2 registers). */
 void ws_mma(int32_t kind, const uint32_t *in, uint32_t *out);
 void ws_mma(int32_t kind, const uint32_t *in, uint32_t *out) {
     int w = t_tid / 32, lane = t_tid % 32;
@@ -589,7 +602,10 @@ void ws_mma(int32_t kind, const uint32_t *in, uint32_t *out) {
         int row = (lane >> 2) + (i >= 2 ? 8 : 0), col = (lane % 4) * 2 + (i & 1);
         double sum = 0;
         for (int j = 0; j < k; j++) sum += a[row][j] * b[j][col];
-        if (kind == MMA_S8) {
+        if (kind == MMA_F16_F16) {
+            if (!(i & 1)) out[i / 2] = 0;
+            out[i / 2] |= mma_f16_acc(in[6 + i / 2], i & 1, sum);
+        } else if (kind == MMA_S8) {
             out[i] = in[6 + i] + (uint32_t)(int64_t)sum;
         } else {
             float c, d;

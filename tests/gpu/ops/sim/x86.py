@@ -65,7 +65,8 @@ SIMULATED = {
 # (shim) that passes its registers through memory to warpsim.c's ws_mma
 # and ws_ldmatrix. The mma.sync kinds are ws_mma's MMA_* numbers.
 MMA = {"mma.m16n8k16.row.col.f32.f32": 0, "mma.m16n8k16.row.col.bf16": 1,
-       "mma.m16n8k8.row.col.tf32": 2, "mma.m16n8k32.row.col.s8": 3}
+       "mma.m16n8k8.row.col.tf32": 2, "mma.m16n8k32.row.col.s8": 3,
+       "mma.m16n8k16.row.col.f16.f16": 4}
 LDMATRIX = re.compile(r"ldmatrix\.sync\.aligned\.m8n8\.x([124])(\.trans)?\.b16(\.p3|\.p0)?$")
 TYPE = re.compile(r"<\d+ x \w+>|i\d+|float|ptr")
 
