@@ -164,7 +164,22 @@ USER_TILES = {
                 ("tile BLOCK=8192 w8", "bench/kernels/user_rmsnorm_tile.tile",
                  "add_rmsnorm_tile", {"BLOCK": 8192}, 8),
                 ("tile BLOCK=8192 w16", "bench/kernels/user_rmsnorm_tile.tile",
-                 "add_rmsnorm_tile", {"BLOCK": 8192}, 16)],
+                 "add_rmsnorm_tile", {"BLOCK": 8192}, 16),
+                # one [5120] tile, not a power of two (issue 17 item 6)
+                ("tile N=5120 w8", "bench/kernels/user_rmsnorm_row.tile", "add_rmsnorm_row",
+                 {"N": 5120}, 8),
+                ("tile N=5120 w16", "bench/kernels/user_rmsnorm_row.tile", "add_rmsnorm_row",
+                 {"N": 5120}, 16)],
+    # rows of 80: one [96, 80] tile (issue 17 item 6) against power-of-two
+    # tiles with a column mask
+    "softmax_rows": [("96x80 w4", "bench/kernels/user_softmax_rows.tile", "softmax_rows",
+                      {"BM": 96, "N": 80}, 4),
+                     ("96x80 w8", "bench/kernels/user_softmax_rows.tile", "softmax_rows",
+                      {"BM": 96, "N": 80}, 8),
+                     ("64x128 w4", "bench/kernels/user_softmax_rows_pow2.tile",
+                      "softmax_rows_pow2", {"BM": 64, "BN": 128}, 4),
+                     ("128x128 w8", "bench/kernels/user_softmax_rows_pow2.tile",
+                      "softmax_rows_pow2", {"BM": 128, "BN": 128}, 8)],
     "swiglu": [("128x128x32 w8", "bench/kernels/user_swiglu.tile", "swiglu",
                 {"BM": 128, "BN": 128, "BK": 32}, 8),
                ("128x64x32 w4", "bench/kernels/user_swiglu.tile", "swiglu",

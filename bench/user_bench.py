@@ -26,7 +26,7 @@ import configs
 
 B = None           # the bench module (bench.py): timing, rows, Tile loading
 torch = triton = tl = None
-ORDER = ["rope", "gelu_bwd", "top1", "rmsnorm", "swiglu", "quant_i8", "cumsum"]
+ORDER = ["rope", "gelu_bwd", "top1", "rmsnorm", "softmax_rows", "swiglu", "quant_i8", "cumsum"]
 
 
 # ---------------------------------------------------------------- checks
@@ -211,7 +211,17 @@ def define_triton():
             tl.store(out + base + c, tl.cumsum(t, 0) + carry, mask=m)
             carry += tl.sum(t, 0)
 
-    for f in (rope, gelu_bwd, top1, rmsnorm, rmsnorm_tile, swiglu, quant_i8, cumsum):
+    @triton.jit
+    def softmax_rows(out, x, rows, cols, BM: tl.constexpr, BN: tl.constexpr):
+        r = tl.program_id(0) * BM + tl.arange(0, BM)
+        c = tl.arange(0, BN)
+        m = (r[:, None] < rows) & (c[None, :] < cols)
+        v = tl.load(x + r[:, None] * cols + c[None, :], mask=m, other=-float("inf"))
+        e = tl.exp(v - tl.max(v, 1)[:, None])
+        tl.store(out + r[:, None] * cols + c[None, :], e / tl.sum(e, 1)[:, None], mask=m)
+
+    for f in (rope, gelu_bwd, top1, rmsnorm, rmsnorm_tile, softmax_rows, swiglu, quant_i8,
+              cumsum):
         g[f.__name__] = f
     return g
 
@@ -323,6 +333,26 @@ def w_rmsnorm(tr):
                checks, nbytes)
     args = [_p(y), _p(h_out), _p(x), _p(res), _p(w), B.i64(R), B.i64(C), B.f64(eps)]
     _tile(work, "rmsnorm", args, checks, nbytes=nbytes)
+
+
+def w_softmax_rows(tr):
+    """Rows of 80 f32 (issue 17's [96, 80] tile): Tile's exact tile
+    against power-of-two tiles with a column mask, Triton's at 64 and 128
+    rows."""
+    R, C = 65536, 80
+    work = f"user softmax_rows f32 {R}x{C}"
+    x = torch.randn(R, C, device="cuda")
+    out = torch.empty_like(x)
+    ref = torch.softmax(x.double(), -1)
+    nbytes, tol = 2 * R * C * 4, B.TOL["float32"]
+    _timed(work, "torch eager", lambda: torch.softmax(x, -1), [(0, ref, tol)], nbytes)
+    for bm, w in ((64, 4), (128, 8)):
+        _timed(work, f"triton {bm}x128 w{w}",
+               lambda: tr["softmax_rows"][(triton.cdiv(R, bm),)](out, x, R, C, BM=bm, BN=128,
+                                                               num_warps=w),
+               [(out, ref, tol)], nbytes)
+    _tile(work, "softmax_rows", [_p(out), _p(x), B.i64(R), B.i64(C)], [(out, ref, tol)],
+          nbytes=nbytes)
 
 
 def w_swiglu(tr):
