@@ -764,7 +764,7 @@ static SmVal reduce_along(SmCtx *c, const Builtin *b, const AstExpr *call,
         /* a padded tile does not flatten by a reshape (its padding would
          * interleave with the elements): sum, max and min reduce one axis
          * at a time, the last first */
-        if (t.rank > 1 && (arg || fn)) {
+        if (t.rank > 1 && ty_padded(t) && (arg || fn)) {
             dg_error(c->dg, call->loc, "'%s' over every element of '%s' needs an "
                      "axis: its extents are not all powers of two", b->name,
                      sm_describe(c, &a[0]));
