@@ -225,6 +225,22 @@ static AxInfo ax_div_pow2(const AxInfo *a, int rank, int64_t q) {
     return r;
 }
 
+/* x / q for a known power of two q where every element of x is a
+ * multiple of q (runs of one element, each divisible by q): the division
+ * is exact, so truncation and floor agree whatever the sign, and each
+ * quotient is a multiple of div / q (`half = d / 2` of a size d that is
+ * a multiple of 16 is a multiple of 8). Equal elements stay equal. */
+static int ax_div_exact(const AxInfo *a, int rank, int64_t q, AxInfo *r) {
+    for (int d = 0; d < rank; d++)
+        if (a->contig[d] > 1 || a->div[d] < q) return 0;
+    *r = ax_unknown();
+    for (int d = 0; d < rank; d++) {
+        r->constancy[d] = a->constancy[d];
+        r->div[d] = a->div[d] / q;
+    }
+    return 1;
+}
+
 /* x % q for a known power of two q and x not negative: runs aligned to
  * q restart at 0. (Truncated division of a multiple of g by q leaves a
  * multiple of min(g, q) whatever the signs.) */
@@ -436,6 +452,8 @@ static AxInfo ax_divrem(const IrOp *op, const AxInfo *a, const AxInfo *b,
     int nonneg = !ty_issigned(k) || a->lo >= 0;
     if (op->op == IR_REM) return ax_rem_pow2(a, rank, q, nonneg);
     if (op->op == IR_SHR || nonneg) return ax_div_pow2(a, rank, q);
+    AxInfo r;
+    if (ax_div_exact(a, rank, q, &r)) return r;
     return ax_const_only(op, in, rank);
 }
 

@@ -28,8 +28,9 @@
  *
  * 3. Materializing. Walking the kernel in order, each operand whose layout
  *    differs from what its op needs is replaced: a cheap producer (arange,
- *    splat, broadcast/expand_dims/integer arithmetic of such) is recomputed
- *    in the needed layout, anything else is converted with one
+ *    splat, broadcast/expand_dims/integer arithmetic of such, and a load
+ *    of fewer elements than the program has threads from such addresses)
+ *    is recomputed in the needed layout, anything else is converted with one
  *    `convert_layout` placed right after its definition (so a conversion
  *    of a loop-invariant value happens once, outside the loop). Both are
  *    cached per (value, layout).
@@ -492,14 +493,25 @@ static int cheap_op(int opc) {
     }
 }
 
-/* True when v is computed from scalars by a few integer/pointer ops:
- * recomputing it in another layout costs less than moving it. */
-static int cheap(const IrValue *v, int budget) {
+/* True when v is computed from scalars by a few integer/pointer ops (or
+ * is a float splat): recomputing it in another layout costs less than
+ * moving it. A load is cheap too when it has fewer elements than the
+ * program has threads (Triton's test of a load that is not expensive) and
+ * cheap addresses, mask and `other`: issued again in the wanted layout
+ * right after the original (recompute), it reads the same memory at the
+ * same point, and the copies several threads then hold come from L1 —
+ * where a conversion would go through shared memory between barriers
+ * (RoPE's row of cos and sin broadcast over its heads). */
+static int cheap(const LaCtx *c, const IrValue *v, int budget) {
     const IrOp *op = v->def;
-    if (!op || budget == 0 || op->nres != 1 || !cheap_op(op->op)) return 0;
-    if (ty_isfloat(v->ty.k)) return 0;
+    if (!op || budget == 0 || op->nres != 1) return 0;
+    if (op->op == IR_LOAD) {
+        if (ty_numel(ty_pad(v->ty)) >= (int64_t)c->k->warps * 32) return 0;
+    } else if (!cheap_op(op->op) || (ty_isfloat(v->ty.k) && op->op != IR_SPLAT)) {
+        return 0;
+    }
     for (int i = 0; i < op->nargs; i++)
-        if (is_tile(op->args[i]) && !cheap(op->args[i], budget - 1)) return 0;
+        if (is_tile(op->args[i]) && !cheap(c, op->args[i], budget - 1)) return 0;
     return 1;
 }
 
@@ -515,8 +527,9 @@ static IrValue *recompute(LaCtx *c, IrValue *v, const Layout *ly) {
     op->res[0]->name = v->name;
     op->res[0]->layout = ly;
     place_after_def(op, v);
-    for (int i = 0; i < op->nargs; i++) {
-        const Layout *want = operand_layout(c, op, i);
+    for (int i = 0; i < op->nargs; i++) {   /* a load: its operands in its layout */
+        const Layout *want = op->op != IR_LOAD ? operand_layout(c, op, i)
+                             : is_tile(op->args[i]) ? ly : NULL;
         if (want) op->args[i] = get_as(c, op->args[i], want);
     }
     return op->res[0];
@@ -528,7 +541,7 @@ static IrValue *get_as(LaCtx *c, IrValue *v, const Layout *ly) {
     for (int i = 0; i < c->remat.n; i++)
         if (c->remat.v[i].v == v && ly_eq(c->remat.v[i].ly, ly)) return c->remat.v[i].as;
     IrValue *as;
-    if (cheap(v, 8)) {
+    if (cheap(c, v, 8)) {
         as = recompute(c, v, ly);
     } else {
         IrOp *op = detached_op(c, IR_CONVERT_LAYOUT, v->ty, 1, &v,
