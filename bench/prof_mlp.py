@@ -1,6 +1,11 @@
 """Where a Tile training step of examples/torch/mlp_train.py spends its GPU
 time: torch.profiler over 5 steps after 10 warm-up (tuning) steps; the
-top kernels by total CUDA time, Tile's and torch's."""
+top kernels by total CUDA time, Tile's and torch's.
+
+    TILE_LIBDIR=build-gpu python3 bench/prof_mlp.py [BUNDLES]
+
+BUNDLES: the directory of scripts/gpu-python.sh's xz-compressed bundles
+(default build-gpu/torch)."""
 import os, sys, subprocess
 sys.path.insert(0, "examples/torch")   # run from the repository root, TILE_LIBDIR=build-gpu
 import torch
@@ -9,7 +14,8 @@ torch.backends.cuda.matmul.allow_tf32 = True
 bd = "/tmp/tile-torch-bundles"
 os.makedirs(bd, exist_ok=True)
 for b in ("mlp-f32", "cross_entropy"):
-    subprocess.run(f"xz -dc build-gpu/torch/{b}.tlb.xz > {bd}/{b}.tlb", shell=True, check=True)
+    src = sys.argv[1] if len(sys.argv) > 1 else "build-gpu/torch"
+    subprocess.run(f"xz -dc {src}/{b}.tlb.xz > {bd}/{b}.tlb", shell=True, check=True)
 class A: bundle_dir = bd; device = "cuda"
 mlp, ce = m.load_kernels(A, "f32")
 ops = m.make_ops(mlp, ce, "prof")

@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #define TLB_MAGIC "\x89TLB\r\n\x1a\n"  /* 8 bytes, PNG-style */
-#define TLB_VERSION 2u                  /* what tlb_write writes */
+#define TLB_VERSION 3u                  /* what tlb_write writes */
 #define TLB_VERSION_OLDEST 1u           /* the oldest tlb_read reads */
 #define TLB_HEADER_SIZE 32u
 #define TLB_EXPR_MAXDEPTH 32            /* evaluation stack, in values */
@@ -89,15 +89,22 @@ int tlb_eval(const TlbExpr *e, const int64_t *args, int64_t *out);
 
 /* The largest guard a parameter may have: 2^30. */
 #define TLB_GUARD_MAX 30u
+/* The guard "this integer equals 1" (a unit stride; version 3 on). */
+#define TLB_GUARD_ONE 0x80u
 
 /* A variant's guard is what it assumes of the arguments: guard[i] is the
  * log2 of the multiple runtime parameter i must be — a pointer its
  * address in bytes, an integer its value; 0 for anything (always for
- * floats, bools and @nospecialize integers). A configuration lists its
+ * floats, bools and @nospecialize integers); TLB_GUARD_ONE: integer i
+ * equals 1. A configuration lists its
  * variants in preference order: a runtime launches the first whose guard
  * the arguments meet. A version 1 bundle's variants read as guards too
  * (its assumption bits: 16-byte pointers, integers divisible by 16),
  * ordered most assumptions first. */
+/* Guard byte g admits an argument whose value (a pointer's address, an
+ * integer sign-extended to 64 bits) is `bits`. */
+int tlb_guard_holds(uint8_t g, uint64_t bits);
+
 typedef struct TlbVariant {
     const uint8_t *guard;  /* [kernel.nparams] */
     uint32_t dyn_smem;   /* dynamic shared memory bytes the launch passes */

@@ -1,6 +1,7 @@
 /*
  * format.c — what the reader and the writer of bundles share: the type
- * table, CRC-32C, the arity of expression operations and the evaluator.
+ * table, CRC-32C, the arity of expression operations and the evaluator,
+ * and what a variant guard admits (libtile's check, and the tests').
  *
  * The evaluator is the runtime's hot path for `grid` and `@require`: a
  * loop over verified postfix code with a fixed stack on the C stack. Its
@@ -171,4 +172,9 @@ int tlb_parse_arch(const char *arch, int *arch_specific) {
     if (*p) return -1;
     if (arch_specific) *arch_specific = spec;
     return v;
+}
+
+int tlb_guard_holds(uint8_t g, uint64_t bits) {
+    if (g == TLB_GUARD_ONE) return bits == 1;
+    return g <= TLB_GUARD_MAX && (bits & ((UINT64_C(1) << g) - 1)) == 0;
 }

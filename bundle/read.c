@@ -276,8 +276,15 @@ static const uint8_t *v1_guard(Rd *r, const TlbKernel *k, uint32_t assume,
     return g;
 }
 
-/* A guard on parameter p of g (log2 of a multiple) is one it can have. */
+/* A guard on parameter p of g (log2 of a multiple, or from version 3 on
+ * TLB_GUARD_ONE on an integer) is one it can have. */
 static void check_guard(Rd *r, const TlbParam *p, uint8_t g, const char *entry) {
+    if (g == TLB_GUARD_ONE && r->version >= 3) {
+        if (!guardable(p) || p->type == TLB_PTR)
+            fail_at(r, "variant '%s' guards parameter '%s' to equal 1, which only an "
+                    "integer without @nospecialize can be", entry, p->name);
+        return;
+    }
     if (g > TLB_GUARD_MAX)
         fail_at(r, "variant '%s' guards parameter '%s' with 2^%u (at most 2^%u)", entry,
                 p->name, g, TLB_GUARD_MAX);

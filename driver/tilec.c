@@ -417,10 +417,11 @@ static void print_guards(Arena *ar, Diag *dg, const LwOutput *lo) {
         if (!v->needed_by) continue;
         const char *line = "";
         for (int i = 0; i < k->nparams; i++) {
-            int log2 = ly_fact(&v->facts, i);
-            if (!log2) continue;
+            int log2 = ly_fact(&v->facts, i), one = ly_fact_one(&v->facts, i);
+            if (!log2 && !one) continue;
             const IrOp *op = v->needed_by[i];
-            const char *what = k->params[i].ty.k == SK_PTR
+            const char *what = one ? ar_printf(ar, "%s equal to 1", k->params[i].name)
+                : k->params[i].ty.k == SK_PTR
                 ? ar_printf(ar, "%s aligned to %d bytes", k->params[i].name, 1 << log2)
                 : ar_printf(ar, "%s a multiple of %d", k->params[i].name, 1 << log2);
             const char *where = op ? ar_printf(ar, " (%s at %s:%u:%u)", ir_op_name[op->op],

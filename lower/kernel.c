@@ -10,7 +10,8 @@
  * in address space 1. A variant's facts (plan/guard.c) reach LLVM too: a
  * pointer known aligned to 2^n bytes is marked `align 2^n` (what lets
  * LLVM emit vector accesses from it), an integer known a multiple of 2^n
- * gets an llvm.assume saying so. No parameter is `noalias`: callers may pass one buffer as two
+ * gets an llvm.assume saying so, and one known to equal 1 (a unit
+ * stride) is the constant 1 in the body, which LLVM folds. No parameter is `noalias`: callers may pass one buffer as two
  * parameters (in-place kernels), and LLVM would then be free to reorder
  * a load and a store of the same memory; memory.c picks the loads that
  * may read through the non-coherent path regardless.
@@ -331,6 +332,7 @@ static void lw_params(LwFn *f, const LyFacts *facts) {
         }
         if (p->ty.k == SK_BOOL)
             x = LLVMBuildICmp(c->b, LLVMIntNE, x, LLVMConstInt(c->i8, 0, 0), "");
+        if (ly_fact_one(facts, i)) x = LLVMConstInt(LLVMTypeOf(x), 1, 0);
         LwVal v = lw_new_val(f, 1);
         v.r[0] = x;
         lw_set(f, k->body->args[i], v);

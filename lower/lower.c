@@ -369,10 +369,12 @@ done:
     return rc;
 }
 
-/* The guard bytes of facts f, for a bundle. */
+/* The guard bytes of facts f, for a bundle (bundle.h: a log2, or
+ * TLB_GUARD_ONE). */
 static const uint8_t *lw_guard(Arena *ar, const LyFacts *f) {
     uint8_t *g = ar_alloc(ar, (size_t)f->n + 1);
-    for (int i = 0; i < f->n; i++) g[i] = (uint8_t)ly_fact(f, i);
+    for (int i = 0; i < f->n; i++)
+        g[i] = (uint8_t)(ly_fact_one(f, i) ? (int)TLB_GUARD_ONE : ly_fact(f, i));
     return g;
 }
 

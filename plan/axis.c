@@ -659,9 +659,18 @@ static void analyze_block(AxCtx *c, const IrBlock *b) {
     for (const IrOp *op = b->first; op; op = op->next) analyze_op(c, op);
 }
 
-AxInfo ax_param(const IrParam *p, int log2) {
+/* A parameter under its fact: a multiple of 2^fact, or (LY_FACT_ONE, an
+ * integer) the constant 1, whose interval [1, 1] the rules then fold
+ * (x * 1 keeps x's contiguity: a unit stride). */
+AxInfo ax_param(const IrParam *p, int fact) {
     AxInfo a = ax_unknown();
-    if (p->ty.k == SK_PTR || ty_isint(p->ty.k)) a.div[0] = (int64_t)1 << log2;
+    int isint = ty_isint((ScalarKind)p->ty.k);
+    if (fact == LY_FACT_ONE && isint) {
+        set_range(&a, (ScalarKind)p->ty.k, 1, 1);
+        return a;
+    }
+    if ((p->ty.k == SK_PTR || isint) && fact <= LY_FACT_MAX)
+        a.div[0] = (int64_t)1 << fact;
     set_range(&a, (ScalarKind)p->ty.k, INT64_MIN, INT64_MAX);
     return a;
 }
@@ -681,9 +690,16 @@ LyFacts ly_facts_full(Arena *ar, const IrKernel *k, int ints) {
     return f;
 }
 
-int ly_fact(const LyFacts *f, int i) {
+int ly_fact_raw(const LyFacts *f, int i) {
     return f && f->log2 && i < f->n ? f->log2[i] : 0;
 }
+
+int ly_fact(const LyFacts *f, int i) {
+    int v = ly_fact_raw(f, i);
+    return v == LY_FACT_ONE ? 0 : v;
+}
+
+int ly_fact_one(const LyFacts *f, int i) { return ly_fact_raw(f, i) == LY_FACT_ONE; }
 
 AxTable *ax_analyze(Arena *ar, const IrKernel *k, const LyFacts *f) {
     AxTable *t = ar_alloc(ar, sizeof *t);
@@ -692,7 +708,7 @@ AxTable *ax_analyze(Arena *ar, const IrKernel *k, const LyFacts *f) {
     for (int i = 0; i < k->nvalues; i++) t->info[i] = ax_unknown();
     AxCtx c = {t, k, 0};
     for (int i = 0; i < k->nparams; i++)
-        t->info[k->body->args[i]->id] = ax_param(&k->params[i], ly_fact(f, i));
+        t->info[k->body->args[i]->id] = ax_param(&k->params[i], ly_fact_raw(f, i));
     analyze_block(&c, k->body);
     return t;
 }

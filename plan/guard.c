@@ -3,7 +3,8 @@
  * and the guard of each: the argument facts its plan needs, and no more.
  *
  * A variant is the kernel planned under facts about its parameters (a
- * pointer 16-byte aligned, an integer divisible by 16: LyFacts). Axis
+ * pointer 16-byte aligned, an integer divisible by 16 or equal to 1:
+ * LyFacts). Axis
  * info starts from those facts, and everything the lowering decides from
  * axis info is in the plan: the layouts (coalescing follows contiguity
  * and alignment), each memory access's vector width (ly_mem_vec), the
@@ -28,6 +29,20 @@
  *
  * The variants, at most LY_MAX_VARIANTS, most specialized first (libtile
  * takes the first whose guard the arguments meet):
+ *   u1..u4  unit strides (Triton's `== 1`): a16's facts with some
+ *        integers equal to 1 (LY_FACT_ONE), minimized (the 1 is never
+ *        weakened). An integer is a candidate when its value 1 makes an
+ *        access wider than under every fact (a stride times an arange;
+ *        axis info alone first: its address runs must grow, or the
+ *        integer is not planned again, which keeps matmul's M, N, K
+ *        from costing a plan each);
+ *        candidates widening a common access are alternatives, a group
+ *        (an operand's row and column strides). A pick takes one of each
+ *        group; picks go by how many groups leave their first (the one
+ *        along the access's last dimension: row-major), so NN, then each
+ *        operand transposed alone, ...; at most LY_MAX_UNIT (4), which a
+ *        strided matmul's NN, NT, TN, TT fill. Arguments no pick admits
+ *        (a group with neither stride 1) go on to a16.
  *   a16  every fact, minimized; not built when its plan is the generic
  *        one (nothing to gain: one variant fewer to compile and load).
  *   p16  pointers only, minimized; built when a16 keeps an integer fact
@@ -43,7 +58,7 @@
 
 static LyFacts copy_facts(Arena *ar, const LyFacts *f) {
     LyFacts c = {f->n, ar_alloc(ar, (size_t)f->n + 1)};
-    for (int i = 0; i < f->n; i++) c.log2[i] = (uint8_t)ly_fact(f, i);
+    for (int i = 0; i < f->n; i++) c.log2[i] = (uint8_t)ly_fact_raw(f, i);
     return c;
 }
 
@@ -180,11 +195,168 @@ static void minimize(Arena *ar, const IrKernel *k, int wgmma, LyVariant *v) {
     memset(v->needed_by, 0, sizeof *v->needed_by * (size_t)(k->nparams + 1));
     for (int pointers = 0; pointers < 2; pointers++)
         for (int i = 0; i < k->nparams; i++) {
-            int top = ly_fact(&v->facts, i);
+            int top = ly_fact_raw(&v->facts, i);
             if (top == 0 || (k->params[i].ty.k == SK_PTR) != pointers) continue;
-            if (try_fact(ar, k, wgmma, v, i, 0, &v->needed_by[i])) continue;
+            if (try_fact(ar, k, wgmma, v, i, 0, &v->needed_by[i]) || top == LY_FACT_ONE)
+                continue;
             for (int l = top - 1; l > 0 && try_fact(ar, k, wgmma, v, i, l, NULL); l--) {}
         }
+}
+
+/* --------------------------------------------------------- unit strides */
+
+enum { UNITS_MAX = 16 };   /* candidates considered, in parameter order */
+
+/* An integer whose value 1 (LY_FACT_ONE) widens some access of the plan
+ * under every fact: a stride that multiplies an arange. */
+typedef struct Unit {
+    int param;
+    uint64_t widens;     /* bit i: the i-th access (walk order, first 64) */
+    int inner;           /* one of them along its last dimension */
+    int group;
+} Unit;
+
+typedef struct UnitSearch {
+    Arena *ar;
+    const IrKernel *k;
+    int wgmma;
+    const LyFacts *full;
+    Unit *units;         /* sorted by group, inner first */
+    int nunits, ngroups;
+    int first[UNITS_MAX + 1], size[UNITS_MAX]; /* per group */
+    int pick[UNITS_MAX];
+    LyVariant *out;
+    int n;
+} UnitSearch;
+
+/* The accesses of a (walk order, the first 64) wider than b's; *inner
+ * set when one is along its pointer's last dimension. */
+static uint64_t wider_mask(const IrKernel *a, const LyResult *ra, const IrKernel *b,
+                           const LyResult *rb, int *inner) {
+    uint64_t m = 0;
+    for (int i = 0; i < 64; i++) {
+        int p = i, q = i;
+        const IrOp *x = nth_access(a->body, &p), *y = nth_access(b->body, &q);
+        if (!x || !y) break;
+        if (!access_wider(x, ra, y, rb)) continue;
+        m |= UINT64_C(1) << i;
+        const IrValue *ptr = x->args[0];
+        const AxInfo *ax = ax_of(ra->axis, ptr);
+        *inner |= ax && ptr->ty.rank && ax->contig[ptr->ty.rank - 1] > 1;
+    }
+    return m;
+}
+
+/* Some access of b (k's ops, axis info `one` against `full`) has a
+ * longer run of consecutive aligned addresses along some dimension: the
+ * cheap test (axis info, no layouts) before planning a candidate. */
+static int runs_longer(const IrBlock *b, const AxTable *one, const AxTable *full) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++)
+            if (runs_longer(op->regions[r], one, full)) return 1;
+        if (!is_memory(op)) continue;
+        const IrValue *p = op->args[0];
+        int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
+        for (int d = 0; d < (p->ty.rank ? p->ty.rank : 1); d++)
+            if (ax_mem_run(ax_of(one, p), esize, NULL, d) >
+                ax_mem_run(ax_of(full, p), esize, NULL, d))
+                return 1;
+    }
+    return 0;
+}
+
+/* The candidates against plan `a` (every fact), grouped: two whose
+ * widened accesses meet are alternatives (a row and a column stride of
+ * one operand). Returns how many. */
+static int find_units(UnitSearch *s, const LyVariant *a) {
+    const IrKernel *k = s->k;
+    Unit *u = ar_alloc(s->ar, sizeof *u * (size_t)(k->nparams + 1));
+    AxTable *full = ax_analyze(s->ar, k, s->full);
+    int n = 0;
+    for (int i = 0; i < k->nparams && n < UNITS_MAX; i++) {
+        if (k->params[i].ty.k == SK_PTR || !ly_fact(s->full, i)) continue;
+        LyFacts f = copy_facts(s->ar, s->full);
+        f.log2[i] = LY_FACT_ONE;
+        if (!runs_longer(k->body, ax_analyze(s->ar, k, &f), full)) continue;
+        LyVariant t = plan_under(s->ar, k, f, s->wgmma, "u");
+        Unit c = {i, 0, 0, n};
+        c.widens = wider_mask(t.k, t.ly, a->k, a->ly, &c.inner);
+        if (!c.widens) continue;
+        for (int j = 0; j < n; j++)     /* merge the groups c meets */
+            if (u[j].widens & c.widens)
+                for (int g = u[j].group, x = 0; x < n; x++)
+                    if (u[x].group == g) u[x].group = c.group;
+        u[n++] = c;
+    }
+    s->units = u;
+    return n;
+}
+
+/* Orders the units by group (first appearance), inner ones first in each,
+ * and fills the per-group tables. */
+static void sort_units(UnitSearch *s) {
+    Unit *sorted = ar_alloc(s->ar, sizeof *sorted * (size_t)(s->nunits + 1));
+    int m = 0;
+    s->ngroups = 0;
+    for (int i = 0; i < s->nunits; i++) {
+        int g = s->units[i].group, seen = 0;
+        for (int j = 0; j < i; j++) seen |= s->units[j].group == g;
+        if (seen) continue;
+        s->first[s->ngroups] = m;
+        for (int inner = 1; inner >= 0; inner--)
+            for (int j = i; j < s->nunits; j++)
+                if (s->units[j].group == g && s->units[j].inner == inner)
+                    sorted[m++] = s->units[j];
+        s->size[s->ngroups] = m - s->first[s->ngroups];
+        s->ngroups++;
+    }
+    s->units = sorted;
+}
+
+static int same_facts(const LyFacts *a, const LyFacts *b) {
+    for (int i = 0; i < a->n; i++)
+        if (ly_fact_raw(a, i) != ly_fact_raw(b, i)) return 0;
+    return 1;
+}
+
+/* Builds the variant of the current pick (each group's chosen unit equal
+ * to 1, every other fact), minimized; keeps it unless an earlier one has
+ * its facts. Returns 0 when LY_MAX_UNIT are built. */
+static int build_pick(UnitSearch *s) {
+    static const char *const tags[LY_MAX_UNIT] = {"u1", "u2", "u3", "u4"};
+    LyFacts f = copy_facts(s->ar, s->full);
+    for (int g = 0; g < s->ngroups; g++)
+        f.log2[s->units[s->first[g] + s->pick[g]].param] = LY_FACT_ONE;
+    LyVariant v = plan_under(s->ar, s->k, f, s->wgmma, tags[s->n]);
+    minimize(s->ar, s->k, s->wgmma, &v);
+    for (int i = 0; i < s->n; i++)
+        if (same_facts(&s->out[i].facts, &v.facts)) return 1;
+    s->out[s->n++] = v;
+    return s->n < LY_MAX_UNIT;
+}
+
+/* Every pick of groups g.. with `flips` groups taking another than their
+ * first unit, in order; stops when build_pick does (returns 0). */
+static int enumerate(UnitSearch *s, int g, int flips) {
+    if (g == s->ngroups) return flips ? 1 : build_pick(s);
+    if (flips > s->ngroups - g) return 1;
+    for (int j = 0; j < s->size[g] && (j == 0 || flips > 0); j++) {
+        s->pick[g] = j;
+        if (!enumerate(s, g + 1, flips - (j > 0))) return 0;
+    }
+    return 1;
+}
+
+/* The unit-stride variants of k, at most LY_MAX_UNIT, into out; `a` is
+ * the plan under `full` (every fact). Returns how many. */
+static int unit_variants(Arena *ar, const IrKernel *k, int wgmma, const LyFacts *full,
+                         const LyVariant *a, LyVariant *out) {
+    UnitSearch s = {.ar = ar, .k = k, .wgmma = wgmma, .full = full, .out = out};
+    s.nunits = find_units(&s, a);
+    if (!s.nunits) return 0;
+    sort_units(&s);
+    for (int flips = 0; flips <= s.ngroups && enumerate(&s, 0, flips); flips++) {}
+    return s.n;
 }
 
 static int has_int_fact(const IrKernel *k, const LyFacts *f) {
@@ -195,9 +367,9 @@ static int has_int_fact(const IrKernel *k, const LyFacts *f) {
 
 int ly_plan_variants(Arena *ar, const IrKernel *k, int wgmma,
                      LyVariant out[LY_MAX_VARIANTS]) {
-    int n = 0;
     LyVariant g = plan_under(ar, k, ly_facts_none(k), wgmma, "g");
     LyVariant a = plan_under(ar, k, ly_facts_full(ar, k, 1), wgmma, "a16");
+    int n = unit_variants(ar, k, wgmma, &a.facts, &a, out);
     if (ly_plans_differ(a.k, a.ly, g.k, g.ly)) {
         minimize(ar, k, wgmma, &a);
         if (has_int_fact(k, &a.facts)) {

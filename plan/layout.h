@@ -329,23 +329,29 @@ Layout *ly_ldmatrix_addr(Arena *ar, const Layout *dl, int n, int trans,
 /* What one specialization variant assumes of the runtime parameters
  * (docs/language.md, runtime contract): parameter i is a multiple of
  * 2^log2[i] — a pointer its address in bytes, an integer its value; 0
- * assumes nothing (floats and bools always 0). The generic variant
- * assumes nothing (log2 NULL reads as all 0). tilec assumes at most 16
- * (LY_FACT_MAX) and never of a @nospecialize integer; which facts a
- * variant keeps is plan/guard.c's to decide. */
+ * assumes nothing (floats and bools always 0); LY_FACT_ONE: integer i
+ * equals 1 (a unit stride, as Triton's `== 1` specialization). The
+ * generic variant assumes nothing (log2 NULL reads as all 0). tilec
+ * assumes at most 16 (LY_FACT_MAX) and never of a @nospecialize integer;
+ * which facts a variant keeps is plan/guard.c's to decide. */
 typedef struct LyFacts {
     int n;               /* the kernel's parameters */
     uint8_t *log2;       /* [n], or NULL: nothing assumed */
 } LyFacts;
 
-enum { LY_FACT_MAX = 4 };
+enum { LY_FACT_MAX = 4, LY_FACT_ONE = 0x80 };
 
 /* Nothing assumed; the most tilec assumes (every pointer 16-byte aligned,
  * and with `ints` every integer without @nospecialize divisible by 16). */
 LyFacts ly_facts_none(const IrKernel *k);
 LyFacts ly_facts_full(Arena *ar, const IrKernel *k, int ints);
-/* log2 of the multiple f assumes of parameter i. */
+/* log2 of the multiple f assumes of parameter i (0 where it assumes the
+ * value 1: 1 is a multiple of 2^0 only). */
 int ly_fact(const LyFacts *f, int i);
+/* f assumes integer parameter i equals 1. */
+int ly_fact_one(const LyFacts *f, int i);
+/* f's entry for parameter i as stored: a log2, or LY_FACT_ONE. */
+int ly_fact_raw(const LyFacts *f, int i);
 
 /* Per dimension d of a value (for a scalar, index 0 describes it):
  *  contig[d]: the largest power of two C such that, along d, every
@@ -384,11 +390,12 @@ const AxInfo *ax_of(const AxTable *t, const IrValue *v);
  * ax_rule is op's transfer function (the facts of its first result from
  * in[i], the facts of op->args[i]; it reads op's opcode, attributes and
  * the types of its operands and result); ax_join what holds of a value
- * that satisfies a or b; ax_param what holds of a parameter that is a
- * multiple of 2^log2 (address bytes of a pointer, value of an integer). */
+ * that satisfies a or b; ax_param what holds of a parameter under its
+ * fact (ly_fact_raw): a multiple of 2^fact (address bytes of a pointer,
+ * value of an integer), or, for LY_FACT_ONE, an integer equal to 1. */
 AxInfo ax_rule(const IrOp *op, const AxInfo *const *in);
 AxInfo ax_join(const AxInfo *a, const AxInfo *b);
-AxInfo ax_param(const IrParam *p, int log2);
+AxInfo ax_param(const IrParam *p, int fact);
 /* a is a known constant (stored in *value when value is not NULL). */
 int ax_is_const(const AxInfo *a, int64_t *value);
 /* The longest aligned run of elements along dim that a memory access
@@ -578,14 +585,16 @@ uint32_t ly_repeated_regs(const LyResult *r, const IrValue *v);
  * (NULL: none); its own copy of the kernel with layouts, and the result
  * of layout assignment. */
 typedef struct LyVariant {
-    const char *tag;     /* "a16", "p16", "g": the entry name's suffix */
+    const char *tag;     /* "u1".."u4", "a16", "p16", "g": the entry
+                            name's suffix */
     LyFacts facts;
     const IrOp **needed_by;
     IrKernel *k;
     LyResult *ly;
 } LyVariant;
 
-enum { LY_MAX_VARIANTS = 3 };
+/* At most LY_MAX_UNIT unit-stride variants, then a16, p16 and g. */
+enum { LY_MAX_UNIT = 4, LY_MAX_VARIANTS = LY_MAX_UNIT + 3 };
 
 /* The variants of configuration `k` (left unchanged), most specialized
  * first, the generic one last; at most LY_MAX_VARIANTS. Returns how

@@ -114,9 +114,11 @@ static int prepare_kernel(TileBundle *b, TileKernel *tk, const TlbKernel *k) {
         tk->has_require |= tc->nrequire > 0;
         for (uint32_t v = 0; v < tc->nvariants; v++) {
             rc->variants[v] = (RtVariant){&tc->variants[v], b->nslots + v};
-            for (uint32_t i = 0; i < k->nparams; i++)
-                if (tc->variants[v].guard[i] > tk->params[i].guard_cap)
-                    tk->params[i].guard_cap = tc->variants[v].guard[i];
+            for (uint32_t i = 0; i < k->nparams; i++) {
+                uint8_t g = tc->variants[v].guard[i];
+                if (g == TLB_GUARD_ONE) tk->params[i].guard_one = 1;
+                else if (g > tk->params[i].guard_cap) tk->params[i].guard_cap = g;
+            }
         }
         b->nslots += tc->nvariants;
     }

@@ -16,7 +16,8 @@
  * as it does for the interpreter, and words the message when none does;
  * tune.c may choose another candidate afterwards), its first variant
  * (the bundle lists them most specialized first) whose guard the
- * arguments meet, and the grid.
+ * arguments meet (tlb_guard_holds: a multiple, or an integer equal to
+ * 1), and the grid.
  *
  * Error messages name the kernel, the argument (index from 0, name and
  * type) and the value; they are formatted only on failure.
@@ -100,8 +101,9 @@ static uint8_t mult_of(uint64_t x) {
     return (uint8_t)(n < (int)TLB_GUARD_MAX ? n : (int)TLB_GUARD_MAX);
 }
 
-/* Checks and packs every argument; p->mult gets what variant guards are
- * held against, p->ints the integer values. */
+/* Checks and packs every argument into p->slots (what variant guards
+ * are held against); p->mult gets each one's divisibility (tuning keys),
+ * p->ints the integer values. */
 TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, RtPlan *p) {
     const TlbKernel *tk = k->k;
     int64_t *ints = p->ints;
@@ -148,7 +150,7 @@ TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, Rt
 
 int rt_guard_fails(const TileKernel *k, const TlbVariant *v, const RtPlan *p) {
     for (uint32_t i = 0; i < k->k->nparams; i++)
-        if (v->guard[i] > p->mult[i]) return (int)i;
+        if (!tlb_guard_holds(v->guard[i], p->slots[i])) return (int)i;
     return -1;
 }
 
@@ -206,11 +208,14 @@ TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid,
         }
     const TlbVariant *last = rc->variants[rc->nvariants - 1].v;
     int i = rt_guard_fails(k, last, p);
+    uint8_t g = last->guard[i];
     return rt_error(TILE_ERROR_ARGUMENT, "kernel '%s': configuration %u has no variant "
                     "for these arguments (argument %d, '%s', must be %s %llu%s)",
                     k->k->name, c, i, k->k->params[i].name,
-                    k->params[i].cls == RT_PARAM_PTR ? "aligned to" : "a multiple of",
-                    1ull << last->guard[i], k->params[i].cls == RT_PARAM_PTR ? " bytes" : "");
+                    g == TLB_GUARD_ONE ? "equal to"
+                    : k->params[i].cls == RT_PARAM_PTR ? "aligned to" : "a multiple of",
+                    g == TLB_GUARD_ONE ? 1ull : 1ull << g,
+                    k->params[i].cls == RT_PARAM_PTR ? " bytes" : "");
 }
 
 TileStatus rt_plan(const TileKernel *k, const uint32_t *grid, const TileLaunchArg *args,

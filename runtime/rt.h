@@ -55,6 +55,7 @@ typedef struct RtParam {
     uint8_t specialize;   /* integers: may have a guard (not @nospecialize) */
     uint8_t guard_cap;    /* its largest guard in any variant: beyond it,
                              divisibility decides nothing (tuning keys) */
+    uint8_t guard_one;    /* some variant guards it to equal 1 */
     int64_t min, max;     /* integers: the type's range */
 } RtParam;
 
@@ -103,7 +104,8 @@ typedef struct RtTuneKey {
     uint32_t nvals;
     uint32_t zero;             /* no padding: keys are compared as bytes */
     uint64_t facts;            /* hash of the arguments' mult, each capped at
-                                  its parameter's largest guard */
+                                  its parameter's largest guard, and of
+                                  which equal 1 where a guard asks */
     uint64_t candidates;       /* hash of the candidate indices */
     uint64_t rest;             /* hash of values past RT_MAX_TUNE_KEY */
     int64_t vals[RT_MAX_TUNE_KEY];
@@ -150,9 +152,11 @@ typedef struct RtPlan {
     uint8_t mult[RT_MAX_PARAMS];   /* log2 of the largest power of two (at
                                       most TLB_GUARD_MAX) dividing a pointer
                                       argument's address or a specializable
-                                      integer's value; 0 for others: what
+                                      integer's value; 0 for others: the
+                                      facts of the tuning key (tune.c) */
+    uint64_t slots[RT_MAX_PARAMS]; /* the parameters, each in its low bytes
+                                      (integers sign-extended): what
                                       variant guards are held against */
-    uint64_t slots[RT_MAX_PARAMS]; /* the parameters, each in its low bytes */
     int64_t ints[RT_MAX_PARAMS];   /* integer arguments' values (others 0) */
 } RtPlan;
 

@@ -79,6 +79,7 @@ void rt_tune_key(const TileKernel *k, const RtPlan *p, const uint32_t *cands, ui
     for (uint32_t i = 0; i < k->k->nparams; i++) {
         uint8_t cap = k->params[i].guard_cap;
         capped[i] = p->mult[i] < cap ? p->mult[i] : cap;
+        if (k->params[i].guard_one && p->ints[i] == 1) capped[i] = TLB_GUARD_ONE;
     }
     key->facts = rt_hash(RT_HASH_SEED, capped, k->k->nparams);
     key->candidates = rt_hash(RT_HASH_SEED, cands, n * sizeof *cands);

@@ -6,4 +6,4 @@ tests_unit_test_base_LDADD = base/libbase.la
 tests_unit_test_ir_SOURCES = tests/unit/test_ir.c tests/unit/check.h
 tests_unit_test_ir_LDADD = sema/libsema.la base/libbase.la -lm
 tests_unit_test_axis_rules_SOURCES = tests/unit/test_axis_rules.c tests/unit/check.h
-tests_unit_test_axis_rules_LDADD = sema/libsema.la base/libbase.la -lm
+tests_unit_test_axis_rules_LDADD = sema/libsema.la bundle/libtlb.la base/libbase.la -lm

@@ -13,8 +13,10 @@
  * truncating, shifts by the type's signedness), and checks the facts
  * ax_rule claims for the result on every element. A rule that claims
  * more than its inputs prove fails here with the op, the facts and the
- * tile. The same is done for ax_join (loop heads, `if` results) and for
- * ax_mem_run, the vector width the lowering takes for a memory access.
+ * tile. The same is done for ax_join (loop heads, `if` results), for
+ * ax_mem_run, the vector width the lowering takes for a memory access,
+ * and for ax_param, the seed of a variant's facts (a multiple of 2^n, or
+ * an integer equal to 1), on every argument libtile's guard admits.
  *
  * Shape ops (broadcast, expand_dims, permute, reduce) run on 2-D tiles
  * built from two 1-D tiles (v[i][j] = a[i] * s + b[j] and similar), whose
@@ -23,6 +25,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "bundle/bundle.h"
 #include "check.h"
 #include "plan/layout.h"
 
@@ -764,6 +767,60 @@ static void test_shapes(int samples) {
         }
 }
 
+/* Parameters (ax_param): under each fact a variant can assume — a
+ * multiple of 2^f, or LY_FACT_ONE — the claim holds of every argument
+ * libtile's guard check admits (tlb_guard_holds of the bundle byte the
+ * fact becomes, lower.c's lw_guard); and carried on through the ops a
+ * stride meets (splat, then times a tile x of every kind of facts: with
+ * s == 1, x's contiguity survives), checked on the concrete products. */
+static void test_params(int samples) {
+    static const ScalarKind kinds[] = {SK_I32, SK_I64, SK_U32, SK_I16, SK_PTR};
+    static const int facts[] = {0, 1, 2, 3, LY_FACT_MAX, LY_FACT_ONE};
+    static Facts fs[1024];
+    for (size_t ki = 0; ki < sizeof kinds / sizeof *kinds; ki++) {
+        ScalarKind k = kinds[ki];
+        IrParam p = {.name = "s", .ty = ty_scalar(k)};
+        int nf = all_facts(fs, N, k == SK_PTR ? SK_I64 : k);
+        int32_t dims[1] = {N};
+        Type ts = ty_scalar(k), tt = ty_tile(ty_scalar(k), 1, dims), argty[2] = {tt, tt};
+        for (size_t fi = 0; fi < sizeof facts / sizeof *facts; fi++) {
+            int f = facts[fi];
+            uint8_t g = (uint8_t)(f == LY_FACT_ONE ? (k == SK_PTR ? 0 : (int)TLB_GUARD_ONE) : f);
+            AxInfo pa = ax_param(&p, f);
+            for (int64_t v = -260; v <= 260; v++) {
+                Tile sc = {.k = k, .rank = 0};
+                sc.v[0] = wrap(k, v);
+                if (sc.v[0] != v || !tlb_guard_holds(g, (uint64_t)v)) continue;
+                cases++;
+                if (!holds(&pa, &sc, 1) && ++failures <= 20)
+                    fprintf(stderr, "UNSOUND param fact %d: %s (value %" PRId64 ")\n", f,
+                            failure, v);
+                if (k == SK_PTR || (v != 1 && rnd() % 64)) continue;
+                OpBox box;
+                const AxInfo *sin[1] = {&pa};
+                const Tile *sargs[1] = {&sc};
+                Tile sp = {.k = k, .rank = 1, .dim = {N}};
+                for (int e = 0; e < N; e++) sp.v[e] = v;
+                verify("param splat", make_op(&box, IR_SPLAT, 1, &ts, tt), sin, sargs, 1, &sp, 1);
+                AxInfo sa = ax_rule(&box.op, sin);
+                for (int i = 0; i < nf; i++)
+                    for (int r = 0; r < samples; r++) {
+                        Tile x, out;
+                        if (!gen_tile(&x, k, N, fs[i].C, fs[i].D, fs[i].K, fs[i].lo, fs[i].hi, 1))
+                            continue;
+                        AxInfo xa = to_info(&fs[i]);
+                        const AxInfo *in[2] = {&xa, &sa};
+                        const Tile *args[2] = {&x, &sp};
+                        out = x;
+                        int skip = 0;
+                        for (int e = 0; e < N; e++) out.v[e] = eval_binary(IR_MUL, k, x.v[e], v, &skip);
+                        verify("param mul", make_op(&box, IR_MUL, 2, argty, tt), in, args, 2, &out, 1);
+                    }
+            }
+        }
+    }
+}
+
 /* Seeds: arange and integer constants. */
 static void test_seeds(void) {
     for (int lo = -40; lo <= 40; lo++)
@@ -789,6 +846,7 @@ static void test_seeds(void) {
 int main(int argc, char **argv) {
     int samples = argc > 1 ? atoi(argv[1]) : 3;
     test_seeds();
+    test_params(samples);
     test_binary(SK_I32, samples);
     test_binary(SK_U32, 1);
     test_binary(SK_I8, 1);

@@ -47,9 +47,11 @@ static TlbParam sm_params[] = {
     {"rows", TLB_I64, TLB_VOID, 0}, {"cols", TLB_U16, TLB_VOID, TLB_PARAM_NOSPECIALIZE},
     {"flag", TLB_BOOL, TLB_VOID, 0}, {"scale", TLB_F64, TLB_VOID, 0}};
 static TlbExpr sm_req[] = {{3, block_ge_cols}, {4, sel}};
-static const uint8_t sm_guard[] = {4, 30, 1, 0, 0, 0};
-static TlbVariant sm_v[] = {{sm_guard, 16, "softmax_a"}, {none, 0, "softmax_g"}};
-static TlbConfig sm_configs[] = {{16, 2, NULL, {{1, rows}, {4, sel}}, 2, sm_req, 2, sm_v}};
+static const uint8_t sm_guard[] = {4, 30, 1, 0, 0, 0},
+                     sm_unit[] = {4, 4, TLB_GUARD_ONE, 0, 0, 0};
+static TlbVariant sm_v[] = {{sm_unit, 0, "softmax_u1"}, {sm_guard, 16, "softmax_a"},
+                            {none, 0, "softmax_g"}};
+static TlbConfig sm_configs[] = {{16, 2, NULL, {{1, rows}, {4, sel}}, 2, sm_req, 3, sm_v}};
 
 static const uint8_t cubin_bytes[] = {0x7f, 'E', 'L', 'F', 0, 1, 2, 3, 0xff};
 static TlbCubin cubins[] = {{"sm_90a", sizeof cubin_bytes, cubin_bytes},
@@ -212,8 +214,8 @@ static void test_round_trip(void) {
 }
 
 /* Every single-byte change anywhere is rejected: in the header by the
- * magic, the version or the header checksum; in the payload by its
- * checksum. */
+ * magic, the version (or, where the change gives another version
+ * readers know, the header checksum); in the payload by its checksum. */
 static void test_each_byte_flipped(void) {
     TlbBundle in = sample();
     size_t n;
@@ -222,8 +224,11 @@ static void test_each_byte_flipped(void) {
     for (size_t i = 0; i < n; i++) {
         for (int bit = 0; bit < 8; bit += 7) {
             d[i] ^= (uint8_t)(1u << bit);
+            uint32_t v = (uint32_t)d[8] | (uint32_t)d[9] << 8 | (uint32_t)d[10] << 16 |
+                         (uint32_t)d[11] << 24;
+            int known = v >= TLB_VERSION_OLDEST && v <= TLB_VERSION;  /* 3 ^ 1 */
             const char *prefix = i < 8 ? "not a Tile bundle"
-                               : i < 12 ? "unsupported Tile bundle format version"
+                               : i < 12 && !known ? "unsupported Tile bundle format version"
                                : i < TLB_HEADER_SIZE ? "damaged Tile bundle: header checksum"
                                                      : "damaged Tile bundle: payload checksum";
             expect_reject(d, n, prefix);
@@ -256,15 +261,20 @@ static void test_foreign_and_versions(void) {
     TlbBundle in = sample();
     size_t n;
     uint8_t *d = write_sample(&in, &n);
-    put32(d + 8, 3);
+    put32(d + 8, 4);
     reseal(d, n);
-    expect_reject(d, n, "unsupported Tile bundle format version 3 (this reader "
-                        "understands versions 1 to 2)");
+    expect_reject(d, n, "unsupported Tile bundle format version 4 (this reader "
+                        "understands versions 1 to 3)");
     put32(d + 8, 0);
     reseal(d, n);
     expect_reject(d, n, "unsupported Tile bundle format version 0 (this reader "
-                        "understands versions 1 to 2)");
+                        "understands versions 1 to 3)");
+    /* Version 2 has no "equal to 1" guard: read as one, softmax_u1's is
+     * out of range. */
     put32(d + 8, 2);
+    reseal(d, n);
+    expect_reject(d, n, "invalid Tile bundle");
+    CHECK(strstr(err, "variant 'softmax_u1' guards parameter 'rows' with 2^128 (at most 2^30)"));
     put32(d + 12, 4);
     reseal(d, n);
     expect_reject(d, n, "unsupported Tile bundle: unknown flags 0x4");
@@ -395,6 +405,17 @@ static void test_invalid_content(void) {
     g[3] = 0;
     g[5] = 1;   /* scale: f64 */
     expect_write_error(&b, "variant 'x' guards parameter 'scale', which cannot have a guard");
+    g[5] = 0;
+    const char *one = "to equal 1, which only an integer without @nospecialize can be";
+    for (int i = 0; i < 6; i++) {
+        if (i == 2) continue;   /* rows: i64, may be guarded to equal 1 */
+        g[i] = TLB_GUARD_ONE;
+        char want[160];
+        snprintf(want, sizeof want, "variant 'x' guards parameter '%s' %s",
+                 sm_params[i].name, one);
+        expect_write_error(&b, want);
+        g[i] = 0;
+    }
     v = (TlbVariant){none, 0, ""};
     expect_write_error(&b, "empty variant entry name");
     c = sm_configs[0];
@@ -694,7 +715,25 @@ static void test_version1(void) {
     tlb_free(r);
 }
 
+/* What a guard byte admits: multiples of 2^g (0 of everything), or, for
+ * TLB_GUARD_ONE, 1 alone; a byte no reader accepts admits nothing. */
+static void test_guard_holds(void) {
+    for (unsigned g = 0; g <= TLB_GUARD_MAX; g++)
+        for (int64_t v = -70; v <= 70; v++) {
+            uint64_t bits = (uint64_t)v << (g > 2 ? g - 2 : 0);
+            int multiple = g == 0 || (bits & ((UINT64_C(1) << g) - 1)) == 0;
+            CHECK(tlb_guard_holds((uint8_t)g, bits) == multiple);
+        }
+    CHECK(tlb_guard_holds(TLB_GUARD_MAX, 0));
+    for (int64_t v = -70; v <= 70; v++) {
+        CHECK(tlb_guard_holds(TLB_GUARD_ONE, (uint64_t)v) == (v == 1));
+        CHECK(!tlb_guard_holds(TLB_GUARD_MAX + 1, (uint64_t)v));
+    }
+    CHECK(!tlb_guard_holds(TLB_GUARD_ONE, UINT64_C(1) << 32 | 1));
+}
+
 int main(void) {
+    test_guard_holds();
     test_version1();
     test_crc();
     test_arch();

@@ -113,7 +113,7 @@ static void launch_vadd(TileKernel *k, Buffers *b, CUdeviceptr out, CUstream s) 
 static int meets(const TlbVariant *v, const TileLaunchArg *a, int n) {
     for (int i = 0; i < n; i++) {
         uint64_t x = a[i].kind == TILE_LAUNCH_PTR ? a[i].v.ptr : (uint64_t)a[i].v.i;
-        if (x % (UINT64_C(1) << v->guard[i])) return 0;
+        if (!tlb_guard_holds(v->guard[i], x)) return 0;
     }
     return 1;
 }

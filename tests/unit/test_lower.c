@@ -105,6 +105,21 @@ static void test_compile(void) {
     ar_free(ar);
 }
 
+/* tc's entries as a bundle, written (*data: the bytes, for free) and
+ * read back; NULL after a failed check. */
+static TlbBundle *round_trip(Arena *ar, const TcOutput *tc, const char *arch, void **data) {
+    TlbCode code = {"test", arch, tc->lw.ptx, tc->lw.nentries,
+                    lw_code_variants(ar, &tc->lw), 0, NULL};
+    TlbBundle b;
+    char why[256];
+    size_t size = 0;
+    TlbBundle *rb = NULL;
+    CHECK(tlb_from_ir(ar, tc->mod, &code, &b, why, sizeof why) == 0);
+    CHECK(tlb_write(&b, data, &size, why, sizeof why) == 0);
+    CHECK(*data && tlb_read(*data, size, &rb, why, sizeof why) == 0);
+    return rb;
+}
+
 /* The budget: of two configurations of a matmul, BM=256 needs more shared
  * memory than sm_90 allows (its f32 accumulator's epilogue alone takes
  * 256 KiB): skipped, with a note; no entry, no kernel in the modules, no
@@ -146,16 +161,8 @@ static void test_budget(void) {
         CHECK(out.entries[e].shared_bytes <= lw_arch_max_shared("sm_90"));
     CHECK(tc.mod->nkernels == 1);
     CHECK(strstr(out.ptx, "mm__c1") == NULL);
-    TlbCode code = {"test", "sm_90", out.ptx, out.nentries,
-                    lw_code_variants(ar, &out), 0, NULL};
-    TlbBundle b;
-    char why[256];
     void *data = NULL;
-    size_t size = 0;
-    CHECK(tlb_from_ir(ar, tc.mod, &code, &b, why, sizeof why) == 0);
-    CHECK(tlb_write(&b, &data, &size, why, sizeof why) == 0);
-    TlbBundle *rb = NULL;
-    CHECK(tlb_read(data, size, &rb, why, sizeof why) == 0);
+    TlbBundle *rb = round_trip(ar, &tc, "sm_90", &data);
     CHECK(rb && rb->nkernels == 1 && rb->kernels[0].nconfigs == 1);
     CHECK(rb && rb->kernels[0].configs[0].cvalues[0] == 64);
     CHECK(rb && rb->kernels[0].configs[0].nvariants == 3);
@@ -168,7 +175,53 @@ static void test_budget(void) {
     ar_free(ar);
 }
 
+/* Unit strides: x's row stride sr and column stride sc each widen the
+ * load when equal to 1 (along columns, along rows: a transposed read),
+ * so the one group of alternatives gives u1 (sc == 1, the last dimension
+ * first) and u2 (sr == 1), most specialized first, each keeping the
+ * other stride's divisibility; a16 widens only the store. The bundle
+ * bytes say "equal to 1" (TLB_GUARD_ONE) and survive a write and read. */
+static const char strided_copy[] =
+    "kernel t(out: *f32, x: *f32, sr: i32, sc: i32) grid(1) {\n"
+    "    let r = arange(0, 16);\n"
+    "    let c = arange(0, 64);\n"
+    "    store(out + r[:, None] * 64 + c[None, :], load(x + r[:, None] * sr + c[None, :] * sc));\n"
+    "}\n";
+
+static void test_units(void) {
+    Arena *ar = ar_new();
+    Diag *dg = dg_new(ar, stderr, 0);
+    TcOutput tc;
+    CHECK(compile_src(ar, dg, "t.tile", strided_copy, "sm_80", 3, &tc) == 0);
+    LwOutput out = tc.lw;
+    CHECK(out.nentries == 4);
+    if (out.nentries != 4) goto done;
+    static const char *const names[] = {"t__c0__u1", "t__c0__u2", "t__c0__a16", "t__c0__g"};
+    for (int e = 0; e < 4; e++) CHECK_STR(out.entries[e].name, names[e]);
+    const LyFacts *u1 = &out.entries[0].variant->facts, *u2 = &out.entries[1].variant->facts,
+                  *a = &out.entries[2].variant->facts;
+    CHECK(ly_fact_one(u1, 3) && !ly_fact_one(u1, 2) && ly_fact(u1, 2) == 2);
+    CHECK(ly_fact_one(u2, 2) && !ly_fact_one(u2, 3) && ly_fact(u2, 3) == 2);
+    CHECK(ly_fact(a, 0) == 4 && ly_fact_raw(a, 1) == 0 && ly_fact_raw(a, 2) == 0 &&
+          ly_fact_raw(a, 3) == 0);
+    CHECK(out.entries[0].variant->needed_by[3]->op == IR_LOAD);
+    TlbCodeVariant *cv = lw_code_variants(ar, &out);
+    CHECK(cv[0].guard[3] == TLB_GUARD_ONE && cv[0].guard[2] == 2 && cv[0].guard[1] == 4);
+    CHECK(cv[1].guard[2] == TLB_GUARD_ONE && cv[1].guard[3] == 2);
+    void *data = NULL;
+    TlbBundle *rb = round_trip(ar, &tc, "sm_80", &data);
+    const TlbConfig *c = rb ? &rb->kernels[0].configs[0] : NULL;
+    CHECK(c && c->nvariants == 4 && c->variants[0].guard[3] == TLB_GUARD_ONE &&
+          c->variants[1].guard[2] == TLB_GUARD_ONE);
+    tlb_free(rb);
+    free(data);
+done:
+    dg_free(dg);
+    ar_free(ar);
+}
+
 int main(void) {
+    test_units();
     test_budget();
     test_ptx_versions();
     test_compile();

@@ -1,7 +1,7 @@
 /* test_runtime.c — libtile without a GPU: loading bundles (file, memory,
  * damaged, missing), kernel lookup and signatures, every argument error
  * with its exact text, configuration choice by @require, variant choice by
- * alignment and divisibility, grids, float conversions, and the error for
+ * alignment, divisibility and unit strides, grids, float conversions, and the error for
  * a missing driver ($TILE_LIBCUDA points at nothing, so this holds on any
  * machine). The hand-written PTX of the GPU tests goes through ptxas where
  * the toolkit is present. */
@@ -32,13 +32,14 @@ static TlbExpr r0[] = {{3, req256}}, r1[] = {{3, req1024}, {3, req_div}}, r2[] =
 static TlbParam sm_params[] = {{"out", TLB_PTR, TLB_F32, TLB_PARAM_STORED},
                                {"x", TLB_PTR, TLB_F32, 0}, {"rows", TLB_I32, 0, 0},
                                {"cols", TLB_I32, 0, 0}, {"stride", TLB_I32, 0, 0}};
-/* Guards: out and x 16-byte aligned and cols a multiple of 8 (rows and
- * stride anything), or every fact. */
-static const uint8_t none[16], sm_a[] = {4, 4, 0, 3, 0}, all[] = {4, 4, 4, 4, 4};
-static TlbVariant smv0[] = {{sm_a, 0, "sm0_a"}, {none, 0, "sm0_g"}};
+/* Guards: out and x 16-byte aligned, cols a multiple of 8 and stride
+ * equal to 1 (rows anything); the same with stride anything; every fact. */
+static const uint8_t none[16], sm_a[] = {4, 4, 0, 3, 0}, all[] = {4, 4, 4, 4, 4},
+                     sm_u[] = {4, 4, 0, 3, TLB_GUARD_ONE};
+static TlbVariant smv0[] = {{sm_u, 0, "sm0_u"}, {sm_a, 0, "sm0_a"}, {none, 0, "sm0_g"}};
 static TlbVariant smv1[] = {{all, 0, "sm1_a"}, {none, 0, "sm1_g"}};
 static TlbVariant smv2[] = {{none, 0, "sm2_g"}};
-static TlbConfig sm_configs[] = {{4, 3, NULL, {{1, g_rows}}, 1, r0, 2, smv0},
+static TlbConfig sm_configs[] = {{4, 3, NULL, {{1, g_rows}}, 1, r0, 3, smv0},
                                  {8, 3, NULL, {{1, g_rows}}, 2, r1, 2, smv1},
                                  {16, 3, NULL, {{1, g_rows}}, 1, r2, 1, smv2}};
 
@@ -51,9 +52,10 @@ static TlbParam mix_params[] = {
     {"bf", TLB_BF16, 0, 0}, {"f", TLB_F32, 0, 0},   {"d", TLB_F64, 0, 0},
     {"p", TLB_PTR, TLB_F16, 0}, {"ns", TLB_I32, 0, TLB_PARAM_NOSPECIALIZE}};
 static const uint8_t mix_ints[14] = {0, 4, 4, 4, 4, 4, 4, 4},
-                     mix_ptr[14] = {[12] = 4};
-static TlbVariant mixv[] = {{mix_ints, 0, "mix_div"}, {mix_ptr, 0, "mix_align"}};
-static TlbConfig mix_config = {1, 1, NULL, {{0}}, 0, NULL, 2, mixv};
+                     mix_ptr[14] = {[12] = 4}, mix_one[14] = {[6] = TLB_GUARD_ONE};
+static TlbVariant mixv[] = {{mix_ints, 0, "mix_div"}, {mix_ptr, 0, "mix_align"},
+                            {mix_one, 0, "mix_one"}};
+static TlbConfig mix_config = {1, 1, NULL, {{0}}, 0, NULL, 3, mixv};
 
 static TlbKernel kernels[] = {
     {"softmax", 5, sm_params, 0, NULL, 0, NULL, 1, 3, sm_configs},
@@ -282,8 +284,8 @@ static void test_argument_errors(void) {
     m[12] = tile_ptr(0x1002);
     m[2] = tile_int(3);
     EXPECT(tile_launch_grid(mix, (uint32_t[]){1, 1, 1}, m, 14, NULL), TILE_ERROR_ARGUMENT,
-           "kernel 'mix': configuration 0 has no variant for these arguments (argument 12, "
-           "'p', must be aligned to 16 bytes)");
+           "kernel 'mix': configuration 0 has no variant for these arguments (argument 6, "
+           "'i64', must be equal to 1)");
     tile_bundle_free(b);
 }
 
@@ -302,6 +304,11 @@ static void test_plans(void) {
     a[3] = tile_int(248);   /* a multiple of 8; rows 7, stride 320: no guard */
     CHECK(rt_plan(sm, NULL, a, 5, &p) == TILE_OK && p.config == &sm->configs[0]);
     CHECK(strcmp(p.variant->v->entry, "sm0_a") == 0);
+    a[4] = tile_int(1);     /* stride equal to 1: the unit variant */
+    CHECK(rt_plan(sm, NULL, a, 5, &p) == TILE_OK && strcmp(p.variant->v->entry, "sm0_u") == 0);
+    a[4] = tile_int(-1);
+    CHECK(rt_plan(sm, NULL, a, 5, &p) == TILE_OK && strcmp(p.variant->v->entry, "sm0_a") == 0);
+    a[4] = tile_int(320);
     a[3] = tile_int(252);   /* a multiple of 4 only */
     CHECK(rt_plan(sm, NULL, a, 5, &p) == TILE_OK && strcmp(p.variant->v->entry, "sm0_g") == 0);
     a[3] = tile_int(0);     /* a multiple of everything */
@@ -336,6 +343,10 @@ static void test_plans(void) {
     for (int i = 0; i < 8; i++) m[i] = tile_int(i == 0 ? 0 : 32);
     m[12] = tile_ptr(0x1002);
     CHECK(rt_plan(mix, one, m, 14, &p) == TILE_OK && strcmp(p.variant->v->entry, "mix_div") == 0);
+    /* Neither, but i64 equal to 1: mix_one. */
+    m[1] = tile_int(3);
+    m[6] = tile_int(1);
+    CHECK(rt_plan(mix, one, m, 14, &p) == TILE_OK && strcmp(p.variant->v->entry, "mix_one") == 0);
     tile_bundle_free(b);
 }
 

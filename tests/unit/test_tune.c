@@ -139,6 +139,21 @@ static void test_keys(void) {
     p.mult[0] = 3;
     rt_tune_key(k, &p, c3, 3, &d);
     CHECK(c.facts == a.facts && d.facts != a.facts);
+    /* n equal to 1 or 3 (both odd) is one key, unless a variant guards n
+     * to equal 1 */
+    RtTuneKey n1, n3, g1, g3;
+    p.ints[2] = 1;
+    rt_tune_key(k, &p, c3, 3, &n1);
+    p.ints[2] = 3;
+    rt_tune_key(k, &p, c3, 3, &n3);
+    CHECK(n1.facts == n3.facts && k->params[2].guard_one == 0);
+    k->params[2].guard_one = 1;
+    rt_tune_key(k, &p, c3, 3, &g3);
+    p.ints[2] = 1;
+    rt_tune_key(k, &p, c3, 3, &g1);
+    CHECK(g1.facts != g3.facts && g3.facts == n3.facts);
+    k->params[2].guard_one = 0;
+    p.ints[2] = 300;
     char text[256];
     rt_key_text(k, &a, text, sizeof text);
     char want[256];
