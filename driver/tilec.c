@@ -407,6 +407,40 @@ static void print_mma_sync(Arena *ar, Diag *dg, const LwOutput *lo, const char *
     }
 }
 
+/* The op of b (regions included) whose result is the largest padded tile
+ * (ir.h, ty_pad; by padded elements, the first of equals), or best. */
+static const IrOp *largest_padded(const IrBlock *b, const IrOp *best) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++) best = largest_padded(op->regions[r], best);
+        if (op->nres && ty_padded(op->res[0]->ty) &&
+            (!best || ty_numel(ty_pad(op->res[0]->ty)) > ty_numel(ty_pad(best->res[0]->ty))))
+            best = op;
+    }
+    return best;
+}
+
+/* --stats: per configuration, the largest tile whose extents are not all
+ * powers of two, where it is made: the padded shape its layout has and
+ * the share of its registers the padding takes, what it costs beside the
+ * power-of-two tile a mask would need. */
+static void print_padding(Arena *ar, Diag *dg, const LwOutput *lo) {
+    for (int e = 0; e < lo->nentries; e++) {
+        const IrKernel *k = lo->entries[e].kernel;
+        if (e > 0 && lo->entries[e - 1].config == lo->entries[e].config) continue;
+        const IrOp *op = largest_padded(k->body, NULL);
+        if (!op) continue;
+        Type t = op->res[0]->ty, p = ty_pad(t);
+        const char *shape = "";
+        for (int d = 0; d < p.rank; d++)
+            shape = ar_printf(ar, "%s%s%d", shape, d ? ", " : "", (int)p.dim[d]);
+        dg_note(dg, op->loc, "kernel '%s' (%s): its largest tile '%s' is laid out as [%s]; "
+                "%d%% of its registers hold padding, which is never loaded or stored",
+                k->name, ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),
+                ty_str(ar, t), shape,
+                (int)((ty_numel(p) - ty_numel(t)) * 100 / ty_numel(p)));
+    }
+}
+
 /* --stats: each specialized entry's guard, each fact with the first op
  * whose plan needs it (plan/guard.c). */
 static void print_guards(Arena *ar, Diag *dg, const LwOutput *lo) {
@@ -463,6 +497,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         print_stats(ar, dg, o->arch, &res.lw, res.stats, res.nstats);
         print_guards(ar, dg, &res.lw);
         print_mma_sync(ar, dg, &res.lw, o->arch);
+        print_padding(ar, dg, &res.lw);
     }
     free(res.bundle);
 }
