@@ -50,6 +50,13 @@ LLVMValueRef lw_from_mem(LwFn *f, LLVMValueRef v, ScalarKind k) {
                         : v;
 }
 
+LLVMValueRef lw_int_limit(LwCtx *c, ScalarKind k, int largest) {
+    int bits = ty_bits(k);
+    uint64_t top = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
+    if (ty_issigned(k)) return LLVMConstInt(lw_type(c, k), largest ? top >> 1 : ~(top >> 1), 1);
+    return LLVMConstInt(lw_type(c, k), largest ? top : 0, 0);
+}
+
 LLVMValueRef lw_i32(LwCtx *c, int64_t v) {
     return LLVMConstInt(c->i32, (unsigned long long)v, 1);
 }

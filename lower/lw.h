@@ -122,6 +122,8 @@ typedef enum LwAsmMem {
  * touches memory). */
 LLVMValueRef lw_asm(LwCtx *c, LLVMTypeRef rt, const char *text, const char *cons,
                     LLVMValueRef *args, int n, LwAsmMem mem);
+/* The largest (largest != 0) or smallest value of integer or bool kind k. */
+LLVMValueRef lw_int_limit(LwCtx *c, ScalarKind k, int largest);
 LLVMValueRef lw_i32(LwCtx *c, int64_t v);
 LLVMValueRef lw_libdevice(LwCtx *c, const char *name, LLVMTypeRef ret,
                           LLVMTypeRef *params, int n);

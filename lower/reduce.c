@@ -153,13 +153,9 @@ static LwPair lw_combine(LwFn *f, const IrOp *op, int kind, ScalarKind k, LwPair
  * rejects it along a padded axis. */
 static LLVMValueRef lw_pad_identity(LwCtx *c, int kind, ScalarKind ak) {
     LLVMTypeRef t = lw_type(c, ak);
-    int mx = kind == RED_MAX || kind == RED_ARGMAX, bits = ty_bits(ak);
     if (ty_isfloat(ak)) return LLVMConstReal(t, kind == RED_SUM ? -0.0 : NAN);
     if (kind == RED_SUM) return LLVMConstNull(t);
-    uint64_t top = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
-    uint64_t smax = top >> 1;
-    if (ty_issigned(ak)) return LLVMConstInt(t, mx ? ~smax : smax, 1);
-    return LLVMConstInt(t, mx ? 0 : top, 0);
+    return lw_int_limit(c, ak, !(kind == RED_MAX || kind == RED_ARGMAX));
 }
 
 /* Packed-coordinate bits of dimension a of `shape`, and the projection

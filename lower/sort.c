@@ -28,12 +28,8 @@
 
 /* The padding's value: last in the order. */
 static LLVMValueRef lw_sort_last(LwCtx *c, ScalarKind k, int desc) {
-    LLVMTypeRef t = lw_type(c, k);
-    if (ty_isfloat(k)) return LLVMConstReal(t, desc ? -INFINITY : NAN);
-    int bits = ty_bits(k);
-    uint64_t top = bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << bits) - 1;
-    if (ty_issigned(k)) return LLVMConstInt(t, desc ? ~(top >> 1) : top >> 1, 1);
-    return LLVMConstInt(t, desc ? 0 : top, 0);
+    if (ty_isfloat(k)) return LLVMConstReal(lw_type(c, k), desc ? -INFINITY : NAN);
+    return lw_int_limit(c, k, !desc);
 }
 
 /* a before b in the ascending order. */

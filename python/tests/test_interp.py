@@ -236,9 +236,15 @@ def test_config_errors(example):
     x, out = rand(600), np.zeros(600, np.float32)
     with pytest.raises(tile.ConfigError, match="'BLOK' is neither a parameter"):
         mod.softmax(out, x, 2, 300, 300, BLOK=512)
-    # A value never built is compiled as a define: 333 is no tile size.
-    with pytest.raises(tile.CompileError, match="333"):
-        mod.softmax(out, x, 2, 300, 300, BLOCK=333)
+    # A value never built is compiled as a define: BLOCK=333 (a tile of any
+    # size) runs; BLOCK=0 is no tile.
+    mod.softmax(out, x, 2, 300, 300, BLOCK=333)
+    rows = x.reshape(2, 300).astype(np.float64)
+    want = np.exp(rows - rows.max(1, keepdims=True))
+    np.testing.assert_allclose(out.reshape(2, 300), want / want.sum(1, keepdims=True),
+                               rtol=1e-5)
+    with pytest.raises(tile.CompileError, match=r"arange\(0, 0\)"):
+        mod.softmax(out, x, 2, 300, 300, BLOCK=0)
     # BLOCK=256 exists but its @require (BLOCK >= cols) fails for 300 columns.
     with pytest.raises(tile.LaunchError, match=r"no configuration matching 'BLOCK=256' has its "
                        r"@require hold for these arguments \(rows=2, cols=300, stride=300; "
