@@ -543,6 +543,26 @@ static int want_dot_out(SmCtx *c, const Builtin *b, const SmVal *v,
 }
 
 /* dot(a, b, acc=, precision=, out_dtype=) */
+/* v is the constant zero, splat or broadcast. */
+static int is_zero(const IrValue *v) {
+    const IrOp *op = v->def;
+    while (op && (op->op == IR_SPLAT || op->op == IR_BROADCAST || op->op == IR_CAST))
+        op = op->args[0]->def;
+    return op && op->op == IR_CONST &&
+           (ty_isfloat(op->res[0]->ty.k) ? op->fattr == 0.0 : op->iattr[0] == 0);
+}
+
+/* v is loaded from memory (through conversions and permutes) with no
+ * `other` but zero: the lowering then holds zeros in the padding of a
+ * padded tile (its loads are masked there), so a product over a padded
+ * K adds nothing for it. */
+static int zero_padded(const IrValue *v) {
+    const IrOp *op = v->def;
+    while (op && (op->op == IR_CAST || op->op == IR_PERMUTE)) op = op->args[0]->def;
+    if (!op || op->op != IR_LOAD) return 0;
+    return !(op->iattr[0] & LOAD_OTHER) || is_zero(op->args[op->nargs - 1]);
+}
+
 static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
                     SmVal *a) {
     static const char *const precisions[] = {"tf32", "ieee", NULL};
@@ -580,11 +600,15 @@ static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
                  "M=%d, N=%d, K=%d", M, N, K);
         return sm_poison();
     }
-    if (!is_pow2(K)) {   /* the padding along K would enter the sums */
-        dg_error(c->dg, call->loc, "'dot' needs a power-of-two K, got K=%d (M and "
-                 "N may be any size from 16)", K);
-        return sm_poison();
-    }
+    for (int i = 0; i < 2 && !is_pow2(K); i++)
+        if (!zero_padded(a[i].v)) {   /* the padding along K would enter the sums */
+            dg_error(c->dg, a[i].loc, "'dot' with K=%d, not a power of two, takes "
+                     "operands loaded from memory (without other=, or other=0), "
+                     "converted with 'as' or 'trans' at most: the padding to K=%d "
+                     "must hold zeros, got '%s'", K, (int)pow2_ceil(K),
+                     sm_describe(c, &a[i]));
+            return sm_poison();
+        }
     int32_t mn[2] = {M, N};
     ScalarKind outk;
     if (!want_dot_out(c, b, &a[4], (ScalarKind)ta.k, &outk)) return sm_poison();

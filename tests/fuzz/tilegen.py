@@ -27,6 +27,14 @@ kinds users write, with random contents:
   dot     matrix products (f16, bf16, tf32/ieee f32, i8) of small tiles
           (16..64) in a K loop with masked loads, `acc=`, epilogues
 
+Block sizes include extents that are not powers of two (ew1d 48 and
+100/24, tile2d BM 12/24/40 and BN 80/24, row 100 and 48/160, dot M 48 and
+N 24/80, loop BM 24 and BK 80): the compiler lays such tiles out padded
+(docs/internals/layout.md, "Padded tiles"), which the differential run
+then checks on generated programs too. A reshape of a tile whose BN is
+not a power of two would move its elements in the padded layout (sema
+refuses it), so tile2d stores such tiles through trans instead.
+
 Expressions are random DAGs over every dtype: arithmetic, bitwise ops and
 shifts (amounts masked to the width), C division by divisors kept >= 1,
 maximum/minimum/clamp/abs/where/floor/ceil/fma/exp, casts among all
