@@ -406,10 +406,12 @@ static void lw_dot_fma(LwFn *f, const IrOp *op) {
         reg_coord(cl, r, co);
         LLVMValueRef v = acc.r[r];
         for (int32_t k = 0; k < K; k++) {
-            int ra = at[co[0] * K + k], rb = bt[k * cl->shape[1] + co[1]];
+            /* packed coordinates are of the padded shapes (ir.h, ty_pad) */
+            int ra = at[co[0] * al->shape[1] + k], rb = bt[k * bl->shape[1] + co[1]];
             if (ra < 0 || rb < 0) {
                 lw_error(f, op->loc, "internal error: FMA operand register "
                          "missing at (%d, %d), k %d", co[0], co[1], k);
+                lw_set(f, op->res[0], acc);   /* a value for the uses left */
                 return;
             }
             if (ek == SK_I8) {

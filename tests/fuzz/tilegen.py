@@ -29,7 +29,8 @@ kinds users write, with random contents:
 
 Block sizes include extents that are not powers of two (ew1d 48 and
 100/24, tile2d BM 12/24/40 and BN 80/24, row 100 and 48/160, dot M 48 and
-N 24/80, loop BM 24 and BK 80): the compiler lays such tiles out padded
+N 24/80 and BK 40/24/48 (its operands then straight loads), loop BM 24
+and BK 80): the compiler lays such tiles out padded
 (docs/internals/layout.md, "Padded tiles"), which the differential run
 then checks on generated programs too. A reshape of a tile whose BN is
 not a power of two would move its elements in the padded layout (sema
@@ -1486,7 +1487,7 @@ class Gen:
         r = self.r
         bm = r.choice([[16], [32], [16, 64], [48]])
         bn = r.choice([[16], [32], [64], [16, 32], [24, 80]])
-        bk = r.choice([[16], [32], [16, 64]])
+        bk = r.choice([[16], [32], [16, 64], [40], [24, 48]])
         warps = r.choice([[1], [2], [4], [1, 4]])
         dims = {'BM': bm, 'BN': bn, 'BK': bk}
         t, prec = r.choice([('f16', None), ('bf16', None), ('f32', None), ('f32', 'ieee'),
@@ -1521,7 +1522,8 @@ class Gen:
                'mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=%s);' % lit(0, t))
         k.emit('    let bt = load(b + (k + rk)[:, None] * N + rn[None, :], '
                'mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=%s);' % lit(0, t))
-        if r.random() < 0.3 and t != 'i8':
+        padded_k = any(b & (b - 1) for b in bk)   # sema: such a K takes loaded operands
+        if r.random() < 0.3 and t != 'i8' and not padded_k:
             k.emit('    let at2 = where(at > %s, at, at * %s);' % (lit(0.0, t), lit(0.5, t)))
             aname = 'at2'
         else:
