@@ -501,12 +501,16 @@ static int cheap_op(int opc) {
  * right after the original (recompute), it reads the same memory at the
  * same point, and the copies several threads then hold come from L1 —
  * where a conversion would go through shared memory between barriers
- * (RoPE's row of cos and sin broadcast over its heads). */
+ * (RoPE's row of cos and sin broadcast over its heads). Not a
+ * cache="cv" load: that one asks for memory that may change under it,
+ * and two reads could give its uses two values. */
 static int cheap(const LaCtx *c, const IrValue *v, int budget) {
     const IrOp *op = v->def;
     if (!op || budget == 0 || op->nres != 1) return 0;
     if (op->op == IR_LOAD) {
-        if (ty_numel(ty_pad(v->ty)) >= (int64_t)c->k->warps * 32) return 0;
+        if (ty_numel(ty_pad(v->ty)) >= (int64_t)c->k->warps * 32 ||
+            op->iattr[1] == CACHE_CV)
+            return 0;
     } else if (!cheap_op(op->op) || (ty_isfloat(v->ty.k) && op->op != IR_SPLAT)) {
         return 0;
     }
