@@ -542,7 +542,6 @@ static int want_dot_out(SmCtx *c, const Builtin *b, const SmVal *v,
     return 0;
 }
 
-/* dot(a, b, acc=, precision=, out_dtype=) */
 /* v is the constant zero, splat or broadcast. */
 static int is_zero(const IrValue *v) {
     const IrOp *op = v->def;
@@ -563,6 +562,7 @@ static int zero_padded(const IrValue *v) {
     return !(op->iattr[0] & LOAD_OTHER) || is_zero(op->args[op->nargs - 1]);
 }
 
+/* dot(a, b, acc=, precision=, out_dtype=) */
 static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
                     SmVal *a) {
     static const char *const precisions[] = {"tf32", "ieee", NULL};
@@ -781,10 +781,6 @@ static SmVal reduce_along(SmCtx *c, const Builtin *b, const AstExpr *call,
             if (arg) return sm_val(ir_const_int(&c->b, ty_scalar(SK_I32), 0), call->loc);
             return sm_val(x, call->loc);
         }
-        if (t.rank > 1 && !ty_padded(t)) {
-            int32_t n = (int32_t)ty_numel(t);
-            x = sm_emit1(c, IR_RESHAPE, ty_tile(x->ty, 1, &n), x, NULL, NULL);
-        }
         /* a padded tile does not flatten by a reshape (its padding would
          * interleave with the elements): sum, max and min reduce one axis
          * at a time, the last first */
@@ -793,6 +789,10 @@ static SmVal reduce_along(SmCtx *c, const Builtin *b, const AstExpr *call,
                      "axis: its extents are not all powers of two", b->name,
                      sm_describe(c, &a[0]));
             return sm_poison();
+        }
+        if (t.rank > 1 && !ty_padded(t)) {
+            int32_t n = (int32_t)ty_numel(t);
+            x = sm_emit1(c, IR_RESHAPE, ty_tile(x->ty, 1, &n), x, NULL, NULL);
         }
         while (x->ty.rank > 1) x = reduce_ir(c, x, b->op, x->ty.rank - 1, x->ty.k);
     }
