@@ -9,15 +9,17 @@
  *   1. every thread stores its registers into a swizzled buffer
  *      (ly_smem_swizzled, rows along the source's contiguous dimension),
  *      as many consecutive elements per store as its layout holds in
- *      consecutive registers, up to one 16-byte unit (st.shared.v4 for a
- *      coalesced 16-byte load);
+ *      registers at consecutive offsets (run_bits), up to one 16-byte
+ *      unit (st.shared.v4 for a coalesced 16-byte load);
  *   2. a barrier;
  *   3. ldmatrix.x4 (x2 or x1 when the operand has fewer registers) reads
  *      four 8 x 16-byte core matrices at a time straight into the
  *      operand's registers; `.trans` when the buffer's rows run along the
  *      operand's other dimension (B stored [K, N] row-major, or A stored
  *      column-major), which only exists for 16-bit elements: tf32 and i8
- *      operands stored that way take the generic path.
+ *      operands stored that way are read register by register, in runs
+ *      of consecutive offsets where the layout has them (tf32 after
+ *      plan/mma.c's ly_mma_low: one ld.shared.v4 per 4 elements).
  *
  * Everything is a linear map, so no case analysis of the operand is
  * needed. The swizzle is a map from packed coordinates to element
@@ -92,27 +94,65 @@ static LLVMValueRef smem_elt(LwFn *f, LLVMValueRef base, LLVMTypeRef t,
     return LLVMBuildGEP2(f->c->b, t, base, &off, 1, "");
 }
 
+/* The register bits of offset layout ol whose offsets are 1, 2, 4, ..
+ * elements (into bits[], at most 16 bytes' worth), so many that no other
+ * basis vector reaches their offset bits: a thread's registers over them
+ * are one aligned vector of the buffer. */
+static int run_bits(const Layout *ol, int esize, int bits[4]) {
+    int n = 0;
+    while (n < 4 && (2 << n) * esize <= 16) {
+        int found = -1;
+        for (int i = 0; i < ol->nbits[LY_REG] && found < 0; i++)
+            if (ol->basis[LY_REG][i] == 1u << n) found = i;
+        if (found < 0) break;
+        bits[n++] = found;
+    }
+    for (; n > 0; n--) {
+        uint32_t low = (1u << n) - 1, clash = 0;
+        for (int d = 0; d < LY_NIN; d++)
+            for (int i = 0; i < ol->nbits[d]; i++) {
+                int mine = 0;
+                for (int j = 0; d == LY_REG && j < n; j++) mine |= bits[j] == i;
+                if (!mine) clash |= ol->basis[d][i] & low;
+            }
+        if (!clash) break;
+    }
+    return n;
+}
+
+/* Register r with the run's bits set as element e of the run says. */
+static int run_reg(int r, const int *bits, int nb, int e) {
+    for (int j = 0; j < nb; j++)
+        if (e >> j & 1) r |= 1 << bits[j];
+    return r;
+}
+
 /* Step 1: the source registers into the buffer at `base`, vectors of up
- * to 16 bytes (register copies are stored once; lane and warp copies
- * store equal values). */
+ * to 16 bytes: the registers whose offsets are consecutive (run_bits;
+ * consecutive registers for blocked layouts, every fourth for an
+ * accumulator whose N ly_mma_low permuted). Register copies are stored
+ * once; lane and warp copies store equal values. */
 void lw_store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
                    const Layout *sl, const LySmem *s) {
     LwCtx *c = f->c;
     LLVMTypeRef t = lw_mem_type(c, k);
     Layout *ol = lw_offset_layout(c->ar, sl, s);
-    int w = ly_vec_width(sl, s->fast);
-    if (w > s->vec) w = s->vec;
-    uint32_t copies = 0;
+    int bits[4], nb = run_bits(ol, ty_bytes(k), bits);
+    while ((1 << nb) > s->vec) nb--;
+    int w = 1 << nb;
+    uint32_t skip = 0;
     for (int i = 0; i < sl->nbits[LY_REG]; i++)
-        if (!sl->basis[LY_REG][i]) copies |= 1u << i;
-    for (int r = 0; r < src.n; r += w) {
-        if ((uint32_t)r & copies) continue;
+        if (!sl->basis[LY_REG][i]) skip |= 1u << i;
+    for (int j = 0; j < nb; j++) skip |= 1u << bits[j];
+    for (int r = 0; r < src.n; r++) {
+        if ((uint32_t)r & skip) continue;
         LLVMValueRef at = lw_smem_addr(f, base, ol, r, ty_bytes(k));
         LLVMValueRef v = src.r[r];
         if (w > 1) {
             v = LLVMGetUndef(LLVMVectorType(t, (unsigned)w));
-            for (int i = 0; i < w; i++)
-                v = LLVMBuildInsertElement(c->b, v, src.r[r + i], lw_i32(c, i), "");
+            for (int e = 0; e < w; e++)
+                v = LLVMBuildInsertElement(c->b, v, src.r[run_reg(r, bits, nb, e)],
+                                           lw_i32(c, e), "");
         }
         LLVMValueRef st = LLVMBuildStore(c->b, v, at);
         LLVMSetAlignment(st, (unsigned)(w * ty_bytes(k)));
@@ -242,13 +282,28 @@ LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
     int trans;
     if (ly_ldmatrix_ok(dl, ty_bytes(k), s->fast, s, &trans))
         return load_ldmatrix(f, base, k, dl, trans, s);
-    /* element by element, at each register's swizzled offset */
+    /* runs of registers at consecutive offsets (an operand of a product
+     * whose layout ly_mma_low permuted: 16 bytes), else element by
+     * element, at each register's swizzled offset */
     LwCtx *c = f->c;
     LLVMTypeRef t = lw_mem_type(c, k);
     Layout *ol = lw_offset_layout(c->ar, dl, s);
     LwVal out = lw_new_val(f, ly_size(dl, LY_REG));
-    for (int r = 0; r < out.n; r++)
-        out.r[r] = LLVMBuildLoad2(c->b, t, smem_elt(f, base, t, lw_packed_coord(f, ol, r)), "");
+    int bits[4], nb = run_bits(ol, ty_bytes(k), bits), w = 1 << nb;
+    uint32_t in_run = 0;
+    for (int j = 0; j < nb; j++) in_run |= 1u << bits[j];
+    for (int r = 0; r < out.n; r++) {
+        if ((uint32_t)r & in_run) continue;
+        if (w == 1) {
+            out.r[r] = LLVMBuildLoad2(c->b, t, smem_elt(f, base, t, lw_packed_coord(f, ol, r)), "");
+            continue;
+        }
+        LLVMTypeRef vt = LLVMVectorType(t, (unsigned)w);
+        LLVMValueRef v = LLVMBuildLoad2(c->b, vt, lw_smem_addr(f, base, ol, r, ty_bytes(k)), "");
+        LLVMSetAlignment(v, (unsigned)(w * ty_bytes(k)));
+        for (int e = 0; e < w; e++)
+            out.r[run_reg(r, bits, nb, e)] = LLVMBuildExtractElement(c->b, v, lw_i32(c, e), "");
+    }
     return out;
 }
 

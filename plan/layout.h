@@ -91,6 +91,10 @@ typedef struct Layout {
      * same (every warp on M, mma_warps = [warps, 1]), so mma.sync remains
      * the fallback. */
     uint8_t wgmma;
+    /* LY_MMA: per dimension (0: M, 1: N), 1 when its bits are permuted
+     * (ly_mma_low): an operand stored along that dimension (TF32 A along
+     * M, B along N) is then read 16 bytes at a time. */
+    uint8_t mma_low[2];
     /* LY_DOT_OP: 0 for A ([M, K]), 1 for B ([K, N]); `parent` is the
      * accumulator's layout (shape [M, N]). kwidth: consecutive K elements
      * per 32-bit register (32 / element bits) for an MMA parent, 0 for
@@ -266,6 +270,22 @@ void ly_mma_warps(int32_t M, int32_t N, int warps, int chained,
  * repeats in registers, N before M. Returns NULL for bad parameters. */
 Layout *ly_mma(Arena *ar, const int32_t shape[2], int mma_k,
                const int32_t warps[2]);
+
+/* The accumulator `acc` (from ly_mma, mma.sync) with the bits of each
+ * dimension d where low[d] is set permuted, in place: the tile's lowest
+ * coordinate bits become two of those a thread walks in registers (N:
+ * the first two N repeats; M: row+8 and the first M repeat), the next
+ * three the instruction's lane bits in reverse order, then the warps and
+ * the other repeats. Products are unchanged (operands follow through
+ * ly_dot_operand and every instruction tile still pairs A, B and C by
+ * their constant coordinates), but a lane's operand elements along that
+ * dimension are 4 consecutive ones of a 16-byte unit, and the 8 lanes of
+ * a quarter warp (4 K rows of one swizzled buffer, two lane groups)
+ * reach 8 distinct units: one conflict-free ld.shared.v4 where TF32,
+ * which ldmatrix cannot transpose, took 4 scalar loads. No-op where the
+ * dimension has too few register repeats for 16 bytes (N: fewer than 32
+ * columns a warp; M: fewer than 32 rows). */
+void ly_mma_low(Layout *acc, const uint8_t low[2]);
 
 /* The layout of operand op_idx (0: A [M, K], 1: B [K, N]) of a dot whose
  * accumulator has layout `acc`, with `shape` the operand's shape and

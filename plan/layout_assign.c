@@ -228,8 +228,8 @@ static int loop_loaded(const IrKernel *k, const IrOp *op, int i) {
  * rather than one per element) and its narrow loads of a group share one
  * address with immediate offsets: the generic variant of a ragged f16
  * matmul (2-byte loads; 128x256x64, 8 warps) went from 859 SASS
- * instructions per iteration with spills to 477 without, 0.80 -> 1.15x
- * Triton's time on the H200. Only here: a streaming kernel's narrow loads
+ * instructions per iteration with spills to 477 without, 0.80x -> 1.23x
+ * Triton's speed on the H200. Only here: a streaming kernel's narrow loads
  * spread this way span 512 bytes per warp instruction (vadd over an odd
  * n measured 0.76x, softmax over odd rows 0.63x). */
 static int stage_operand(const LaCtx *c, const IrOp *op) {
@@ -265,6 +265,19 @@ LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *op) {
     return LY_WG_FITS;
 }
 
+/* Operand i of dot `op` is a load whose coalesced layout runs along the
+ * product's M (A) or N (B) dimension: its shared-memory buffer has rows
+ * along that dimension, where ldmatrix cannot transpose 32-bit elements
+ * (ly_mma_low then lets a lane read 16 bytes at a time). */
+static int mn_major(LaCtx *c, const IrOp *op, int i) {
+    const IrOp *ld = op->args[i]->def;
+    if (!ld || ld->op != IR_LOAD || !is_tile(ld->args[0]) || ld->args[0]->ty.rank != 2)
+        return 0;
+    uint8_t order[IR_MAXRANK];
+    mem_order(ax_of(c->ax, ld->args[0]), 2, order);
+    return order[0] == (i == 0 ? 0 : 1);
+}
+
 /* The anchor layout of a dot's accumulator and result: an mma.sync
  * accumulator layout (plan/mma.c) when a tensor-core instruction fits
  * the operands, else (f32 with precision="ieee", i8 with K < 32) the
@@ -284,7 +297,12 @@ static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n,
         return l;
     }
     ly_mma_warps(tr.dim[0], tr.dim[1], c->k->warps, chained, warps);
-    return ly_mma(c->ar, tr.dim, mk, warps);
+    Layout *l = ly_mma(c->ar, tr.dim, mk, warps);
+    if (ta.k == SK_F32 && !chained) {
+        uint8_t low[2] = {mn_major(c, op, 0), mn_major(c, op, 1)};
+        ly_mma_low(l, low);
+    }
+    return l;
 }
 
 static void anchor_dots(LaCtx *c) {

@@ -220,6 +220,7 @@ Layout *ly_reshaped_family(Arena *ar, const Layout *l, const int32_t *shape) {
     if (l->kind == LY_MMA) {
         Layout *m = ly_mma(ar, shape, l->mma_k, l->mma_warps);
         if (m) m->wgmma = l->wgmma;
+        ly_mma_low(m, l->mma_low);
         return m;
     }
     if (l->kind == LY_DOT_OP) {
@@ -547,6 +548,8 @@ void ly_print(FILE *out, const Layout *l) {
         fputc('>', out);
     } else if (l->kind == LY_MMA) {
         fprintf(out, "#mma<m16n8k%d, %s", (int)l->mma_k, l->wgmma ? "wgmma, " : "");
+        if (l->mma_low[0] || l->mma_low[1])
+            fprintf(out, "low=[%d, %d], ", l->mma_low[0], l->mma_low[1]);
         print_list(out, "warps", 2, l->mma_warps);
         fputc('>', out);
     } else if (l->kind == LY_DOT_OP) {

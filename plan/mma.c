@@ -139,6 +139,62 @@ Layout *ly_mma(Arena *ar, const int32_t shape[2], int mma_k, const int32_t warps
     return b.l;
 }
 
+/* ly_mma_low's order of dimension d's bits, lowest first, as indices of
+ * its bits in ly_mma's placement (dbits bits, wbits of them warps):
+ *   N: 0 = c0 (register), 1-2 = c1-c2 (lanes), 3.. warps, then repeats;
+ *   M: 0-2 = the lane's row (lanes), 3 = row+8 (register), 4.. warps,
+ *      then repeats.
+ * Returns 0 when d has too few repeats for 16 bytes (with 8, the lanes of
+ * a half warp would meet in banks: left as it is). */
+static int low_order(int d, int dbits, int wbits, int order[32]) {
+    int lanes = d == 0 ? 4 : 3;          /* ly_mma's bits below the warps */
+    int first = lanes + wbits, nrep = dbits - first, n = 0;
+    /* a 16-byte run: row+8 and a repeat (M), two repeats (N) */
+    if (nrep < (d == 0 ? 1 : 2) || dbits > 32) return 0;
+    int run = d == 0 ? 1 : 2;            /* repeats in the low run */
+    if (run > nrep) run = nrep;
+    if (d == 0) order[n++] = 3;          /* row+8 */
+    for (int i = 0; i < run; i++) order[n++] = first + i;
+    for (int i = 2; i >= 0; i--) order[n++] = i;
+    for (int i = 0; i < wbits; i++) order[n++] = lanes + i;
+    for (int i = run; i < nrep; i++) order[n++] = first + i;
+    return n == dbits;
+}
+
+/* Basis vector v with dimension d's bits moved by `to` (old bit -> new). */
+static uint32_t low_apply(uint32_t v, int d, int nb1, const int to[32]) {
+    int shift = d == 0 ? nb1 : 0;
+    uint32_t mask = d == 0 ? ~0u << nb1 : (1u << nb1) - 1;
+    uint32_t bits = (v & mask) >> shift, out = 0;
+    for (int i = 0; bits >> i; i++)
+        if (bits >> i & 1) out |= 1u << to[i];
+    return (v & ~mask) | out << shift;
+}
+
+/* Layout l (an accumulator or an operand of `acc`) with dimension d of
+ * the accumulator (at index ld of l) permuted as ly_mma_low says. */
+static void low_permute(Layout *l, const Layout *acc, int d, int ld) {
+    int dbits = ly_log2(acc->shape[d]), order[32], to[32];
+    if (!low_order(d, dbits, ly_log2(acc->mma_warps[d]), order)) return;
+    for (int i = 0; i < dbits; i++) to[order[i]] = i;
+    int nb1 = ly_log2(l->shape[1]);
+    for (int in = 0; in < LY_NIN; in++)
+        for (int i = 0; i < l->nbits[in]; i++)
+            l->basis[in][i] = low_apply(l->basis[in][i], ld, nb1, to);
+}
+
+void ly_mma_low(Layout *acc, const uint8_t low[2]) {
+    if (!acc || acc->kind != LY_MMA || acc->wgmma) return;
+    for (int d = 0; d < 2; d++) {
+        if (!low[d]) continue;
+        int order[32];
+        if (!low_order(d, ly_log2(acc->shape[d]), ly_log2(acc->mma_warps[d]), order))
+            continue;
+        low_permute(acc, acc, d, d);
+        acc->mma_low[d] = 1;
+    }
+}
+
 /* The FMA path: the accumulator's map with the dimension the operand
  * lacks dropped (copies across those lanes and warps), then all of K in
  * registers. */
@@ -190,6 +246,7 @@ Layout *ly_dot_operand(Arena *ar, const Layout *acc, int op_idx,
     for (int i = 0; i < ly_log2(acc->mma_warps[1]); i++)
         bld_place(&b, LY_WARP, op_idx == 1 ? (Place){odim, 3 + i} : (Place){-1, 0});
     bld_repeat(&b, (const int[2]){kdim, odim});
+    if (acc->mma_low[odim]) low_permute(b.l, acc, odim, odim);
     return b.l;
 }
 

@@ -338,6 +338,114 @@ static void test_ldmatrix(Arena *ar) {
     CHECK(cases == 3 * 38);   /* f16 both orientations, tf32/i8 K-contiguous; x4, x2, x1 */
 }
 
+/* One m16n8k8 tf32 instruction tile of accumulator group q at K step k0,
+ * simulated over layouts (acc, a, b) as lower/dot.c pairs them (groups
+ * found by their constant coordinates): every lane's every result must
+ * be the sum over the same 8 K positions of A's row and B's column at
+ * the result's own coordinates. Returns the mismatches. */
+static int sim_tf32_tile(const Layout *acc, const Layout *a, const Layout *b,
+                         uint32_t q, int32_t k0) {
+    int32_t o[2], ga = -1, gb = -1, bad = 0;
+    coord(acc, q, 0, 0, o);
+    for (uint32_t g = 0; g < (uint32_t)ly_size(a, LY_REG) && ga < 0; g += 4) {
+        int32_t c[2];
+        coord(a, g, 0, 0, c);
+        if (c[0] == o[0] && c[1] == k0) ga = (int32_t)g;
+    }
+    for (uint32_t g = 0; g < (uint32_t)ly_size(b, LY_REG) && gb < 0; g += 2) {
+        int32_t c[2];
+        coord(b, g, 0, 0, c);
+        if (c[0] == k0 && c[1] == o[1]) gb = (int32_t)g;
+    }
+    if (ga < 0 || gb < 0) return 1;
+    for (uint32_t w = 0; w < (uint32_t)ly_size(acc, LY_WARP); w++)
+        for (uint32_t lane = 0; lane < 32; lane++)
+            for (uint32_t i = 0; i < 4; i++) {
+                int32_t cc[2];
+                coord(acc, q + i, lane, w, cc);
+                uint32_t fr = lane / 4 + 8 * (i >> 1), fc = 2 * (lane % 4) + (i & 1);
+                for (uint32_t kc = 0; kc < 8; kc++) {
+                    int32_t ca[2], cb[2];
+                    coord(a, (uint32_t)ga + (fr >= 8) + 2 * (kc >= 4), fr % 8 * 4 + kc % 4, w, ca);
+                    coord(b, (uint32_t)gb + (kc >= 4), fc * 4 + kc % 4, w, cb);
+                    bad += ca[0] != cc[0] || cb[1] != cc[1] || ca[1] != cb[0];
+                }
+            }
+    return bad;
+}
+
+/* ly_mma_low over tf32 tiles, warps and both dimensions: products still
+ * compute the same thing (sim_tf32_tile over every tile and K step), the
+ * maps stay one-to-one, and a lane's 4 elements along a permuted
+ * dimension are one aligned 16-byte unit of the operand's swizzled
+ * buffer (rows along that dimension), the 8 lanes of each quarter warp in
+ * 8 distinct units (no bank conflict). */
+static void test_low(Arena *ar) {
+    static const int32_t ms[] = {16, 32, 64, 128}, ns[] = {8, 16, 32, 64, 128, 256};
+    int cases = 0, vec_cases = 0;
+    for (int mi = 0; mi < 4; mi++)
+        for (int ni = 0; ni < 6; ni++)
+            for (int warps = 1; warps <= 8; warps *= 2)
+                for (int low = 1; low < 4; low++) {
+                    int32_t cs[2] = {ms[mi], ns[ni]}, w[2];
+                    ly_mma_warps(cs[0], cs[1], warps, 0, w);
+                    if (w[0] * 16 > cs[0] || w[1] * 8 > cs[1]) continue;
+                    Layout *acc = ly_mma(ar, cs, 8, w);
+                    uint8_t lo[2] = {(uint8_t)(low & 1), (uint8_t)(low >> 1)};
+                    ly_mma_low(acc, lo);
+                    int32_t as[2] = {cs[0], 32}, bs[2] = {32, cs[1]};
+                    Layout *a = ly_dot_operand(ar, acc, 0, as, 32);
+                    Layout *b = ly_dot_operand(ar, acc, 1, bs, 32);
+                    int unc, bad = 0;
+                    CHECK(copies(acc, &unc) == 1 && unc == 0);
+                    CHECK(copies(a, &unc) == w[1] && unc == 0);
+                    CHECK(copies(b, &unc) == w[0] && unc == 0);
+                    for (uint32_t q = 0; q < (uint32_t)ly_size(acc, LY_REG); q += 4)
+                        for (int32_t k0 = 0; k0 < 32; k0 += 8) bad += sim_tf32_tile(acc, a, b, q, k0);
+                    if (bad)
+                        fprintf(stderr, "low %d: %dx%d warps %dx%d: %d bad\n", low, cs[0],
+                                cs[1], w[0], w[1], bad);
+                    CHECK(bad == 0);
+                    cases++;
+                    for (int d = 0; d < 2; d++) {
+                        if (!acc->mma_low[d]) continue;
+                        const Layout *op = d == 0 ? a : b;
+                        int fast = d == 0 ? 0 : 1;   /* the operand's M or N */
+                        LySmem *sm = ly_smem_swizzled(ar, op->shape, fast, 4);
+                        /* the lowest two reg bits along d: offsets 1, 2 */
+                        uint32_t r1 = 0, r2 = 0;
+                        for (int i = 0; i < op->nbits[LY_REG]; i++) {
+                            uint32_t off = ly_smem_offset(sm, op->basis[LY_REG][i]);
+                            if (off == 1) r1 = 1u << i;
+                            if (off == 2) r2 = 1u << i;
+                        }
+                        int wv = 4, ok = r1 && r2, lanes = 8;
+                        for (uint32_t r = 0; ok && r < (uint32_t)ly_size(op, LY_REG); r++) {
+                            if (r & (r1 | r2)) continue;
+                            for (uint32_t qw = 0; qw < 32; qw += (uint32_t)lanes) {
+                                unsigned slots = 0;
+                                for (uint32_t l = qw; l < qw + (uint32_t)lanes; l++) {
+                                    uint32_t off = ly_smem_offset(sm, ly_apply(op, (LyIndex){r, l, 0}));
+                                    for (uint32_t e = 1; e < (uint32_t)wv; e++) {
+                                        uint32_t re = r | (e & 1 ? r1 : 0) | (e & 2 ? r2 : 0);
+                                        ok &= ly_smem_offset(sm, ly_apply(op, (LyIndex){re, l, 0})) == off + e;
+                                    }
+                                    ok &= off % (uint32_t)wv == 0;
+                                    slots |= 1u << (off / (uint32_t)wv % (uint32_t)lanes);
+                                }
+                                ok &= slots == 0xffu;
+                            }
+                        }
+                        if (!ok)
+                            fprintf(stderr, "low %d dim %d: %dx%d warps %dx%d: not one "
+                                    "conflict-free unit\n", low, d, cs[0], cs[1], w[0], w[1]);
+                        CHECK(ok);
+                        vec_cases++;
+                    }
+                }
+    CHECK(cases > 100 && vec_cases > 50);
+}
+
 int main(void) {
     Arena *ar = ar_new();
     test_acc(ar);
@@ -345,6 +453,7 @@ int main(void) {
     test_operands(ar);
     test_swizzle(ar);
     test_ldmatrix(ar);
+    test_low(ar);
     ar_free(ar);
     return check_done("test_mma");
 }
