@@ -95,12 +95,13 @@ static LLVMValueRef smem_elt(LwFn *f, LLVMValueRef base, LLVMTypeRef t,
 }
 
 /* The register bits of offset layout ol whose offsets are 1, 2, 4, ..
- * elements (into bits[], at most 16 bytes' worth), so many that no other
- * basis vector reaches their offset bits: a thread's registers over them
- * are one aligned vector of the buffer. */
-static int run_bits(const Layout *ol, int esize, int bits[4]) {
+ * elements (into bits[], at most `most` elements: the buffer's 16-byte
+ * unit, LySmem.vec), so many that no other basis vector reaches their
+ * offset bits: a thread's registers over them are one aligned vector of
+ * the buffer. */
+static int run_bits(const Layout *ol, int most, int bits[4]) {
     int n = 0;
-    while (n < 4 && (2 << n) * esize <= 16) {
+    while (n < 4 && (2 << n) <= most) {
         int found = -1;
         for (int i = 0; i < ol->nbits[LY_REG] && found < 0; i++)
             if (ol->basis[LY_REG][i] == 1u << n) found = i;
@@ -137,9 +138,7 @@ void lw_store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
     LwCtx *c = f->c;
     LLVMTypeRef t = lw_mem_type(c, k);
     Layout *ol = lw_offset_layout(c->ar, sl, s);
-    int bits[4], nb = run_bits(ol, ty_bytes(k), bits);
-    while ((1 << nb) > s->vec) nb--;
-    int w = 1 << nb;
+    int bits[4], nb = run_bits(ol, s->vec, bits), w = 1 << nb;
     uint32_t skip = 0;
     for (int i = 0; i < sl->nbits[LY_REG]; i++)
         if (!sl->basis[LY_REG][i]) skip |= 1u << i;
@@ -289,7 +288,7 @@ LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
     LLVMTypeRef t = lw_mem_type(c, k);
     Layout *ol = lw_offset_layout(c->ar, dl, s);
     LwVal out = lw_new_val(f, ly_size(dl, LY_REG));
-    int bits[4], nb = run_bits(ol, ty_bytes(k), bits), w = 1 << nb;
+    int bits[4], nb = run_bits(ol, s->vec, bits), w = 1 << nb;
     uint32_t in_run = 0;
     for (int j = 0; j < nb; j++) in_run |= 1u << bits[j];
     for (int r = 0; r < out.n; r++) {

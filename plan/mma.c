@@ -152,7 +152,6 @@ static int low_order(int d, int dbits, int wbits, int order[32]) {
     /* a 16-byte run: row+8 and a repeat (M), two repeats (N) */
     if (nrep < (d == 0 ? 1 : 2) || dbits > 32) return 0;
     int run = d == 0 ? 1 : 2;            /* repeats in the low run */
-    if (run > nrep) run = nrep;
     if (d == 0) order[n++] = 3;          /* row+8 */
     for (int i = 0; i < run; i++) order[n++] = first + i;
     for (int i = 2; i >= 0; i--) order[n++] = i;
@@ -171,28 +170,24 @@ static uint32_t low_apply(uint32_t v, int d, int nb1, const int to[32]) {
     return (v & ~mask) | out << shift;
 }
 
-/* Layout l (an accumulator or an operand of `acc`) with dimension d of
- * the accumulator (at index ld of l) permuted as ly_mma_low says. */
-static void low_permute(Layout *l, const Layout *acc, int d, int ld) {
+/* Layout l (the accumulator, or an operand of `acc`: M is dimension 0
+ * of A, N dimension 1 of B) with dimension d permuted as ly_mma_low
+ * says; 0 where low_order leaves d as it is. */
+static int low_permute(Layout *l, const Layout *acc, int d) {
     int dbits = ly_log2(acc->shape[d]), order[32], to[32];
-    if (!low_order(d, dbits, ly_log2(acc->mma_warps[d]), order)) return;
+    if (!low_order(d, dbits, ly_log2(acc->mma_warps[d]), order)) return 0;
     for (int i = 0; i < dbits; i++) to[order[i]] = i;
     int nb1 = ly_log2(l->shape[1]);
     for (int in = 0; in < LY_NIN; in++)
         for (int i = 0; i < l->nbits[in]; i++)
-            l->basis[in][i] = low_apply(l->basis[in][i], ld, nb1, to);
+            l->basis[in][i] = low_apply(l->basis[in][i], d, nb1, to);
+    return 1;
 }
 
 void ly_mma_low(Layout *acc, const uint8_t low[2]) {
     if (!acc || acc->kind != LY_MMA || acc->wgmma) return;
-    for (int d = 0; d < 2; d++) {
-        if (!low[d]) continue;
-        int order[32];
-        if (!low_order(d, ly_log2(acc->shape[d]), ly_log2(acc->mma_warps[d]), order))
-            continue;
-        low_permute(acc, acc, d, d);
-        acc->mma_low[d] = 1;
-    }
+    for (int d = 0; d < 2; d++)
+        if (low[d] && low_permute(acc, acc, d)) acc->mma_low[d] = 1;
 }
 
 /* The FMA path: the accumulator's map with the dimension the operand
@@ -246,7 +241,7 @@ Layout *ly_dot_operand(Arena *ar, const Layout *acc, int op_idx,
     for (int i = 0; i < ly_log2(acc->mma_warps[1]); i++)
         bld_place(&b, LY_WARP, op_idx == 1 ? (Place){odim, 3 + i} : (Place){-1, 0});
     bld_repeat(&b, (const int[2]){kdim, odim});
-    if (acc->mma_low[odim]) low_permute(b.l, acc, odim, odim);
+    if (acc->mma_low[odim]) low_permute(b.l, acc, odim);
     return b.l;
 }
 
