@@ -11,7 +11,8 @@
 #                                   with STATIC_TILEC=PATH a static tilec
 #                                   (xz) so that tile.compile runs there, and
 #                                   build-gpu/torch/: the training test's
-#                                   bundles (mlp-f32.tlb, cross_entropy.tlb)
+#                                   bundles (mlp-f32.tlb, cross_entropy.tlb,
+#                                   mlp-bf16.tlb, cross_entropy-bf16.tlb)
 #   scripts/gpu-python.sh [run]     THERE, carrying build-gpu: py_launch.py
 #                                   (3 rounds), then pytest over
 #                                   python/tests/test_gpu.py (the interpreter's
@@ -20,14 +21,17 @@
 #   scripts/gpu-python.sh torch     THERE: the training test alone: an MLP
 #                                   block of Tile custom ops trained 100 steps
 #                                   under eager and torch.compile against
-#                                   PyTorch, CUDA-graph replay (needs torch)
+#                                   PyTorch, CUDA-graph replay (needs torch);
+#                                   f32, then bf16 with torch.compile's
+#                                   reduce-overhead mode (CUDA graphs)
 #   scripts/gpu-python.sh bundles DIR       HERE: only the training test's
 #                                   bundles, xz-compressed, into DIR
 #   scripts/gpu-python.sh unpack FROM TO    THERE: those bundles decompressed
 #
 # Device call, after prepare:
 #   run(command="scripts/gpu-python.sh run", carry=["build-gpu"], kind="nvidia-h200", timeout_s=600)
-# `run` writes $OUT/py_launch.txt, $OUT/pytest.log and $OUT/mlp_train.txt
+# `run` writes $OUT/py_launch.txt, $OUT/pytest.log, $OUT/mlp_train.txt and
+# $OUT/mlp_train_bf16.txt
 # (OUT: default build-gpu/out); MLP_ARGS adds options to mlp_train.py
 # (default size: large; e.g. MLP_ARGS="--size small --steps 20"). Exit status: 0 when the benchmark's results were right
 # and the tests passed (the 0.5 target is reported, not enforced).
@@ -55,12 +59,16 @@ prepare() {
     echo "  run(command=\"scripts/gpu-python.sh run\", carry=[\"build-gpu\"], kind=\"nvidia-h200\", timeout_s=600)"
 }
 
-# torch_bundles DIR: the training test's kernels, f32, for the GPU's
-# architecture, carried xz-compressed (mlp-f32.tlb is about 19 MB, 2 MB
-# compressed): DIR/mlp-f32.tlb.xz, DIR/cross_entropy.tlb.xz.
+# torch_bundles DIR: the training test's kernels, f32 and bf16, for the
+# GPU's architecture, carried xz-compressed (mlp-f32.tlb is about 40 MB, 5
+# MB compressed; about 4 minutes of tilec here): DIR/mlp-f32.tlb.xz,
+# DIR/cross_entropy.tlb.xz, DIR/mlp-bf16.tlb.xz, DIR/cross_entropy-bf16.tlb.xz.
+TORCH_BUNDLES="mlp-f32 cross_entropy mlp-bf16 cross_entropy-bf16"
 torch_bundles() {
     mkdir -p "$1"
-    for b in "mlp-f32 examples/torch/mlp.tile -DT=f32" "cross_entropy examples/cross_entropy.tile"; do
+    for b in "mlp-f32 examples/torch/mlp.tile -DT=f32" "cross_entropy examples/cross_entropy.tile" \
+             "mlp-bf16 examples/torch/mlp.tile -DT=bf16" \
+             "cross_entropy-bf16 examples/cross_entropy.tile -DT=bf16"; do
         set -- "$1" $b
         [ -f "$1/$2.tlb.xz" ] && continue
         ./tilec --arch="${GPU_ARCH:-sm_90a}" "${@:3}" -o "$1/$2.tlb" || return 1
@@ -71,7 +79,7 @@ torch_bundles() {
 # unpack_bundles FROM TO: the bundles torch_bundles made, decompressed.
 unpack_bundles() {
     mkdir -p "$2"
-    for b in mlp-f32 cross_entropy; do
+    for b in $TORCH_BUNDLES; do
         xz -dc "$1/$b.tlb.xz" > "$2/$b.tlb" || return 1
     done
 }
@@ -105,19 +113,27 @@ run() {
     return $status
 }
 
-# The tile.torch training test; PASS/FAIL table in $OUT/mlp_train.txt.
+# The tile.torch training test, f32 (torch.compile's default mode) then
+# bf16 (reduce-overhead: CUDA graphs); PASS/FAIL tables in
+# $OUT/mlp_train.txt and $OUT/mlp_train_bf16.txt.
 torch_training() {
-    there torch/mlp-f32.tlb.xz || return 2
+    there torch/mlp-bf16.tlb.xz || return 2
     if ! python3 -c 'import torch' 2> /dev/null; then
         echo "examples/torch/mlp_train.py: no torch here; not run" | tee "$OUT/mlp_train.txt"
         return 1
     fi
     local bundles=/tmp/tile-torch-bundles
     unpack_bundles "$build/torch" "$bundles" || return 1
+    local status=0
     # shellcheck disable=SC2086  # MLP_ARGS is a list of options
     python3 examples/torch/mlp_train.py --device cuda --bundle-dir "$bundles" \
         ${MLP_ARGS:-} 2>&1 | tee "$OUT/mlp_train.txt"
-    return "${PIPESTATUS[0]}"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    # shellcheck disable=SC2086
+    python3 examples/torch/mlp_train.py --device cuda --bundle-dir "$bundles" --dtype bf16 \
+        --compile-mode reduce-overhead ${MLP_ARGS:-} 2>&1 | tee "$OUT/mlp_train_bf16.txt"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    return $status
 }
 
 case ${1:-run} in

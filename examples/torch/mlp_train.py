@@ -12,7 +12,9 @@ Model (x [M, D] -> logits [M, C], targets t [M]):
                                             gradient in one kernel)
 The linears' input and weight gradients are Tile products with transposed
 operands (matmul_strided); bias and layernorm-weight gradients are column
-sums in torch. Kernels: examples/torch/mlp.tile, examples/cross_entropy.tile.
+sums in torch (f32 sums). Cross-entropy reads the logits in the model's
+dtype and computes in f32 (the PyTorch model converts them to f32 first,
+as usual). Kernels: examples/torch/mlp.tile, examples/cross_entropy.tile.
 
 Runs, from the same initial weights and batches, SGD for --steps steps:
 torch eager (the reference), Tile eager, Tile under
@@ -27,9 +29,14 @@ PASS or FAIL; exit status 0 on PASS.
     python3 examples/torch/mlp_train.py --device cuda --size large   # the H200
 
 On CUDA the kernels come from tile.compile (needs tilec: TILEC) or, with
---bundle-dir DIR, from DIR/mlp-<dtype>.tlb and DIR/cross_entropy.tlb
-(scripts/gpu-python.sh prepare builds them for f32); on the CPU they run in the interpreter
-(slow: use --size tiny).
+--bundle-dir DIR, from DIR/mlp-<dtype>.tlb and DIR/cross_entropy.tlb (f32;
+DIR/cross_entropy-<dtype>.tlb for bf16 or f16, built with -DT=<dtype>;
+scripts/gpu-python.sh prepare builds the f32 ones); on the CPU they run in
+the interpreter (slow: use --size tiny).
+
+--compile-mode MODE is torch.compile's mode for both compiled runs (default:
+torch's default; "reduce-overhead" replays each step's graph as a CUDA
+graph, which takes the host's launch costs off every step).
 """
 
 import argparse
@@ -91,8 +98,8 @@ def make_ops(mlp, ce, ns):
         N = g.shape[1]
         return mm(a, g, K, N, M, 1, K, N, 1)
 
-    def colsum(t):
-        return t.float().sum(0).to(t.dtype)
+    def colsum(t):                   # f32 sums read t as it is (no f32 copy)
+        return t.sum(0, dtype=torch.float32).to(t.dtype)
 
     def ln_backward(s, gout, gmean, grstd):
         dx, xhat = ln_bwd(gout, s.x, s.w, s.mean_out, s.rstd_out)
@@ -109,7 +116,11 @@ def make_ops(mlp, ce, ns):
         return {"a": mm_nt(gc, s.w), "w": mm_tn(s.a, gc), "bias": colsum(gc)}
     lin.register_autograd(lin_backward)
 
-    xent.register_autograd(lambda s, gloss, ggrad: {"logits": s.grad * gloss[:, None]})
+    scale_rows = tt.custom_op(f"{ns}::scale_rows", mlp.scale_rows,
+                              outputs={"out": tt.like("g")},
+                              derived={"rows": lambda a: a.g.shape[0],
+                                       "cols": lambda a: a.g.shape[1]})
+    xent.register_autograd(lambda s, gloss, ggrad: {"logits": scale_rows(s.grad, gloss)})
     return {"ln": ln, "lin_gelu": lin_gelu, "lin": lin, "xent": xent}
 
 
@@ -118,7 +129,7 @@ def tile_loss(ops, p, x, t):
     u = ops["lin_gelu"](y, p["w1"], p["b1"])[0]
     r = x + ops["lin"](u, p["w2"], p["b2"])
     logits = ops["lin"](r, p["wo"], p["bo"])
-    return ops["xent"](logits.float(), t)[0].mean()
+    return ops["xent"](logits, t)[0].mean()   # f32 inside the kernel
 
 
 def torch_loss(p, x, t):
@@ -153,7 +164,9 @@ def batches(M, D, C, steps, dtype, device, seed=1):
 
 def train(loss_fn, params, data, lr, sync):
     """SGD over data; (losses, seconds per step of each step)."""
-    p = {k: v.clone().requires_grad_() for k, v in params.items()}
+    # parameters as a model has them (CUDA graphs of torch.compile's
+    # reduce-overhead mode then take them as static inputs, not copies)
+    p = {k: torch.nn.Parameter(v.clone()) for k, v in params.items()}
     losses, times = [], []
     for x, t in data:
         sync()
@@ -170,15 +183,21 @@ def train(loss_fn, params, data, lr, sync):
     return losses, times
 
 
+def xent_bundle(dtype_name):
+    """The cross-entropy bundle's file name for logits of dtype_name."""
+    return "cross_entropy.tlb" if dtype_name == "f32" else f"cross_entropy-{dtype_name}.tlb"
+
+
 def load_kernels(args, dtype_name):
     ex = os.path.dirname(HERE)
     if args.bundle_dir:
         return (tile.load(os.path.join(args.bundle_dir, f"mlp-{dtype_name}.tlb")),
-                tile.load(os.path.join(args.bundle_dir, "cross_entropy.tlb")))
+                tile.load(os.path.join(args.bundle_dir, xent_bundle(dtype_name))))
     interp = args.device == "cpu"
-    return (tile.compile(os.path.join(HERE, "mlp.tile"), defines={"T": dtype_name},
-                         interpret=interp),
-            tile.compile(os.path.join(ex, "cross_entropy.tile"), interpret=interp))
+    defines = {"T": dtype_name}
+    return (tile.compile(os.path.join(HERE, "mlp.tile"), defines=defines, interpret=interp),
+            tile.compile(os.path.join(ex, "cross_entropy.tile"), defines=defines,
+                         interpret=interp))
 
 
 def cuda_graph_checks(ops, params, data, checks):
@@ -220,6 +239,9 @@ def main(argv=None):
     ap.add_argument("--backend", default=None,
                     help="torch.compile backend (default: inductor; aot_eager on the CPU)")
     ap.add_argument("--bundle-dir", default=None)
+    ap.add_argument("--compile-mode", default=None,
+                    help="torch.compile mode of both compiled runs (default: torch's; "
+                         "e.g. reduce-overhead: CUDA graphs)")
     ap.add_argument("--tol", type=float, default=None,
                     help="largest loss difference allowed, relative (default by dtype)")
     args = ap.parse_args(argv)
@@ -239,12 +261,14 @@ def main(argv=None):
     params = init_params(D, H, C, dtype, args.device)
     data = batches(M, D, C, args.steps, dtype, args.device)
     print(f"device {args.device}, size {size} (M={M} D={D} H={H} C={C}), {args.dtype}, "
-          f"{args.steps} steps, torch {torch.__version__}, compile backend {backend}")
+          f"{args.steps} steps, torch {torch.__version__}, compile backend {backend}"
+          f", mode {args.compile_mode or 'default'}")
 
     checks = []
     tile_compiled = torch.compile(lambda p, x, t: tile_loss(ops, p, x, t), fullgraph=True,
-                                  backend=backend)
-    torch_compiled = torch.compile(torch_loss, fullgraph=True, backend=backend)
+                                  backend=backend, mode=args.compile_mode)
+    torch_compiled = torch.compile(torch_loss, fullgraph=True, backend=backend,
+                                   mode=args.compile_mode)
     explained = torch._dynamo.explain(lambda p, x, t: tile_loss(ops, p, x, t))(
         params, *data[0])
     checks.append(("torch.compile: one graph, no graph break",

@@ -66,13 +66,22 @@ from .errors import ArgumentError, TileError
 
 __all__ = ["custom_op", "like", "TileOp"]
 
+_MISSING = object()
+
 _SCHEMA_TYPE = {"bool": "bool", "f16": "float", "bf16": "float", "f32": "float",
                 "f64": "float"}
 
 
+_ELEM = {}
+
+
 def _elem(dtype):
-    """The Tile element type of a torch dtype ('f32'), or None."""
-    return TORCH.get(str(dtype).replace("torch.", ""))
+    """The Tile element type of a torch dtype ('f32'), or None (kept per
+    dtype: every launch asks)."""
+    e = _ELEM.get(dtype, _MISSING)
+    if e is _MISSING:
+        e = _ELEM[dtype] = TORCH.get(str(dtype).replace("torch.", ""))
+    return e
 
 
 class like:
@@ -90,6 +99,9 @@ class like:
         return f"like({self.name!r}" + (f", dtype={self.dtype}" if self.dtype else "") + ")"
 
 
+_NO_CONTEXT = contextlib.nullcontext()
+
+
 def _on_device(device):
     """torch.cuda.device(device) when `device` is a CUDA device other than
     the current one, so that the launch runs in that device's context and
@@ -98,7 +110,7 @@ def _on_device(device):
     if device.type == "cuda" and device.index is not None \
             and device.index != torch.cuda.current_device():
         return torch.cuda.device(device)
-    return contextlib.nullcontext()
+    return _NO_CONTEXT
 
 
 def _namespace(names, values):
@@ -125,6 +137,7 @@ class TileOp:
         self.outputs = list(self._specs)
         self.inputs = [p.name for p in kernel.params
                        if p.name not in self._specs and p.name not in self._derived]
+        self._input_params = [self._params[n] for n in self.inputs]
         self._twins = {kernel._module.interpret: kernel}
         self._ran_on = set()
         args = ", ".join(self._schema_arg(n) for n in self.inputs)
@@ -184,8 +197,7 @@ class TileOp:
         """The inputs' device, after checking each tensor's dtype and that
         they share one device."""
         device = None
-        for n, a in zip(self.inputs, args):
-            p = self._params[n]
+        for n, p, a in zip(self.inputs, self._input_params, args):
             if not p.pointer:
                 continue
 
