@@ -16,14 +16,18 @@
 #     3. scripts/wheel_examples.py: every example compiled for the device's
 #        architecture by the installed package and checked against PyTorch
 #        (softmax also in the interpreter);
-#     4. where Nsight Compute is (as `tile profile` finds it: $NCU, PATH,
+#     4. the tile.torch training test (examples/torch/mlp_train.py, bf16,
+#        torch.compile's reduce-overhead mode): its kernels compiled by
+#        the installed package, 100 steps against PyTorch;
+#     5. where Nsight Compute is (as `tile profile` finds it: $NCU, PATH,
 #        /usr/local/cuda/bin, /opt/nvidia/nsight-compute/*):
 #        `tile profile examples/softmax.py`, and the report's source page
 #        as CSV (the recorded page python/tests/test_profile.py reads).
 #
 # Device call, after prepare:
-#   run(command="scripts/gpu-wheel.sh run", carry=["build-wheel/dist"], kind="nvidia-h200", timeout_s=300)
-# `run` writes $OUT/wheel.txt (all it printed), $OUT/profile.txt and
+#   run(command="scripts/gpu-wheel.sh run", carry=["build-wheel/dist"], kind="nvidia-h200", timeout_s=600)
+# `run` writes $OUT/wheel.txt (all it printed, the training table too),
+# $OUT/profile.txt and
 # $OUT/ncu-softmax-source.csv (OUT: default build-wheel/out). Exit status 0
 # when the install, the examples and the profile (where ncu is) succeeded.
 set -u
@@ -35,7 +39,7 @@ prepare() {
     make wheel
     ls -la build-wheel/dist/
     echo "device call:"
-    echo "  run(command=\"scripts/gpu-wheel.sh run\", carry=[\"build-wheel/dist\"], kind=\"nvidia-h200\", timeout_s=300)"
+    echo "  run(command=\"scripts/gpu-wheel.sh run\", carry=[\"build-wheel/dist\"], kind=\"nvidia-h200\", timeout_s=600)"
 }
 
 # step NAME COMMAND...: runs one step, prints its time and status; a
@@ -98,6 +102,8 @@ run() {
         step install install || exit 1
         step "tile info" sh -c "cd /tmp && '$venv/bin/tile' info && '$venv/bin/tilec' --version"
         step examples sh -c "cd /tmp && '$venv/bin/python' '$top/scripts/wheel_examples.py' '$top/examples'"
+        step training sh -c "cd /tmp && '$venv/bin/python' '$top/examples/torch/mlp_train.py' \
+            --device cuda --dtype bf16 --compile-mode reduce-overhead"
         step profile profile
         echo "gpu-wheel: $failed step(s) failed"
     } 2>&1 | tee "$OUT/wheel.txt"

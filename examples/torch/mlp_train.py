@@ -49,9 +49,11 @@ import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
-
-import tile                   # noqa: E402
+try:                          # an installed package (the wheel) first
+    import tile
+except ImportError:           # else the source tree's (PYTHONPATH unset)
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "python"))
+    import tile
 import tile.torch as tt       # noqa: E402
 
 # Sizes: (M rows per batch, D model width, H hidden width, C classes).
