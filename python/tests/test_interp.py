@@ -94,6 +94,35 @@ def test_layernorm(example):
                                rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("t", ["f32", "f16"])
+def test_cross_entropy(example, t):
+    """Loss and gradient of examples/cross_entropy.tile in storage T (f32
+    arithmetic) against float64 on the same stored logits: rows longer
+    than a block, a stride past the row, an ignored row."""
+    mod = tile.compile(example("cross_entropy"), defines={"T": t}, interpret=True)
+    dt = np.float16 if t == "f16" else np.float32
+    rows, cols, stride, scale = 3, 5000, 5003, 1.0 / 3
+    logits = (3 * rand(rows * stride)).astype(dt)
+    target = np.array([7, -100, cols - 1], np.int32)
+    loss, grad = np.zeros(rows, np.float32), np.full(rows * stride, 9, dt)
+    mod.cross_entropy(loss, grad, logits, target, rows, cols, stride, scale)
+    x = logits.reshape(rows, stride)[:, :cols].astype(np.float64)
+    lse = np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)) + x.max(1)
+    onehot = np.zeros_like(x)
+    want_loss = np.zeros(rows)
+    for r, tr in enumerate(target):
+        if tr != -100:
+            onehot[r, tr] = 1
+            want_loss[r] = lse[r] - x[r, tr]
+    want_grad = (np.exp(x - lse[:, None]) - onehot) * scale
+    want_grad[1] = 0
+    g = grad.reshape(rows, stride)
+    tol = 1e-3 if t == "f16" else 1e-6
+    np.testing.assert_allclose(loss, want_loss, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(g[:, :cols].astype(np.float64), want_grad, rtol=tol, atol=tol * 1e-3)
+    assert (g[:, cols:] == 9).all()          # the stride's gap untouched
+
+
 def test_dropout_is_deterministic(example):
     mod = tile.compile(example("dropout"), interpret=True)
     n, p = 4000, 0.3
