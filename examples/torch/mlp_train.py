@@ -31,8 +31,8 @@ PASS or FAIL; exit status 0 on PASS.
 On CUDA the kernels come from tile.compile (needs tilec: TILEC) or, with
 --bundle-dir DIR, from DIR/mlp-<dtype>.tlb and DIR/cross_entropy.tlb (f32;
 DIR/cross_entropy-<dtype>.tlb for bf16 or f16, built with -DT=<dtype>;
-scripts/gpu-python.sh prepare builds the f32 ones); on the CPU they run in
-the interpreter (slow: use --size tiny).
+scripts/gpu-python.sh prepare builds f32's and bf16's); on the CPU they run
+in the interpreter (slow: use --size tiny).
 
 --compile-mode MODE is torch.compile's mode for both compiled runs (default:
 torch's default; "reduce-overhead" replays each step's graph as a CUDA
