@@ -64,12 +64,14 @@ prepare() {
 # compressed; mlp-bf16.tlb 35 and 2; about 8 minutes of tilec for all four
 # on a 2-core machine): DIR/mlp-f32.tlb.xz,
 # DIR/cross_entropy.tlb.xz, DIR/mlp-bf16.tlb.xz, DIR/cross_entropy-bf16.tlb.xz.
-TORCH_BUNDLES="mlp-f32 cross_entropy mlp-bf16 cross_entropy-bf16"
+# Each: the bundle's name, then tilec's source and options.
+TORCH_BUNDLES=("mlp-f32 examples/torch/mlp.tile -DT=f32"
+               "cross_entropy examples/cross_entropy.tile"
+               "mlp-bf16 examples/torch/mlp.tile -DT=bf16"
+               "cross_entropy-bf16 examples/cross_entropy.tile -DT=bf16")
 torch_bundles() {
     mkdir -p "$1"
-    for b in "mlp-f32 examples/torch/mlp.tile -DT=f32" "cross_entropy examples/cross_entropy.tile" \
-             "mlp-bf16 examples/torch/mlp.tile -DT=bf16" \
-             "cross_entropy-bf16 examples/cross_entropy.tile -DT=bf16"; do
+    for b in "${TORCH_BUNDLES[@]}"; do
         set -- "$1" $b
         [ -f "$1/$2.tlb.xz" ] && continue
         ./tilec --arch="${GPU_ARCH:-sm_90a}" "${@:3}" -o "$1/$2.tlb" || return 1
@@ -80,7 +82,8 @@ torch_bundles() {
 # unpack_bundles FROM TO: the bundles torch_bundles made, decompressed.
 unpack_bundles() {
     mkdir -p "$2"
-    for b in $TORCH_BUNDLES; do
+    for b in "${TORCH_BUNDLES[@]}"; do
+        b=${b%% *}
         xz -dc "$1/$b.tlb.xz" > "$2/$b.tlb" || return 1
     done
 }
@@ -126,15 +129,21 @@ torch_training() {
     local bundles=/tmp/tile-torch-bundles
     unpack_bundles "$build/torch" "$bundles" || return 1
     local status=0
-    # shellcheck disable=SC2086  # MLP_ARGS is a list of options
-    python3 examples/torch/mlp_train.py --device cuda --bundle-dir "$bundles" \
-        ${MLP_ARGS:-} 2>&1 | tee "$OUT/mlp_train.txt"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-    # shellcheck disable=SC2086
-    python3 examples/torch/mlp_train.py --device cuda --bundle-dir "$bundles" --dtype bf16 \
-        --compile-mode reduce-overhead ${MLP_ARGS:-} 2>&1 | tee "$OUT/mlp_train_bf16.txt"
-    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    train_once mlp_train.txt "$bundles" || status=1
+    train_once mlp_train_bf16.txt "$bundles" --dtype bf16 --compile-mode reduce-overhead ||
+        status=1
     return $status
+}
+
+# train_once FILE BUNDLES [OPTION...]: mlp_train.py with the options and
+# MLP_ARGS, its output also in $OUT/FILE; its exit status.
+train_once() {
+    local file=$1 bundles=$2
+    shift 2
+    # shellcheck disable=SC2086  # MLP_ARGS is a list of options
+    python3 examples/torch/mlp_train.py --device cuda --bundle-dir "$bundles" "$@" \
+        ${MLP_ARGS:-} 2>&1 | tee "$OUT/$file"
+    return "${PIPESTATUS[0]}"
 }
 
 case ${1:-run} in

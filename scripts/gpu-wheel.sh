@@ -29,7 +29,8 @@
 # `run` writes $OUT/wheel.txt (all it printed, the training table too),
 # $OUT/profile.txt and
 # $OUT/ncu-softmax-source.csv (OUT: default build-wheel/out). Exit status 0
-# when the install, the examples and the profile (where ncu is) succeeded.
+# when the install, the examples, the training test and the profile (where
+# ncu is) succeeded.
 set -u
 cd "$(dirname "$0")/.."
 top=$PWD

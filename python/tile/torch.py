@@ -66,8 +66,6 @@ from .errors import ArgumentError, TileError
 
 __all__ = ["custom_op", "like", "TileOp"]
 
-_MISSING = object()
-
 _SCHEMA_TYPE = {"bool": "bool", "f16": "float", "bf16": "float", "f32": "float",
                 "f64": "float"}
 
@@ -78,10 +76,9 @@ _ELEM = {}
 def _elem(dtype):
     """The Tile element type of a torch dtype ('f32'), or None (kept per
     dtype: every launch asks)."""
-    e = _ELEM.get(dtype, _MISSING)
-    if e is _MISSING:
-        e = _ELEM[dtype] = TORCH.get(str(dtype).replace("torch.", ""))
-    return e
+    if dtype not in _ELEM:
+        _ELEM[dtype] = TORCH.get(str(dtype).replace("torch.", ""))
+    return _ELEM[dtype]
 
 
 class like:
