@@ -2,7 +2,8 @@
 time: torch.profiler over 5 steps after 10 warm-up (tuning) steps; the
 top kernels by total CUDA time, Tile's and torch's. Then, with tiny
 shapes (so the GPU waits for the host), the host time per call of a
-tile.torch operator, of its kernel alone and of torch's addmm.
+tile.torch operator (as called: the eager fast path; and through
+torch's dispatcher, opdef), of its kernel alone and of torch's addmm.
 
     TILE_LIBDIR=build-gpu python3 bench/prof_mlp.py [BUNDLES [DTYPE]]
 
@@ -34,17 +35,20 @@ for name, fn in (("tile", lambda p, x, t: m.tile_loss(ops, p, x, t)), ("torch", 
     print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=16, max_name_column_width=60))
 
 
-def host_us(f, n=500):
-    """Host microseconds per call of f, after 30 calls."""
-    for _ in range(30):
+def host_us(f, n=2000, rounds=5):
+    """Host microseconds per call of f: the least of `rounds` means over n
+    calls, after 50 (one mean of 500 moved by 2x between runs)."""
+    for _ in range(50):
         f()
     torch.cuda.synchronize()
-    t0 = time.perf_counter()
-    for _ in range(n):
-        f()
-    t1 = time.perf_counter()
-    torch.cuda.synchronize()
-    return (t1 - t0) / n * 1e6
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            f()
+        best = min(best, (time.perf_counter() - t0) / n * 1e6)
+        torch.cuda.synchronize()
+    return best
 
 
 x, w = (torch.randn(64, 64, device="cuda", dtype=tdt) for _ in range(2))
@@ -56,6 +60,8 @@ for what, f in (("kernel mlp.linear(...)", lambda: mlp.linear(c, x, w, b, 64, 64
                 ("TileOp._real", lambda: lin._real(x, w, b)),
                 ("TileOp (custom op, no grad)", lambda: lin(x, w, b)),
                 ("TileOp (custom op, input requires grad)", lambda: lin(xr, w, b)),
+                ("TileOp.opdef (dispatcher, no grad)", lambda: lin.opdef(x, w, b)),
+                ("TileOp.opdef (dispatcher, requires grad)", lambda: lin.opdef(xr, w, b)),
                 ("torch.addmm(b, x, w)", lambda: torch.addmm(b, x, w)),
                 ("torch.addmm, input requires grad", lambda: torch.addmm(b, xr, w))):
     print(f"{what:44s} {host_us(f):8.1f} us/call (host)")

@@ -217,6 +217,106 @@ def test_backward_by_name_and_errors(example):
             op(torch.randn(4, requires_grad=True), 1.0, 0.0).sum().backward()
 
 
+class _CountingOpdef:
+    """Stands for op.opdef and counts the calls that went through it."""
+
+    def __init__(self, opdef):
+        self.opdef, self.calls = opdef, 0
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self.opdef(*args, **kwargs)
+
+
+def _dispatched(op, fn):
+    """How many of fn()'s calls of op went through torch's dispatcher."""
+    counting = op.opdef = _CountingOpdef(op.opdef)
+    try:
+        fn()
+    finally:
+        op.opdef = counting.opdef
+    return counting.calls
+
+
+def test_eager_fast_path_agrees_with_dispatcher(source, example):
+    """Plain eager calls skip the dispatcher (the eager fast path) and give
+    what the dispatcher path gives: values, gradients (tuple and dict
+    backwards, several outputs), requires_grad of the outputs."""
+    silu, grad = silu_ops(source)
+    x = torch.randn(4, 33, requires_grad=True)
+    w = torch.randn(4, 33)
+    results = []
+    for call in (silu, silu.opdef):
+        x.grad = None
+        y = call(x)
+        assert y.requires_grad and y.grad_fn is not None
+        (y * w).sum().backward()
+        results.append((y.detach(), x.grad.clone()))
+    torch.testing.assert_close(results[0], results[1], rtol=0, atol=0)
+    assert _dispatched(silu, lambda: (silu(x) * w).sum().backward()) == 0
+    assert _dispatched(grad, lambda: grad(w, x.detach())) == 0
+    with torch.no_grad():
+        assert not silu(x).requires_grad
+    assert not silu(x.detach()).requires_grad
+
+    ln = layernorm_op(example)
+    ln.register_autograd(lambda s, gout, gh, gm, gr: {"x": gout * s.rstd_out[:, None],
+                                                      "res": gh, "w": None, "b": None})
+    args = [torch.randn(6, 50, requires_grad=True), torch.randn(6, 50, requires_grad=True),
+            torch.randn(50), torch.randn(50), 1e-5]
+    got = []
+    for call in (ln, ln.opdef):
+        for a in args[:2]:
+            a.grad = None
+        outs = call(*args)
+        (outs[0].sum() + 2 * outs[1].sum()).backward()
+        got.append([o.detach() for o in outs] + [a.grad.clone() for a in args[:2]])
+    torch.testing.assert_close(got[0], got[1], rtol=0, atol=0)
+    # an int where the schema takes a float passes as it is
+    torch.testing.assert_close(ln(*args[:4], 0)[0], ln.opdef(*args[:4], 0.0)[0])
+
+
+def test_eager_fast_path_leaves_the_rest_to_the_dispatcher(source):
+    """Keywords, tensor subclasses, other argument types, modes, functorch
+    transforms, forward AD and compilation go through torch's dispatcher."""
+    silu, _ = silu_ops(source)
+    x = torch.randn(3, 20)
+    assert _dispatched(silu, lambda: silu(x)) == 0
+    assert _dispatched(silu, lambda: silu(x=x)) == 1
+    assert _dispatched(silu, lambda: silu(torch.nn.Parameter(x))) == 0
+
+    class Sub(torch.Tensor):
+        pass
+    def call_sub():       # the dispatcher passes it on; the interpreter refuses it
+        with pytest.raises(tile.ArgumentError, match="got Sub"):
+            silu(x.as_subclass(Sub))
+    assert _dispatched(silu, call_sub) == 1
+
+    class Mode(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+    with Mode():
+        assert _dispatched(silu, lambda: silu(x)) == 1
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode() as mode:
+        fake = mode.from_tensor(x)
+        assert _dispatched(silu, lambda: silu(fake)) == 1
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Logging(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+    with Logging():
+        assert _dispatched(silu, lambda: silu(x)) == 1
+    assert _dispatched(silu, lambda: torch.func.vmap(silu)(x)) == 1
+    from torch.autograd import forward_ad
+    with forward_ad.dual_level():
+        assert _dispatched(silu, lambda: silu(x)) == 1
+    f = torch.compile(lambda x: silu(x) * 2, fullgraph=True, backend="aot_eager")
+    torch.testing.assert_close(f(x), torch.nn.functional.silu(x) * 2, rtol=1e-5, atol=1e-6)
+    torch._dynamo.reset()
+
+
 def test_opcheck(source, example):
     silu, grad = silu_ops(source)
     x = torch.randn(3, 20, requires_grad=True)

@@ -59,6 +59,7 @@ import contextlib
 import types
 
 import torch
+from torch.autograd import forward_ad
 
 from ._log import log
 from ._types import TORCH, describe_type
@@ -99,6 +100,12 @@ class like:
 _NO_CONTEXT = contextlib.nullcontext()
 
 
+def _torch_dtype(elem):
+    """The torch dtype of Tile element type elem, or None."""
+    name = next((n for n, e in TORCH.items() if e == elem), None)
+    return getattr(torch, name, None) if name else None
+
+
 def _on_device(device):
     """torch.cuda.device(device) when `device` is a CUDA device other than
     the current one, so that the launch runs in that device's context and
@@ -108,6 +115,78 @@ def _on_device(device):
             and device.index != torch.cuda.current_device():
         return torch.cuda.device(device)
     return _NO_CONTEXT
+
+
+# ------------------------------------------------------- the eager fast path
+#
+# Through torch.library, an eager call costs torch's dispatcher and, with
+# autograd, torch.library's autograd wrapper as well: 31 and 55 us of host
+# time per call on the H200's host, against 17-23 for the implementation
+# itself, launch included (bench/prof_mlp.py; 18 and 33 us this way:
+# docs/PERF.md, session 12). Where the dispatcher would do nothing but call
+# the implementation, TileOp.__call__ calls it directly, and with autograd
+# an autograd.Function made of the same setup and backward:
+#   - no keyword arguments, and the signature's count of positional ones;
+#   - every argument of exactly the type the schema takes as it is: a
+#     torch.Tensor or nn.Parameter (no subclass: fake, functional and
+#     user tensor subclasses dispatch themselves), an int, a float or an
+#     int for a float, a bool;
+#   - nothing intercepting operators: not compiling (torch.compile traces
+#     the dispatcher path; Dynamo sees is_compiling() true), not tracing
+#     with torch.jit, no TorchFunctionMode or TorchDispatchMode (fake,
+#     proxy and functional modes are dispatch modes), no functorch
+#     transform (vmap, grad), no forward-mode AD level.
+# Anything else takes the dispatcher path. Both paths run the same
+# _real, setup and backward, so results and gradients are the same; the
+# autograd graph has one node per call either way.
+
+_TENSORS = frozenset((torch.Tensor, torch.nn.Parameter))
+_SCALAR_TYPES = {"bool": frozenset((bool,)), "float": frozenset((float, int))}
+_INTS = frozenset((int,))
+
+
+def _eager_types(p):
+    """The argument types the fast path passes for parameter p as they are."""
+    if p.pointer:
+        return _TENSORS
+    return _SCALAR_TYPES.get(_SCHEMA_TYPE.get(p.type, "int"), _INTS)
+
+
+def _probe(name):
+    """A torch query the fast path asks, or one that always says "dispatch"
+    when this torch lacks it."""
+    obj = torch
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return lambda: True
+    return obj
+
+
+_compiling = _probe("torch.compiler.is_compiling")
+_jit_tracing = _probe("torch._C._is_tracing")
+_function_modes = _probe("torch._C._len_torch_function_stack")
+_dispatch_modes = _probe("torch._C._len_torch_dispatch_stack")
+_functorch_level = _probe("torch._C._functorch.peek_interpreter_stack")
+
+
+def _dispatch_needed():
+    """Whether something may intercept operators now (see above); a torch
+    lacking one of the queries always dispatches."""
+    return bool(_compiling() or _jit_tracing() or _function_modes() or _dispatch_modes()
+                or _functorch_level() is not None
+                or getattr(forward_ad, "_current_level", 0) >= 0)
+
+
+def _eager_function(op, setup, backward):
+    """The autograd.Function of op's fast path: op's implementation with
+    the setup and backward given to torch.library.register_autograd."""
+    def forward(ctx, *args):
+        out = op._real(*args)
+        setup(ctx, args, out)
+        return out
+    return type(f"TileOp_{op.name.replace('::', '_')}", (torch.autograd.Function,), {
+        "forward": staticmethod(forward), "backward": staticmethod(backward)})
 
 
 def _namespace(names, values):
@@ -135,6 +214,13 @@ class TileOp:
         self.inputs = [p.name for p in kernel.params
                        if p.name not in self._specs and p.name not in self._derived]
         self._input_params = [self._params[n] for n in self.inputs]
+        self._eager_types = [_eager_types(self._params[n]) for n in self.inputs]
+        # (position, parameter, torch dtype) of each tensor input; the dtype
+        # is what _check_inputs compares first (None: ask _elem)
+        self._tensor_inputs = [(i, p, _torch_dtype(p.type))
+                               for i, p in enumerate(self._input_params) if p.pointer]
+        self._param_names = [p.name for p in kernel.params]
+        self._eager_autograd = None
         self._twins = {kernel._module.interpret: kernel}
         self._ran_on = set()
         args = ", ".join(self._schema_arg(n) for n in self.inputs)
@@ -183,7 +269,22 @@ class TileOp:
         return f"{t} {n}"
 
     def __call__(self, *args, **kwargs):
-        return self.opdef(*args, **kwargs)
+        """The operator on args: through torch's dispatcher (opdef), or
+        straight to the implementation where that is the same (the eager
+        fast path above)."""
+        if kwargs or len(args) != len(self._eager_types) or _dispatch_needed():
+            return self.opdef(*args, **kwargs)
+        grad = False
+        for a, types_ok in zip(args, self._eager_types):
+            if type(a) not in types_ok:
+                return self.opdef(*args)
+            if types_ok is _TENSORS and a.requires_grad:
+                grad = True
+        if grad and torch.is_grad_enabled():
+            if self._eager_autograd is None:
+                return self.opdef(*args)
+            return self._eager_autograd.apply(*args)
+        return self._real(*args)
 
     def __repr__(self):
         return f"<tile.torch op {self.name}{self.schema}: kernel {self.kernel.name}>"
@@ -194,25 +295,26 @@ class TileOp:
         """The inputs' device, after checking each tensor's dtype and that
         they share one device."""
         device = None
-        for n, p, a in zip(self.inputs, self._input_params, args):
-            if not p.pointer:
-                continue
-
-            def bad(why):
-                raise ArgumentError(self.kernel.name, f"{why} (custom op {self.name})",
-                                    self.kernel.params.index(p), n)
-            if _elem(a.dtype) != p.type:
-                bad(f"is a tensor of {a.dtype}, but the kernel takes {describe_type(p)}")
-            if a.device.type not in ("cpu", "cuda"):
-                bad(f"is on {a.device}: Tile runs on CUDA devices and, in the "
-                    f"interpreter, on the CPU")
+        for i, p, dtype in self._tensor_inputs:
+            a = args[i]
+            if a.dtype is not dtype and _elem(a.dtype) != p.type:
+                self._bad_input(p, f"is a tensor of {a.dtype}, but the kernel takes "
+                                   f"{describe_type(p)}")
+            d = a.device
             if device is None:
-                device = a.device
-            elif a.device != device:
-                bad(f"is on {a.device}, but an earlier input is on {device}")
+                if d.type not in ("cpu", "cuda"):
+                    self._bad_input(p, f"is on {d}: Tile runs on CUDA devices and, in the "
+                                       f"interpreter, on the CPU")
+                device = d
+            elif d != device:
+                self._bad_input(p, f"is on {d}, but an earlier input is on {device}")
         if device is None:
             self._fail("has no tensor input to tell the device its outputs go to")
         return device
+
+    def _bad_input(self, p, why):
+        raise ArgumentError(self.kernel.name, f"{why} (custom op {self.name})",
+                            self.kernel.params.index(p), p.name)
 
     def _output_shapes(self, a):
         """[(shape, dtype)] per output, from the specs, checked."""
@@ -241,15 +343,18 @@ class TileOp:
 
     def _real(self, *args):
         device = self._check_inputs(args)
-        args = [a.contiguous() if isinstance(a, torch.Tensor) else a for a in args]
-        a = _namespace(self.inputs, args)
+        args = list(args)
+        for i, _, _ in self._tensor_inputs:
+            args[i] = args[i].contiguous()
+        a = types.SimpleNamespace()
+        values = a.__dict__
+        values.update(zip(self.inputs, args))
         outs = [torch.empty(s, dtype=d, device=device) for s, d in self._output_shapes(a)]
-        for n, t in zip(self.outputs, outs):
-            setattr(a, n, t)
+        values.update(zip(self.outputs, outs))
         for n, fn in self._derived.items():
-            setattr(a, n, fn(a))
+            values[n] = fn(a)
         kernel = self._kernel_for(device)
-        values = [getattr(a, p.name) for p in self.kernel.params]
+        values = [values[n] for n in self._param_names]
         grid = self._grid(a) if callable(self._grid) else self._grid
         with _on_device(device):
             if grid is None:
@@ -292,6 +397,7 @@ class TileOp:
         With setup_context: both go to torch.library unchanged."""
         if setup_context is not None:
             torch.library.register_autograd(self.name, backward, setup_context=setup_context)
+            self._eager_autograd = None
             return self
         names = self.inputs + self.outputs
 
@@ -322,6 +428,7 @@ class TileOp:
             return g
 
         torch.library.register_autograd(self.name, run_backward, setup_context=setup)
+        self._eager_autograd = _eager_function(self, setup, run_backward)
         return self
 
 
