@@ -46,6 +46,7 @@ typedef enum {
     TLB_U8, TLB_U16, TLB_U32, TLB_U64,
     TLB_F16, TLB_BF16, TLB_F32, TLB_F64,
     TLB_PTR,
+    TLB_F8E4M3, TLB_F8E5M2,     /* pointees only (no f8 scalar parameters) */
     TLB_NTYPES
 } TlbType;
 

@@ -29,6 +29,7 @@ static const struct {
     [TLB_F16] = {"f16", 2, 0, 0, 1},   [TLB_BF16] = {"bf16", 2, 0, 0, 1},
     [TLB_F32] = {"f32", 4, 0, 0, 1},   [TLB_F64] = {"f64", 8, 0, 0, 1},
     [TLB_PTR] = {"ptr", 8, 0, 0, 0},
+    [TLB_F8E4M3] = {"f8e4m3", 1, 0, 1, 1}, [TLB_F8E5M2] = {"f8e5m2", 1, 0, 1, 1},
 };
 
 static int known(TlbType t) { return (unsigned)t < TLB_NTYPES; }

@@ -35,6 +35,8 @@ static uint8_t type_code(ScalarKind k) {
     case SK_F32: return TLB_F32;
     case SK_F64: return TLB_F64;
     case SK_PTR: return TLB_PTR;
+    case SK_F8E4M3: return TLB_F8E4M3;
+    case SK_F8E5M2: return TLB_F8E5M2;
     default: return TLB_VOID;
     }
 }

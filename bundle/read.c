@@ -209,6 +209,9 @@ static void rd_expr(Rd *r, const TlbKernel *k, TlbExpr *e, const char *what) {
 }
 
 static int valid_value_type(unsigned t) { return t >= TLB_BOOL && t < TLB_PTR; }
+static int valid_pointee(unsigned t) {
+    return valid_value_type(t) || t == TLB_F8E4M3 || t == TLB_F8E5M2;
+}
 
 static void rd_params(Rd *r, TlbKernel *k) {
     k->nparams = rd_count(r, 7, "parameter count");
@@ -224,7 +227,7 @@ static void rd_params(Rd *r, TlbKernel *k) {
         if (!valid_value_type(p->type) && p->type != TLB_PTR)
             FAIL("parameter '%s' has unknown type code %u", p->name,
                            p->type);
-        if (p->type == TLB_PTR ? !valid_value_type(p->pointee) : p->pointee != TLB_VOID)
+        if (p->type == TLB_PTR ? !valid_pointee(p->pointee) : p->pointee != TLB_VOID)
             FAIL("parameter '%s' has invalid pointee type code %u",
                            p->name, p->pointee);
         if (p->flags & ~(unsigned)(TLB_PARAM_STORED | TLB_PARAM_NOSPECIALIZE))

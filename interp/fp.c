@@ -100,6 +100,7 @@ double ip_round(ScalarKind k, double x) {
     case SK_F16: return ip_f16_to_double(ip_f16_from_double(x));
     case SK_BF16: return ip_bf16_to_double(ip_bf16_from_double(x));
     case SK_F32: return (double)(float)x;
+    case SK_F8E4M3: case SK_F8E5M2: return ty_f8_to_float(k, ty_f8_from_float(k, (float)x));
     default: return x;
     }
 }
@@ -181,6 +182,7 @@ IpSlot ip_convert(ScalarKind from, ScalarKind to, IpSlot s) {
 /* The bits of a canonical float element of kind k. */
 static uint64_t float_bits(ScalarKind k, double f) {
     switch (k) {
+    case SK_F8E4M3: case SK_F8E5M2: return ty_f8_bits(k, (float)f);
     case SK_F16: return ip_f16_from_double(f);
     case SK_BF16: return ip_bf16_from_double(f);
     case SK_F32: {
@@ -199,6 +201,7 @@ static uint64_t float_bits(ScalarKind k, double f) {
 
 static double bits_float(ScalarKind k, uint64_t b) {
     switch (k) {
+    case SK_F8E4M3: case SK_F8E5M2: return ty_f8_to_float(k, (uint8_t)b);
     case SK_F16: return ip_f16_to_double((uint16_t)b);
     case SK_BF16: return ip_bf16_to_double((uint16_t)b);
     case SK_F32: {

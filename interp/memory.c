@@ -70,6 +70,7 @@ static IpSlot read_elem(ScalarKind k, const unsigned char *a) {
     case SK_BF16: s.f = ip_bf16_to_double(u.u16); break;
     case SK_F32: s.f = u.f32; break;
     case SK_F64: s.f = u.f64; break;
+    case SK_F8E4M3: case SK_F8E5M2: s.f = ty_f8_to_float(k, u.u8); break;
     default: break;
     }
     return s;
@@ -88,6 +89,7 @@ static void encode_elem(ScalarKind k, IpSlot s, unsigned char *out) {
     case SK_BF16: u.u16 = ip_bf16_from_double(s.f); break;
     case SK_F32: u.f32 = (float)s.f; break;
     case SK_F64: u.f64 = s.f; break;
+    case SK_F8E4M3: case SK_F8E5M2: u.u8 = ty_f8_bits(k, (float)s.f); break;
     default: u.u64 = s.u; break;
     }
     memcpy(out, &u, (size_t)ty_bytes(k));

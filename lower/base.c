@@ -29,6 +29,7 @@ LLVMTypeRef lw_type(LwCtx *c, ScalarKind k) {
     case SK_BF16: return c->bf16;
     case SK_F32: return c->f32;
     case SK_F64: return c->f64;
+    case SK_F8E4M3: case SK_F8E5M2: return c->i8;   /* the bits: see lw_f8_to_f32 */
     case SK_PTR: return c->gptr;
     default: return c->vd;
     }

@@ -81,12 +81,86 @@ void lw_allow_contract(LwCtx *c) {
 
 /* ---------------------------------------------------------------- casts */
 
+/* FP8 conversions, in integer and f32 arithmetic that every target has
+ * (sm_89's cvt.rn.satfinite gives the same results; the simulated warps
+ * run this code as it is). f8 registers hold the format's bits (an i8).
+ * The rules are sema/ir.h's (ty_f8_from_float, ty_f8_to_float), which
+ * the interpreter applies; tests/unit/test_fp8.c checks those against a
+ * search over every f8 value, tests/gpu/ops/fp8.tile this code against
+ * the interpreter. */
+
+static LLVMValueRef lw_u32(LwCtx *c, uint32_t v) { return LLVMConstInt(c->i32, v, 0); }
+
+/* f8 bits b to f32, exactly. e5m2 is the top byte of an f16. For e4m3,
+ * a normal value's f32 bits are its exponent and mantissa shifted to
+ * f32's places plus the bias difference (120 << 23); a subnormal one is
+ * its mantissa times 2^-9; 0x7f is NaN. */
+static LLVMValueRef lw_f8_to_f32(LwFn *f, LLVMValueRef x, ScalarKind k) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    if (k == SK_F8E5M2) {
+        LLVMValueRef h = LLVMBuildShl(b, LLVMBuildZExt(b, x, c->i16, ""),
+                                      LLVMConstInt(c->i16, 8, 0), "");
+        return LLVMBuildFPExt(b, LLVMBuildBitCast(b, h, c->f16, ""), c->f32, "");
+    }
+    LLVMValueRef u = LLVMBuildZExt(b, x, c->i32, "");
+    LLVMValueRef sign = LLVMBuildShl(b, LLVMBuildAnd(b, u, lw_u32(c, 0x80), ""), lw_u32(c, 24), "");
+    LLVMValueRef mag = LLVMBuildAnd(b, u, lw_u32(c, 0x7f), "");
+    LLVMValueRef normal = LLVMBuildAdd(b, LLVMBuildShl(b, mag, lw_u32(c, 20), ""),
+                                       lw_u32(c, 120u << 23), "");
+    LLVMValueRef sub = LLVMBuildFMul(b, LLVMBuildUIToFP(b, mag, c->f32, ""),
+                                     LLVMConstReal(c->f32, 0x1p-9), "");
+    sub = LLVMBuildBitCast(b, sub, c->i32, "");
+    LLVMValueRef bits = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, mag, lw_u32(c, 8), ""),
+                                        sub, normal, "");
+    bits = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntEQ, mag, lw_u32(c, 0x7f), ""),
+                           lw_u32(c, 0x7fc00000), LLVMBuildOr(b, bits, sign, ""), "");
+    return LLVMBuildBitCast(b, bits, c->f32, "");
+}
+
+/* f32 x to f8 bits: ty_f8_from_float's steps on x's bits (a: |x|'s). */
+static LLVMValueRef lw_f32_to_f8(LwFn *f, LLVMValueRef x, ScalarKind k) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    int e4 = k == SK_F8E4M3, mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, drop = 23 - mbits;
+    float largest = e4 ? 448.0f : 57344.0f, smallest_normal = ldexpf(1.0f, 1 - bias);
+    uint32_t largest_bits, normal_bits;
+    memcpy(&largest_bits, &largest, sizeof largest_bits);
+    memcpy(&normal_bits, &smallest_normal, sizeof normal_bits);
+    LLVMValueRef u = LLVMBuildBitCast(b, x, c->i32, "");
+    LLVMValueRef a = LLVMBuildAnd(b, u, lw_u32(c, 0x7fffffff), "");
+    LLVMValueRef sign = LLVMBuildAnd(b, LLVMBuildLShr(b, u, lw_u32(c, 24), ""), lw_u32(c, 0x80), "");
+    LLVMValueRef odd = LLVMBuildAnd(b, LLVMBuildLShr(b, a, lw_u32(c, (uint32_t)drop), ""),
+                                    lw_u32(c, 1), "");
+    LLVMValueRef r = LLVMBuildAdd(b, LLVMBuildAdd(b, a, lw_u32(c, (1u << (drop - 1)) - 1), ""),
+                                  odd, "");
+    LLVMValueRef normal = LLVMBuildSub(b, LLVMBuildLShr(b, r, lw_u32(c, (uint32_t)drop), ""),
+                                       lw_u32(c, (uint32_t)(127 - bias) << mbits), "");
+    LLVMValueRef fa = LLVMBuildBitCast(b, a, c->f32, "");
+    LLVMTypeRef f32 = c->f32;
+    LLVMValueRef scaled = LLVMBuildFMul(b, fa, LLVMConstReal(c->f32, ldexp(1.0, bias - 1 + mbits)), "");
+    LLVMValueRef rounded = lw_call_intr(c, "llvm.rint", &f32, 1, &scaled, 1);
+    LLVMTypeRef ov[2] = {c->i32, f32};
+    LLVMValueRef sub = lw_call_intr(c, "llvm.fptoui.sat", ov, 2, &rounded, 1);
+    LLVMValueRef code = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, a, lw_u32(c, normal_bits), ""),
+                                        sub, normal, "");
+    code = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, a, lw_u32(c, largest_bits), ""),
+                           lw_u32(c, e4 ? 0x7e : 0x7b), code, "");
+    code = LLVMBuildOr(b, code, sign, "");
+    code = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, a, lw_u32(c, 0x7f800000), ""),
+                           lw_u32(c, 0x7f), code, "");
+    return LLVMBuildTrunc(b, code, c->i8, "");
+}
+
 LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
                             ScalarKind to) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     LLVMTypeRef t = lw_type(c, to);
     if (from == to) return x;
+    /* f8 through f32 both ways (exact from f8; one rounding to it) */
+    if (ty_isf8(from)) return lw_cast_scalar(f, lw_f8_to_f32(f, x, from), SK_F32, to);
+    if (ty_isf8(to)) return lw_f32_to_f8(f, lw_cast_scalar(f, x, from, SK_F32), to);
     if (to == SK_BOOL) {
         LLVMValueRef z = LLVMConstNull(LLVMTypeOf(x));
         return ty_isfloat(from) ? LLVMBuildFCmp(b, LLVMRealUNE, x, z, "")

@@ -212,7 +212,9 @@ static void lw_const(LwFn *f, const IrOp *op) {
     ScalarKind k = (ScalarKind)op->res[0]->ty.k;
     LLVMTypeRef t = lw_type(f->c, k);
     LwVal v = lw_new_val(f, 1);
-    if (ty_isfloat(k))
+    if (ty_isf8(k))
+        v.r[0] = LLVMConstInt(t, ty_f8_from_float(k, (float)op->fattr), 0);
+    else if (ty_isfloat(k))
         v.r[0] = LLVMConstReal(t, op->fattr);
     else if (k == SK_PTR)
         v.r[0] = LLVMConstNull(t);

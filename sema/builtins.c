@@ -1514,6 +1514,19 @@ static const Builtin *find(const char *name) {
 
 int sm_has_builtin(const char *name) { return find(name) != NULL; }
 
+/* Builtins that take f8 values: the ones that only move, select or
+ * reinterpret elements (and store, not the atomics). The others (math,
+ * reductions, scans, sorts, dot, prints) get an error instead. */
+static int moves_f8(const Builtin *b) {
+    static const char *const names[] = {
+        "zeros", "full", "zeros_like", "load", "where", "bitcast", "reshape", "trans",
+        "permute", "broadcast_to", "expand_dims", "cat", "join", "interleave", "gather"};
+    if (b->fn == bi_store) return b->op == -1;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(b->name, names[i]) == 0) return 1;
+    return 0;
+}
+
 int sm_builtin_is_pure(const char *name) {
     const Builtin *b = find(name);
     return b && b->pure;
@@ -1570,5 +1583,15 @@ SmVal sm_builtin(SmCtx *c, const AstExpr *call, const SmVal *args) {
     if (bad) return sm_poison();
     for (int i = 0; i < nslots; i++)
         if (a[i].kind == SV_POISON) return sm_poison();
+    for (int i = 0; i < nslots && !moves_f8(b); i++) {
+        if ((a[i].kind != SV_VAL && a[i].kind != SV_CONST) || !ty_isf8(sm_type_of(&a[i]).k))
+            continue;
+        if (b->fn == bi_dot) {
+            dg_error(c->dg, a[i].loc, "'dot' on '%s': products of f8 operands are not "
+                     "supported yet; convert them ('as f16')", sm_describe(c, &a[i]));
+            return sm_poison();
+        }
+        return sm_f8_refused(c, ar_printf(c->ar, "'%s'", b->name), &a[i], a[i].loc);
+    }
     return b->fn(c, b, call, a);
 }

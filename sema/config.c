@@ -487,7 +487,14 @@ static IrParam *signature(SmCtx *c, KernelSpec *ks) {
             ok = 0;
             continue;
         }
-        ok &= sm_resolve_type(c, p->type, &ps[i].ty, 0);
+        int typed = sm_resolve_type(c, p->type, &ps[i].ty, 0);
+        if (typed && ty_isf8((ScalarKind)ps[i].ty.k)) {
+            dg_error(c->dg, p->type->loc, "kernel parameter '%s' cannot be an f8 scalar; "
+                     "pass an f32 and convert it ('as %s')", p->name,
+                     ty_kind_name((ScalarKind)ps[i].ty.k));
+            typed = 0;
+        }
+        ok &= typed;
     }
     for (int i = 0; i < ks->nospec.n; i++) ps[ks->nospec.v[i]].nospecialize = 1;
     return ok ? ps : NULL;

@@ -205,6 +205,9 @@ SmVal sm_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, Loc loc) {
     ScalarKind ka = sm_type_of(&a).k, kb = sm_type_of(&b).k;
     if (ka == SK_PTR || kb == SK_PTR) return pointer_arith(c, op, a, b, loc);
     ScalarKind k = sm_promote_weak(&a, &b);
+    if (ty_isf8(k))
+        return sm_f8_refused(c, ar_printf(c->ar, "'%s'", op_spelling(op)),
+                             ty_isf8(sm_type_of(&a).k) ? &a : &b, loc);
     int fl = ty_isfloat(k), bo = k == SK_BOOL;
     if (((op == OP_SHL || op == OP_SHR) && !ty_isint(k)) ||
         ((op == OP_AND || op == OP_OR || op == OP_XOR) && fl) ||
@@ -238,6 +241,7 @@ SmVal sm_binary(SmCtx *c, AstOp op, SmVal a, SmVal b, Loc loc) {
 SmVal sm_unary(SmCtx *c, AstOp op, SmVal a, Loc loc) {
     if (a.kind == SV_POISON || !sm_check_value(c, &a)) return sm_poison();
     ScalarKind k = sm_type_of(&a).k;
+    if (ty_isf8(k)) return sm_f8_refused(c, ar_printf(c->ar, "'%s'", op_spelling(op)), &a, loc);
     int bad = op == OP_NEG ? !(ty_isint(k) || ty_isfloat(k))
             : op == OP_NOT ? k != SK_BOOL : !ty_isint(k);
     if (bad) {

@@ -34,6 +34,7 @@ static const struct {
     [SK_U32] = {"u32", 32, 4, 1, 0, 0},  [SK_U64] = {"u64", 64, 8, 1, 0, 0},
     [SK_F16] = {"f16", 16, 2, 0, 1, 1},  [SK_BF16] = {"bf16", 16, 2, 0, 1, 1},
     [SK_F32] = {"f32", 32, 4, 0, 1, 1},  [SK_F64] = {"f64", 64, 8, 0, 1, 1},
+    [SK_F8E4M3] = {"f8e4m3", 8, 1, 0, 1, 1}, [SK_F8E5M2] = {"f8e5m2", 8, 1, 0, 1, 1},
     [SK_PTR] = {"ptr", 64, 8, 0, 0, 0},
 };
 
@@ -123,6 +124,61 @@ int ty_bits(ScalarKind k) { return k < SK_COUNT ? kinds[k].bits : 0; }
 int ty_bytes(ScalarKind k) { return k < SK_COUNT ? kinds[k].bytes : 0; }
 const char *ty_kind_name(ScalarKind k) {
     return k < SK_COUNT ? kinds[k].name : "?";
+}
+
+int ty_isf8(ScalarKind k) { return k == SK_F8E4M3 || k == SK_F8E5M2; }
+
+/* The format's mantissa bits and bias (e4m3: 3, 7; e5m2: 2, 15). */
+static void f8_format(ScalarKind k, int *mbits, int *bias) {
+    *mbits = k == SK_F8E4M3 ? 3 : 2;
+    *bias = k == SK_F8E4M3 ? 7 : 15;
+}
+
+/* Rounds |x| (finite, below the largest value) by integer arithmetic on
+ * its bits, as the lowering does: in the normal range, add half an ulp
+ * of the narrow format minus one, plus the kept mantissa's low bit (ties
+ * to even), and shift; below it, x scaled to units of the smallest
+ * subnormal and rounded to an integer (exact: scaling by a power of two). */
+uint8_t ty_f8_from_float(ScalarKind k, float x) {
+    int mbits, bias;
+    f8_format(k, &mbits, &bias);
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    uint8_t sign = (uint8_t)((u >> 24) & 0x80);
+    if (isnan(x)) return 0x7f;
+    float a = fabsf(x);
+    float largest = k == SK_F8E4M3 ? 448.0f : 57344.0f;
+    uint8_t code;
+    if (a >= largest) {
+        code = k == SK_F8E4M3 ? 0x7e : 0x7b;
+    } else if (a < ldexpf(1.0f, 1 - bias)) {           /* subnormal or zero */
+        code = (uint8_t)rintf(ldexpf(a, bias - 1 + mbits));
+    } else {
+        uint32_t m;
+        memcpy(&m, &a, sizeof m);
+        int drop = 23 - mbits;
+        m += (UINT32_C(1) << (drop - 1)) - 1 + ((m >> drop) & 1);
+        code = (uint8_t)((m >> drop) - ((uint32_t)(127 - bias) << mbits));
+    }
+    return (uint8_t)(code | sign);
+}
+
+uint8_t ty_f8_bits(ScalarKind k, float x) {
+    if (k == SK_F8E5M2 && isinf(x)) return x > 0 ? 0x7c : 0xfc;
+    return ty_f8_from_float(k, x);
+}
+
+float ty_f8_to_float(ScalarKind k, uint8_t b) {
+    int mbits, bias;
+    f8_format(k, &mbits, &bias);
+    int e = (b & 0x7f) >> mbits, m = b & ((1 << mbits) - 1);
+    int top = k == SK_F8E4M3 ? 15 : 31;
+    float v;
+    if (k == SK_F8E4M3 && e == top && m == (1 << mbits) - 1) v = NAN;
+    else if (k == SK_F8E5M2 && e == top) v = m ? NAN : INFINITY;
+    else if (e == 0) v = ldexpf((float)m, 1 - bias - mbits);
+    else v = ldexpf((float)(m | (1 << mbits)), e - bias - mbits);
+    return b & 0x80 ? -v : v;
 }
 
 ScalarKind ty_kind_by_name(const char *name) {

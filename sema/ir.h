@@ -32,6 +32,7 @@ typedef enum {
     SK_I8, SK_I16, SK_I32, SK_I64,
     SK_U8, SK_U16, SK_U32, SK_U64,
     SK_F16, SK_BF16, SK_F32, SK_F64,
+    SK_F8E4M3, SK_F8E5M2,   /* OCP FP8, storage types (docs/language.md) */
     SK_PTR,     /* pointer to global memory; Type.pointee says to what */
     SK_COUNT
 } ScalarKind;
@@ -72,6 +73,21 @@ int ty_issigned(ScalarKind k);   /* i* */
 int ty_bits(ScalarKind k);       /* bool 1, ptr 64 */
 int ty_bytes(ScalarKind k);      /* storage size: bool 1, ptr 8 */
 const char *ty_kind_name(ScalarKind k);          /* "f32" */
+/* FP8, OCP's formats: f8e4m3 is E4M3 "fn" (no infinities; NaN is
+ * S.1111.111; largest 448), f8e5m2 is E5M2 (IEEE-like; largest 57344).
+ * They are floats for promotion and conversion, but values are only
+ * loaded, stored, converted and moved (sema refuses arithmetic on them).
+ * A conversion to f8 goes through f32 (x as f32 first) and rounds to
+ * nearest even, saturating: magnitudes past the largest finite value,
+ * infinities among them, give it; NaN gives the canonical NaN 0x7f.
+ * The interpreter and the GPU's software conversion (lower/elementwise.c)
+ * both follow these two functions' rules. */
+int ty_isf8(ScalarKind k);
+uint8_t ty_f8_from_float(ScalarKind k, float x);
+/* The code of x, a value of format k (stored or bitcast, not converted):
+ * the same but for e5m2's infinities, which keep theirs. */
+uint8_t ty_f8_bits(ScalarKind k, float x);
+float ty_f8_to_float(ScalarKind k, uint8_t b);
 ScalarKind ty_kind_by_name(const char *name);    /* SK_VOID if unknown */
 /* "f32", "*f16", "i32[64, 32]", "*f32[1024]" into an arena string. */
 const char *ty_str(Arena *a, Type t);

@@ -173,6 +173,10 @@ SmVal sm_const_float(ScalarKind k, double v, int weak, Loc loc);
 SmVal sm_const_bool(int v, Loc loc);
 Type sm_type_of(const SmVal *v);
 const char *sm_describe(SmCtx *c, const SmVal *v);
+/* f8 values are loaded, stored, converted and moved, never computed
+ * with: an error at loc for `what` ("'+'", "'exp'") applied to v, which
+ * is f8; returns poison. */
+SmVal sm_f8_refused(SmCtx *c, const char *what, const SmVal *v, Loc loc);
 int sm_is_value(const SmVal *v);        /* SV_VAL or SV_CONST */
 int sm_check_value(SmCtx *c, const SmVal *v);
 ScalarKind sm_promote(ScalarKind a, ScalarKind b);

@@ -77,6 +77,7 @@ SmVal sm_const_float(ScalarKind k, double f, int weak, Loc loc) {
     v.weak = (uint8_t)weak;
     v.k = (uint8_t)(weak ? SK_F32 : k);
     v.f = k == SK_F32 && !weak ? (double)(float)f : f;
+    if (!weak && ty_isf8(k)) v.f = ty_f8_to_float(k, ty_f8_from_float(k, (float)f));
     v.loc = loc;
     return v;
 }
@@ -148,6 +149,12 @@ int sm_check_value(SmCtx *c, const SmVal *v) {
                  sm_describe(c, v));
         return 0;
     }
+}
+
+SmVal sm_f8_refused(SmCtx *c, const char *what, const SmVal *v, Loc loc) {
+    dg_error(c->dg, loc, "%s on '%s': f8 values are only loaded, stored, converted and "
+             "moved; convert first ('as f32')", what, sm_describe(c, v));
+    return sm_poison();
 }
 
 /* ------------------------------------------------------------ promotion */

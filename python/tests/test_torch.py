@@ -484,3 +484,55 @@ def test_mlp_train_cpu(capsys):
     assert "PASS  tile compiled: every step's loss within" in out
     assert out.rstrip().endswith("PASS")
     torch._dynamo.reset()
+
+
+# ------------------------------------------------------------------- FP8
+
+FP8 = """
+kernel f8_codec<BLOCK: i32 = 256>(out_e4: *f8e4m3, out_e5: *f8e5m2, out_d4: *f32, out_d5: *f32,
+                                  x: *f32, c4: *f8e4m3, c5: *f8e5m2, n: i32)
+    grid(cdiv(n, BLOCK))
+{
+    let i = program_id(0) * BLOCK + arange(0, BLOCK);
+    let m = i < n;
+    let v = load(x + i, mask=m, other=0.0);
+    store(out_e4 + i, v as f8e4m3, mask=m);
+    store(out_e5 + i, v as f8e5m2, mask=m);
+    store(out_d4 + i, load(c4 + i, mask=m) as f32, mask=m);
+    store(out_d5 + i, load(c5 + i, mask=m) as f32, mask=m);
+}
+"""
+
+
+def test_fp8_matches_torch(source):
+    """f8e4m3 and f8e5m2 buffers are torch's float8_e4m3fn and float8_e5m2
+    tensors: every code decodes as torch decodes it, and f32 values within
+    the formats' range encode as torch encodes them (round to nearest
+    even; past the largest finite value Tile saturates, torch gives NaN
+    or inf)."""
+    mod = tile.compile(source(FP8), interpret=True)
+    op = tt.custom_op(opname("f8_codec"), mod.f8_codec, outputs={
+        "out_e4": tt.like("x", torch.float8_e4m3fn), "out_e5": tt.like("x", torch.float8_e5m2),
+        "out_d4": tt.like("x"), "out_d5": tt.like("x")}, derived={"n": lambda a: a.x.numel()})
+    codes = torch.arange(256, dtype=torch.int32).to(torch.uint8)
+    c4, c5 = codes.view(torch.float8_e4m3fn), codes.view(torch.float8_e5m2)
+    g = torch.Generator().manual_seed(0)
+    x = torch.cat([torch.randn(128, generator=g) * s for s in (1e-3, 0.05, 1, 30, 400)])
+    values = torch.cat([c4.float(), c5.float()])
+    x = torch.cat([x, values[values.isfinite()]])            # the codes' own values
+    x4 = x[x.abs() <= 448]
+    n = x4.numel()
+    e4, _, d4, d5 = op(x4, c4.repeat(n // 256 + 1)[:n], c5.repeat(n // 256 + 1)[:n])
+    assert torch.equal(e4.view(torch.uint8), x4.to(torch.float8_e4m3fn).view(torch.uint8))
+    torch.testing.assert_close(d4[:256], c4.float(), equal_nan=True, rtol=0, atol=0)
+    torch.testing.assert_close(d5[:256], c5.float(), equal_nan=True, rtol=0, atol=0)
+    x5 = torch.cat([x, torch.randn(256, generator=g) * 2e4])
+    x5 = x5[x5.abs() <= 57344]
+    n = x5.numel()
+    _, e5, _, _ = op(x5, c4.repeat(n // 256 + 1)[:n], c5.repeat(n // 256 + 1)[:n])
+    assert torch.equal(e5.view(torch.uint8), x5.to(torch.float8_e5m2).view(torch.uint8))
+    # saturation, where torch does not
+    big = torch.tensor([500.0, -1e6, float("inf"), 70000.0])
+    e4, e5, _, _ = op(big, c4[:4], c5[:4])
+    assert e4.view(torch.uint8).tolist() == [0x7e, 0xfe, 0x7e, 0x7e]
+    assert e5.view(torch.uint8).tolist() == [0x60, 0xfb, 0x7b, 0x7b]   # 500 rounds to 512

@@ -117,7 +117,7 @@ def pointer_checker(kernel, index, param):
         return a.ptr, a.device
 
     size = ELEM[want][0]
-    want_typestr = None if want == "bf16" else \
+    want_typestr = None if want == "bf16" or want.startswith("f8") else \
         ("|" if size == 1 else "<") + ("b" if want == "bool" else want[0]) + str(size)
 
     def check(obj):

@@ -15,6 +15,7 @@ ELEM = {
     "i64": (8, "int64"), "u8": (1, "uint8"), "u16": (2, "uint16"), "u32": (4, "uint32"),
     "u64": (8, "uint64"), "f16": (2, "float16"), "bf16": (2, "bfloat16"),
     "f32": (4, "float32"), "f64": (8, "float64"),
+    "f8e4m3": (1, "float8_e4m3fn"), "f8e5m2": (1, "float8_e5m2"),
 }
 
 INT_RANGE = {
@@ -30,6 +31,7 @@ TORCH = {
     "bool": "bool", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64",
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64",
+    "float8_e4m3fn": "f8e4m3", "float8_e5m2": "f8e5m2",
 }
 
 NUMPY = {v[1]: k for k, v in ELEM.items()}

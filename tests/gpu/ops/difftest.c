@@ -18,7 +18,8 @@
  *   len=N           elements of every buffer (len.BUF=N for one buffer)
  *   range=LO,HI     input values (range.BUF= for one): integers uniform in
  *                   [LO, HI], floats in [LO, HI); default: any bits for
- *                   integers, [-4, 4) for floats, 0/1 for bool
+ *                   integers and f8 (always), [-4, 4) for floats, 0/1
+ *                   for bool
  *   special=1       floats: about one element in 8 is NaN, +-inf, +-0, a
  *                   subnormal or huge (special.BUF=1 for one buffer);
  *                   special=finite: the same but never +-1e30, which
@@ -91,7 +92,7 @@ static const Ty types[] = {
     {"i32", 4, 0, 1, 0},  {"i64", 8, 0, 1, 0}, {"u8", 1, 0, 0, 0},
     {"u16", 2, 0, 0, 0},  {"u32", 4, 0, 0, 0}, {"u64", 8, 0, 0, 0},
     {"f16", 2, 1, 1, 0},  {"bf16", 2, 1, 1, 0}, {"f32", 4, 1, 1, 0},
-    {"f64", 8, 1, 1, 0},
+    {"f64", 8, 1, 1, 0},  {"f8e4m3", 1, 1, 1, 0}, {"f8e5m2", 1, 1, 1, 0},
 };
 
 static const Ty *type_of(const char *name) {
@@ -114,10 +115,23 @@ static double bf16_value(uint16_t h) {
     return f;
 }
 
+/* FP8 code b (OCP's formats, from their definition: e4m3 "fn" has no
+ * infinities and S.1111.111 for NaN; e5m2 is IEEE-like). */
+static double f8_value(const Ty *t, uint8_t b) {
+    int e4 = strcmp(t->name, "f8e4m3") == 0, mb = e4 ? 3 : 2, bias = e4 ? 7 : 15;
+    int e = (b & 0x7f) >> mb, m = b & ((1 << mb) - 1), top = e4 ? 15 : 31;
+    double v = e4 && e == top && m == (1 << mb) - 1 ? NAN
+             : !e4 && e == top                      ? (m ? NAN : INFINITY)
+             : e == 0 ? ldexp(m, 1 - bias - mb)
+                      : ldexp(m + (1 << mb), e - bias - mb);
+    return b >> 7 ? -v : v;
+}
+
 /* Element i of a buffer of type t as a double (floats) */
 static double get_float(const Ty *t, const unsigned char *p, size_t i) {
     if (t->bytes == 8) { double d; memcpy(&d, p + 8 * i, 8); return d; }
     if (t->bytes == 4) { float f; memcpy(&f, p + 4 * i, 4); return f; }
+    if (t->bytes == 1) return f8_value(t, p[i]);
     uint16_t h;
     memcpy(&h, p + 2 * i, 2);
     return strcmp(t->name, "f16") == 0 ? f16_value(h) : bf16_value(h);
@@ -294,6 +308,8 @@ static void fill(const Case *c, Param *p, unsigned char poison) {
     for (size_t i = 0; i < p->len; i++) {
         if (t->isbool)
             put_int(t, p->init, i, next_u64() >> 63);
+        else if (t->isfloat && t->bytes == 1)       /* f8: every code */
+            put_int(t, p->init, i, next_u64());
         else if (t->isfloat) {
             double v = lo + (hi - lo) * next_unit();
             if (step > 0) v = floor(v / step) * step;
