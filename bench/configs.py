@@ -188,6 +188,10 @@ USER_TILES = {
                 {"BM": 64, "BN": 64, "BK": 32}, 4)],
     "quant_i8": [("BLOCK=4096 w8", "bench/kernels/user_quant_i8.tile", "quant_i8",
                   {"BLOCK": 4096}, 8)],
+    "quant_f8": [("BLOCK=4096 w8", "bench/kernels/user_quant_f8.tile", "quant_f8",
+                  {"BLOCK": 4096}, 8),
+                 ("BLOCK=4096 w4", "bench/kernels/user_quant_f8.tile", "quant_f8",
+                  {"BLOCK": 4096}, 4)],
     "cumsum": [("BLOCK=1024 w4", "bench/kernels/user_cumsum.tile", "row_cumsum",
                 {"BLOCK": 1024}, 4)],
 }

@@ -26,7 +26,8 @@ import configs
 
 B = None           # the bench module (bench.py): timing, rows, Tile loading
 torch = triton = tl = None
-ORDER = ["rope", "gelu_bwd", "top1", "rmsnorm", "softmax_rows", "swiglu", "quant_i8", "cumsum"]
+ORDER = ["rope", "gelu_bwd", "top1", "rmsnorm", "softmax_rows", "swiglu", "quant_i8", "quant_f8",
+         "cumsum"]
 
 
 # ---------------------------------------------------------------- checks
@@ -201,6 +202,16 @@ def define_triton():
         tl.store(q + r * cols + c, qv.to(tl.int8), mask=m)
 
     @triton.jit
+    def quant_f8(q, scale, x, rows, cols, BLOCK: tl.constexpr):
+        r = tl.program_id(0)
+        c = tl.arange(0, BLOCK)
+        m = c < cols
+        v = tl.load(x + r * cols + c, mask=m, other=0.0).to(tl.float32)
+        s = tl.maximum(tl.max(tl.abs(v), 0), 1e-30) / 448.0
+        tl.store(scale + r, s)
+        tl.store(q + r * cols + c, (v / s).to(tl.float8e4nv), mask=m)
+
+    @triton.jit
     def cumsum(out, x, rows, cols, BLOCK: tl.constexpr):
         base = tl.program_id(0) * cols
         carry = 0.0
@@ -221,7 +232,7 @@ def define_triton():
         tl.store(out + r[:, None] * cols + c[None, :], e / tl.sum(e, 1)[:, None], mask=m)
 
     for f in (rope, gelu_bwd, top1, rmsnorm, rmsnorm_tile, softmax_rows, swiglu, quant_i8,
-              cumsum):
+              quant_f8, cumsum):
         g[f.__name__] = f
     return g
 
@@ -404,6 +415,33 @@ def w_quant_i8(tr):
                lambda: tr["quant_i8"][(R,)](q, scale, x, R, C, BLOCK=block, num_warps=w),
                checks, nbytes)
     _tile(work, "quant_i8", [_p(q), _p(scale), _p(x), B.i64(R), B.i64(C)], checks,
+          nbytes=nbytes)
+
+
+def w_quant_f8(tr):
+    R, C = 4096, 4096
+    work = f"user quant_f8 f16 {R}x{C}"
+    x = torch.randn(R, C, device="cuda", dtype=torch.float16) * 3
+    q = torch.empty(R, C, device="cuda", dtype=torch.float8_e4m3fn)
+    scale = torch.empty(R, device="cuda")
+    xd = x.double()
+    rs = (xd.abs().amax(-1) / 448).clamp_min(1e-30)
+    rq = xd / rs[:, None]
+    # q is rq rounded to e4m3: within half a unit of its 3-bit mantissa
+    # (1/16 relative; more below e4m3's normal range, 2^-6)
+    checks = [(q, rq, 0.07), (scale, rs, B.TOL["float32"])]
+    nbytes = R * C * 3 + R * 4
+
+    def eager():
+        s = (x.float().abs().amax(-1, keepdim=True) / 448).clamp_min(1e-30)
+        return (x.float() / s).to(torch.float8_e4m3fn), s[:, 0]
+
+    _timed(work, "torch eager", eager, [(0, rq, 0.07), (1, rs, B.TOL["float32"])], nbytes)
+    for block, w in ((4096, 8), (4096, 4)):
+        _timed(work, f"triton BLOCK={block} w{w}",
+               lambda: tr["quant_f8"][(R,)](q, scale, x, R, C, BLOCK=block, num_warps=w),
+               checks, nbytes)
+    _tile(work, "quant_f8", [_p(q), _p(scale), _p(x), B.i64(R), B.i64(C)], checks,
           nbytes=nbytes)
 
 

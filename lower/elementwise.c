@@ -81,15 +81,40 @@ void lw_allow_contract(LwCtx *c) {
 
 /* ---------------------------------------------------------------- casts */
 
-/* FP8 conversions, in integer and f32 arithmetic that every target has
- * (sm_89's cvt.rn.satfinite gives the same results; the simulated warps
- * run this code as it is). f8 registers hold the format's bits (an i8).
+/* FP8 conversions. From sm_89 on, the hardware's cvt (e4m3 and e5m2 from
+ * f32 with .rn.satfinite, e4m3 to f16; e5m2 to f16 is a shift anyway);
+ * before, integer and f32 arithmetic that gives the same results. f8
+ * registers hold the format's bits (an i8). The simulated warps run the
+ * cvt forms through warpsim.c (sim/x86.py).
  * The rules are sema/ir.h's (ty_f8_from_float, ty_f8_to_float), which
  * the interpreter applies; tests/unit/test_fp8.c checks those against a
  * search over every f8 value, tests/gpu/ops/fp8.tile this code against
  * the interpreter. */
 
 static LLVMValueRef lw_u32(LwCtx *c, uint32_t v) { return LLVMConstInt(c->i32, v, 0); }
+
+/* sm_89 and later: the hardware's conversions, one element in the low
+ * byte of a pair. cvt.rn.satfinite rounds as ty_f8_from_float does. */
+static LLVMValueRef lw_f8_to_f32_cvt(LwFn *f, LLVMValueRef x, ScalarKind k) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMValueRef pair = LLVMBuildZExt(b, x, c->i16, "");
+    LLVMValueRef h2 = lw_asm(c, c->i32, k == SK_F8E4M3 ? "cvt.rn.f16x2.e4m3x2 $0, $1;"
+                                                       : "cvt.rn.f16x2.e5m2x2 $0, $1;",
+                             "=r,h", &pair, 1, LW_ASM_NONE);
+    LLVMValueRef h = LLVMBuildBitCast(b, LLVMBuildTrunc(b, h2, c->i16, ""), c->f16, "");
+    return LLVMBuildFPExt(b, h, c->f32, "");
+}
+
+static LLVMValueRef lw_f32_to_f8_cvt(LwFn *f, LLVMValueRef x, ScalarKind k) {
+    LwCtx *c = f->c;
+    LLVMValueRef args[2] = {LLVMConstReal(c->f32, 0.0), x};
+    LLVMValueRef pair = lw_asm(c, c->i16, k == SK_F8E4M3
+                                              ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;"
+                                              : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;",
+                               "=h,f,f", args, 2, LW_ASM_NONE);
+    return LLVMBuildTrunc(c->b, pair, c->i8, "");
+}
 
 /* f8 bits b to f32, exactly. e5m2 is the top byte of an f16. For e4m3,
  * a normal value's f32 bits are its exponent and mantissa shifted to
@@ -98,6 +123,7 @@ static LLVMValueRef lw_u32(LwCtx *c, uint32_t v) { return LLVMConstInt(c->i32, v
 static LLVMValueRef lw_f8_to_f32(LwFn *f, LLVMValueRef x, ScalarKind k) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
+    if (lw_arch_fp8_cvt(c->opt->arch) && k == SK_F8E4M3) return lw_f8_to_f32_cvt(f, x, k);
     if (k == SK_F8E5M2) {
         LLVMValueRef h = LLVMBuildShl(b, LLVMBuildZExt(b, x, c->i16, ""),
                                       LLVMConstInt(c->i16, 8, 0), "");
@@ -122,6 +148,7 @@ static LLVMValueRef lw_f8_to_f32(LwFn *f, LLVMValueRef x, ScalarKind k) {
 static LLVMValueRef lw_f32_to_f8(LwFn *f, LLVMValueRef x, ScalarKind k) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
+    if (lw_arch_fp8_cvt(c->opt->arch)) return lw_f32_to_f8_cvt(f, x, k);
     int e4 = k == SK_F8E4M3, mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, drop = 23 - mbits;
     float largest = e4 ? 448.0f : 57344.0f, smallest_normal = ldexpf(1.0f, 1 - bias);
     uint32_t largest_bits, normal_bits;

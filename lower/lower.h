@@ -54,6 +54,10 @@ int lw_arch_ptx_version(const char *arch);
  * tensor-core instructions). */
 int lw_arch_wgmma(const char *arch);
 
+/* Non-zero when `arch` has the FP8 conversions (cvt ... e4m3x2/e5m2x2,
+ * PTX 7.8): sm_89 and later. */
+int lw_arch_fp8_cvt(const char *arch);
+
 /* Static shared memory an entry may declare (48 KiB); past it the scratch
  * is dynamic shared memory, which the launch must request and pass. */
 #define LW_STATIC_SHARED_MAX (48 * 1024)

@@ -53,6 +53,12 @@ const char *lw_arch_name(size_t i) {
 
 int lw_arch_wgmma(const char *arch) { return arch && strcmp(arch, "sm_90a") == 0; }
 
+int lw_arch_fp8_cvt(const char *arch) {
+    for (size_t i = 0; arch && i < lw_arch_count(); i++)
+        if (strcmp(arch, lw_archs[i].name) == 0) return atoi(arch + 3) >= 89;
+    return 0;
+}
+
 /* The version text is written once, whichever thread asks first. */
 static pthread_once_t lw_version_once = PTHREAD_ONCE_INIT;
 static char lw_version_text[32];

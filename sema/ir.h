@@ -80,8 +80,9 @@ const char *ty_kind_name(ScalarKind k);          /* "f32" */
  * A conversion to f8 goes through f32 (x as f32 first) and rounds to
  * nearest even, saturating: magnitudes past the largest finite value,
  * infinities among them, give it; NaN gives the canonical NaN 0x7f.
- * The interpreter and the GPU's software conversion (lower/elementwise.c)
- * both follow these two functions' rules. */
+ * The interpreter follows these functions' rules, and so does the GPU
+ * (lower/elementwise.c: PTX's cvt.rn.satfinite from sm_89, integer
+ * arithmetic before). */
 int ty_isf8(ScalarKind k);
 uint8_t ty_f8_from_float(ScalarKind k, float x);
 /* The code of x, a value of format k (stored or bitcast, not converted):

@@ -9,17 +9,19 @@
 # are at hand; failing that, every case runs on the interpreter only and
 # the test skips (77).
 #
-# Every file is built for sm_90 but the tensor-core ones (dot.tile), built
-# once per architecture of $DOT_ARCHS (default "sm_80 sm_90a": mma.sync,
-# ldmatrix and cp.async; on sm_90a wgmma where tilec emits it) into
-# bundles/ARCH/ and bundles/sim/ARCH/. Arguments (file
+# Every file is built for sm_90 but the tensor-core ones (dot.tile) and
+# the FP8 conversions (fp8.tile), built once per architecture of
+# $DOT_ARCHS (default "sm_80 sm_90a": mma.sync, ldmatrix and cp.async; on
+# sm_90a wgmma where tilec emits it; FP8 in integer arithmetic on sm_80,
+# through cvt on sm_90a) into bundles/ARCH/ and bundles/sim/ARCH/, each
+# simulated whole. Arguments (file
 # names without .tile) restrict the run to those files:
 # `DOT_ARCHS=sm_90a sh check.sh dot` (make check-dot DOT_ARCHS=sm_90a).
 set -eu
 src=${TILE_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 out=tests/gpu/ops/bundles
 archs=${DOT_ARCHS-sm_80 sm_90a}
-per_arch=" dot "
+per_arch=" dot fp8 "
 tilec=${TILEC:-./tilec}
 llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
 cc=${CC:-cc}

@@ -326,6 +326,54 @@ _Float16 __truncdfbf2(double d) {
     return __truncsfbf2(f);
 }
 
+/* FP8 conversions (PTX ISA, cvt): e4m3 is OCP's E4M3 "fn" (no
+ * infinities, S.1111.111 NaN), e5m2 E5M2 (IEEE-like). The value of code
+ * b, from the formats' definitions. */
+static double ws_f8_value(int e5, unsigned b) {
+    int mb = e5 ? 2 : 3, bias = e5 ? 15 : 7, top = e5 ? 31 : 15;
+    int e = (int)(b & 0x7f) >> mb, m = (int)b & ((1 << mb) - 1);
+    double v = !e5 && e == top && m == (1 << mb) - 1 ? NAN
+             : e5 && e == top                       ? (m ? NAN : INFINITY)
+             : e == 0 ? ldexp(m, 1 - bias - mb) : ldexp(m + (1 << mb), e - bias - mb);
+    return b & 0x80 ? -v : v;
+}
+
+/* cvt.rn.satfinite.{e4m3,e5m2}x2.f32 of one value: the nearest finite
+ * code (ties to the even code), MAX_NORM with x's sign past it (and for
+ * infinities), NaN to 0x7f. By search over the codes. */
+static unsigned ws_f8_of(int e5, float x) {
+    if (isnan(x)) return 0x7f;
+    unsigned top = e5 ? 0x7b : 0x7e, sign = signbit(x) ? 0x80 : 0;
+    if (fabs((double)x) >= ws_f8_value(e5, top)) return top | sign;
+    unsigned best = sign;
+    double bd = INFINITY;
+    for (unsigned c = sign; c <= (sign | top); c++) {
+        double d = fabs(ws_f8_value(e5, c) - (double)x);
+        if (d < bd || (d == bd && !(c & 1))) best = c, bd = d;
+    }
+    return best;
+}
+
+/* d = {cvt(a), cvt(b)}: a's code in the upper byte. */
+uint16_t ws_cvt_f8x2(int32_t e5, float a, float b);
+uint16_t ws_cvt_f8x2(int32_t e5, float a, float b) {
+    return (uint16_t)(ws_f8_of(e5, a) << 8 | ws_f8_of(e5, b));
+}
+
+/* cvt.rn.f16x2.{e4m3,e5m2}x2: both codes of p to f16 (exact), the upper
+ * byte's in the upper half. */
+uint32_t ws_cvt_f16x2_f8x2(int32_t e5, uint16_t p);
+uint32_t ws_cvt_f16x2_f8x2(int32_t e5, uint16_t p) {
+    uint32_t r = 0;
+    for (int i = 0; i < 2; i++) {
+        _Float16 h = (_Float16)ws_f8_value(e5, (unsigned)(p >> (8 * i)) & 0xff);
+        uint16_t u;
+        memcpy(&u, &h, 2);
+        r |= (uint32_t)u << (16 * i);
+    }
+    return r;
+}
+
 float sim_fma_rz_f(float x, float y, float z) {
     int mode = fegetround();   /* the rounding mode is per thread */
     fesetround(FE_TOWARDZERO);

@@ -209,6 +209,11 @@ PRMT_ID = re.compile(r"prmt\.b32 \$0, \$1, 0, 0x3210;$")
 # operands and results through, and lower/memory.c pins a masked store's
 # 2-, 4- or 8-byte value with
 MOV_ID = re.compile(r"mov\.b(16|32|64) \$0, \$1;$")
+# tilec's FP8 conversions on sm_89 and later (lower/elementwise.c): to a
+# pair of f8 codes from two f32 (=h,f,f), or from a pair to two f16
+# (=r,h); warpsim.c's ws_cvt_f8x2 and ws_cvt_f16x2_f8x2 do them.
+CVT_F8 = re.compile(r"cvt\.rn\.(satfinite\.(e4m3|e5m2)x2\.f32 \$0, \$1, \$2|"
+                    r"f16x2\.(e4m3|e5m2)x2 \$0, \$1);$")
 MOV_CONS = {"16": ("=h,h", "i16"), "32": ("=r,r", "i32"), "64": ("=l,l", "i64")}
 
 
@@ -388,6 +393,21 @@ def lower_asm(text):
                 defs.extend(["define internal %s %s(%s %%a0) {" % (t, names[key], t),
                              "  ret %s %%a0" % t, "}"])
             return names[key]
+        cvt = CVT_F8.match(asm.strip())
+        if cvt and (cons, m.group(1)) in (("=h,f,f", "i16"), ("=r,h", "i32")):
+            key = (asm, cons)
+            if key not in names:
+                names[key] = "@sim_asm_%d" % len(names)
+                e5 = int("e5m2" in asm)
+                if cvt.group(2):
+                    defs.extend(["define internal i16 %s(float %%a0, float %%a1) {" % names[key],
+                                 "  %%r = call i16 @ws_cvt_f8x2(i32 %d, float %%a0, float %%a1)"
+                                 % e5, "  ret i16 %r", "}"])
+                else:
+                    defs.extend(["define internal i32 %s(i16 %%a0) {" % names[key],
+                                 "  %%r = call i32 @ws_cvt_f16x2_f8x2(i32 %d, i16 %%a0)" % e5,
+                                 "  ret i32 %r", "}"])
+            return names[key]
         mov = MOV64.match(asm)
         if mov and cons == "=l,r,r" and m.group(1) == "i64":
             key = (asm, cons)
@@ -499,7 +519,9 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
                "declare void @ws_wgmma_ra(i32, i32, ptr, i64, i32, i32, i32, i32, ptr)",
                "declare void @ws_wgmma_ra_async(i32, i32, ptr, i64, i32, i32, i32, i32, ptr)",
                "declare void @ws_wgmma_wait(i32, i32, ptr)",
-               "declare void @ws_smem(ptr)"]
+               "declare void @ws_smem(ptr)",
+               "declare i16 @ws_cvt_f8x2(i32, float, float)",
+               "declare i32 @ws_cvt_f16x2_f8x2(i32, i16)"]
 text = "\n".join(lines)
 text = text.replace("ptx_kernel ", "")
 text = re.sub(r" addrspace\(\d+\)", "", text)
