@@ -149,10 +149,11 @@ static LLVMValueRef lw_f32_to_f8(LwFn *f, LLVMValueRef x, ScalarKind k) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     if (lw_arch_fp8_cvt(c->opt->arch)) return lw_f32_to_f8_cvt(f, x, k);
-    int e4 = k == SK_F8E4M3, mbits = e4 ? 3 : 2, bias = e4 ? 7 : 15, drop = 23 - mbits;
-    float largest = e4 ? 448.0f : 57344.0f, smallest_normal = ldexpf(1.0f, 1 - bias);
+    TyF8Format fmt = ty_f8_format(k);
+    int mbits = fmt.mbits, bias = fmt.bias, drop = 23 - mbits;
+    float smallest_normal = ldexpf(1.0f, 1 - bias);
     uint32_t largest_bits, normal_bits;
-    memcpy(&largest_bits, &largest, sizeof largest_bits);
+    memcpy(&largest_bits, &fmt.largest, sizeof largest_bits);
     memcpy(&normal_bits, &smallest_normal, sizeof normal_bits);
     LLVMValueRef u = LLVMBuildBitCast(b, x, c->i32, "");
     LLVMValueRef a = LLVMBuildAnd(b, u, lw_u32(c, 0x7fffffff), "");
@@ -172,7 +173,7 @@ static LLVMValueRef lw_f32_to_f8(LwFn *f, LLVMValueRef x, ScalarKind k) {
     LLVMValueRef code = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, a, lw_u32(c, normal_bits), ""),
                                         sub, normal, "");
     code = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGE, a, lw_u32(c, largest_bits), ""),
-                           lw_u32(c, e4 ? 0x7e : 0x7b), code, "");
+                           lw_u32(c, fmt.largest_code), code, "");
     code = LLVMBuildOr(b, code, sign, "");
     code = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntUGT, a, lw_u32(c, 0x7f800000), ""),
                            lw_u32(c, 0x7f), code, "");

@@ -128,10 +128,9 @@ const char *ty_kind_name(ScalarKind k) {
 
 int ty_isf8(ScalarKind k) { return k == SK_F8E4M3 || k == SK_F8E5M2; }
 
-/* The format's mantissa bits and bias (e4m3: 3, 7; e5m2: 2, 15). */
-static void f8_format(ScalarKind k, int *mbits, int *bias) {
-    *mbits = k == SK_F8E4M3 ? 3 : 2;
-    *bias = k == SK_F8E4M3 ? 7 : 15;
+TyF8Format ty_f8_format(ScalarKind k) {
+    return k == SK_F8E4M3 ? (TyF8Format){3, 7, 448.0f, 0x7e}
+                          : (TyF8Format){2, 15, 57344.0f, 0x7b};
 }
 
 /* Rounds |x| (finite, below the largest value) by integer arithmetic on
@@ -140,17 +139,16 @@ static void f8_format(ScalarKind k, int *mbits, int *bias) {
  * to even), and shift; below it, x scaled to units of the smallest
  * subnormal and rounded to an integer (exact: scaling by a power of two). */
 uint8_t ty_f8_from_float(ScalarKind k, float x) {
-    int mbits, bias;
-    f8_format(k, &mbits, &bias);
+    TyF8Format fmt = ty_f8_format(k);
+    int mbits = fmt.mbits, bias = fmt.bias;
     uint32_t u;
     memcpy(&u, &x, sizeof u);
     uint8_t sign = (uint8_t)((u >> 24) & 0x80);
     if (isnan(x)) return 0x7f;
     float a = fabsf(x);
-    float largest = k == SK_F8E4M3 ? 448.0f : 57344.0f;
     uint8_t code;
-    if (a >= largest) {
-        code = k == SK_F8E4M3 ? 0x7e : 0x7b;
+    if (a >= fmt.largest) {
+        code = fmt.largest_code;
     } else if (a < ldexpf(1.0f, 1 - bias)) {           /* subnormal or zero */
         code = (uint8_t)rintf(ldexpf(a, bias - 1 + mbits));
     } else {
@@ -169,8 +167,8 @@ uint8_t ty_f8_bits(ScalarKind k, float x) {
 }
 
 float ty_f8_to_float(ScalarKind k, uint8_t b) {
-    int mbits, bias;
-    f8_format(k, &mbits, &bias);
+    TyF8Format fmt = ty_f8_format(k);
+    int mbits = fmt.mbits, bias = fmt.bias;
     int e = (b & 0x7f) >> mbits, m = b & ((1 << mbits) - 1);
     int top = k == SK_F8E4M3 ? 15 : 31;
     float v;

@@ -84,6 +84,13 @@ const char *ty_kind_name(ScalarKind k);          /* "f32" */
  * (lower/elementwise.c: PTX's cvt.rn.satfinite from sm_89, integer
  * arithmetic before). */
 int ty_isf8(ScalarKind k);
+/* A format's shape, for the codec here and the lowering's integer form. */
+typedef struct TyF8Format {
+    int mbits, bias;        /* mantissa bits and exponent bias: 3, 7 / 2, 15 */
+    float largest;          /* the largest finite value: 448 / 57344 */
+    uint8_t largest_code;   /* its code: 0x7e / 0x7b */
+} TyF8Format;
+TyF8Format ty_f8_format(ScalarKind k);
 uint8_t ty_f8_from_float(ScalarKind k, float x);
 /* The code of x, a value of format k (stored or bitcast, not converted):
  * the same but for e5m2's infinities, which keep theirs. */
