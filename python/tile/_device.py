@@ -11,7 +11,8 @@ import ctypes
 import sys
 
 from ._host import _dense
-from ._types import DLPACK, ELEM, TORCH, describe_type, from_typestr, typestr_itemsize
+from ._types import (DLPACK, ELEM, TORCH, describe_type, from_typestr, torch_dtype,
+                     typestr_itemsize)
 from .errors import ArgumentError
 
 _KDL_CUDA, _KDL_CUDA_MANAGED = 2, 13
@@ -93,7 +94,7 @@ def pointer_checker(kernel, index, param):
     want = param.type
     torch = sys.modules.get("torch")
     Tensor = torch.Tensor if torch is not None else None
-    want_dtype = getattr(torch, {v: k for k, v in TORCH.items()}[want], None) if torch else None
+    want_dtype = torch_dtype(torch, want)
 
     def bad(why):
         raise ArgumentError(kernel, why, index, param.name)

@@ -36,6 +36,15 @@ TORCH = {
 
 NUMPY = {v[1]: k for k, v in ELEM.items()}
 
+# element type -> torch dtype name ("f32" -> "float32")
+_TORCH_NAME = {v: k for k, v in TORCH.items()}
+
+
+def torch_dtype(torch, elem):
+    """torch's dtype object of an element type ('f32'), or None (no torch,
+    or a torch without that dtype)."""
+    return getattr(torch, _TORCH_NAME[elem], None) if torch is not None else None
+
 # Array-interface typestr kind letter + size -> element type.
 _TYPESTR = {("b", 1): "bool", ("i", 1): "i8", ("i", 2): "i16", ("i", 4): "i32",
             ("i", 8): "i64", ("u", 1): "u8", ("u", 2): "u16", ("u", 4): "u32",

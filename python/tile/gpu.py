@@ -34,7 +34,7 @@ from . import _cache, _libs
 from ._log import log
 from ._device import pointer_checker
 from ._scalars import scalar_checker
-from ._types import FLOATS, INT_RANGE, TORCH, Param
+from ._types import FLOATS, INT_RANGE, Param, torch_dtype
 from .errors import (ArgumentError, BundleError, ConfigError, GPUUnavailableError,
                      LaunchError, LibraryNotFoundError)
 from .kernel import _MISSING, Kernel, Module as ModuleBase, normalize_grid, parse_configs
@@ -52,13 +52,6 @@ class _LaunchValue(ctypes.Union):
 
 class TileLaunchArg(ctypes.Structure):
     _fields_ = [("kind", ctypes.c_int), ("v", _LaunchValue)]
-
-
-def _torch_dtype(torch, elem):
-    """torch's dtype object of an element type ('f32'), or None."""
-    if torch is None:
-        return None
-    return getattr(torch, {v: k for k, v in TORCH.items()}[elem], None)
 
 
 class Libtile:
@@ -397,7 +390,7 @@ class GPUKernel(Kernel):
             packed.append(f"{_arg_kind(p)}, v{i}")
             if p.pointer:
                 env[f"check{i}"] = pointer_checker(self.name, i, p)
-                env[f"dtype{i}"] = _torch_dtype(torch, p.type)
+                env[f"dtype{i}"] = torch_dtype(torch, p.type)
                 body.append(_FILL_POINTER.format(i=i, device="0" if one_device
                                             else f"a{i}.get_device()"))
                 devices.append(f"d{i}")

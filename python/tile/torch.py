@@ -62,7 +62,7 @@ import torch
 from torch.autograd import forward_ad
 
 from ._log import log
-from ._types import TORCH, describe_type
+from ._types import TORCH, describe_type, torch_dtype
 from .errors import ArgumentError, TileError
 
 __all__ = ["custom_op", "like", "TileOp"]
@@ -98,12 +98,6 @@ class like:
 
 
 _NO_CONTEXT = contextlib.nullcontext()
-
-
-def _torch_dtype(elem):
-    """The torch dtype of Tile element type elem, or None."""
-    name = next((n for n, e in TORCH.items() if e == elem), None)
-    return getattr(torch, name, None) if name else None
 
 
 def _on_device(device):
@@ -217,7 +211,7 @@ class TileOp:
         self._eager_types = [_eager_types(self._params[n]) for n in self.inputs]
         # (position, parameter, torch dtype) of each tensor input; the dtype
         # is what _check_inputs compares first (None: ask _elem)
-        self._tensor_inputs = [(i, p, _torch_dtype(p.type))
+        self._tensor_inputs = [(i, p, torch_dtype(torch, p.type))
                                for i, p in enumerate(self._input_params) if p.pointer]
         self._param_names = [p.name for p in kernel.params]
         self._eager_autograd = None
