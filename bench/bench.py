@@ -1315,5 +1315,85 @@ def step_user():
 
 EXTRA_STEPS.append("user")
 
+
+# ---------------------------------------------------------------- operand layouts
+# Step `mmlayout` (run only when named): f32 (TF32) and f16 products with
+# B stored [K, N] and [N, K], beside cuBLAS and Triton (one strided
+# kernel, the configurations Tile's bundles have; configs.MMLAYOUT_*).
+
+def define_triton_matmul_strided():
+    global tr_mm_strided
+
+    @triton.jit
+    def tr_mm_strided(c, a, b, M, N, K, sam, sak, sbk, sbn, BM: tl.constexpr,
+                      BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
+        pid = tl.program_id(0)
+        num_m, num_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        width = GROUP * num_n
+        first = (pid // width) * GROUP
+        size = min(num_m - first, GROUP)
+        pm = first + (pid % width) % size
+        pn = (pid % width) // size
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, K, BK):
+            at = tl.load(a + rm[:, None] * sam + (k + rk)[None, :] * sak,
+                         mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+            bt = tl.load(b + (k + rk)[:, None] * sbk + rn[None, :] * sbn,
+                         mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(at, bt, acc)
+        tl.store(c + rm[:, None] * N + rn[None, :], acc.to(c.dtype.element_ty),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def step_mmlayout():
+    """C = A @ B, f32 through TF32 and f16, B stored [K, N] (x @ w) and
+    [N, K] (x @ w.T): cuBLAS (TF32 allowed for f32), Triton and Tile in
+    the same configurations."""
+    define_triton_matmul_strided()
+    saved = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        for t, tiles in configs.MMLAYOUT_TILES.items():
+            dt = torch.float32 if t == "f32" else torch.float16
+            for n in configs.MMLAYOUT_SIZES:
+                for lay in ("kn", "nk"):
+                    work = f"mm {'tf32' if t == 'f32' else t} B[{lay}] {n}^3"
+                    try:
+                        _mmlayout_one(work, t, dt, n, lay, tiles)
+                    except Exception as e:  # noqa: BLE001
+                        fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = saved
+
+
+def _mmlayout_one(work, t, dt, n, lay, tiles):
+    a = torch.rand(n, n, device="cuda", dtype=dt) * 2 - 1
+    bs = torch.rand(n, n, device="cuda", dtype=dt) * 2 - 1   # as stored
+    b = bs if lay == "kn" else bs.t()                         # the [K, N] operand
+    out = torch.empty(n, n, device="cuda", dtype=dt)
+    ref = a.double() @ b.double()
+    tol, flops = 5e-3, 2 * n ** 3
+    timed_flops(work, "torch.matmul (cuBLAS)", lambda: torch.matmul(a, b), ref, tol, flops)
+    for bm, bn, bk, w in tiles:
+        grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
+        timed_flops(work, f"triton {bm}x{bn}x{bk} w{w} s3",
+                    lambda: tr_mm_strided[grid](out, a, b, n, n, n, a.stride(0), a.stride(1),
+                                                b.stride(0), b.stride(1), BM=bm, BN=bn, BK=bk,
+                                                GROUP=8, num_warps=w, num_stages=3),
+                    ref, tol, flops, out=out)
+    for bm, bn, bk, w in tiles:
+        k = tile_kernel(configs.mmlayout_bundle(t, lay, bm, bn, bk, w),
+                        "matmul" if lay == "kn" else "matmul_bt")
+        args = [ptr(addr(out)), ptr(addr(a)), ptr(addr(bs))] + [i64(n)] * 6
+        timed_flops(work, f"tile {bm}x{bn}x{bk} w{w}", k.bind(args, stream()), ref, tol,
+                    flops, out=out)
+    del a, bs, b, out, ref
+
+
+EXTRA_STEPS.append("mmlayout")
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -85,12 +85,15 @@ uint16_t ip_bf16_from_double(double x) { return (uint16_t)round_to_format(x, 8, 
 double ip_f16_to_double(uint16_t h) { return from_format(h, 5, 10); }
 double ip_bf16_to_double(uint16_t h) { return from_format(h, 8, 7); }
 
-float ip_tf32_round(float x) {
-    if (!isfinite(x)) return x;
+/* The tensor cores read an f32 operand as TF32 by ignoring its low 13
+ * bits (wgmma does so with f32 in shared memory, which cuBLAS and Triton
+ * feed it unrounded; mma.sync is given the same bits, lower/dot.c): a
+ * truncation toward zero, bit for bit — so a NaN whose payload lies only
+ * in those bits reads as an infinity, here as there. */
+float ip_tf32_trunc(float x) {
     uint32_t b;
     memcpy(&b, &x, sizeof b);
-    b = (b + 0x1000u) & ~0x1fffu;        /* sign-magnitude: ties go away
-                                            from zero */
+    b &= ~0x1fffu;
     memcpy(&x, &b, sizeof b);
     return x;
 }

@@ -82,7 +82,7 @@ double ip_f16_to_double(uint16_t h);
 double ip_bf16_to_double(uint16_t h);
 /* Rounds an f32 to tf32 (10 explicit mantissa bits), to nearest with ties
  * away from zero, as cvt.rna.tf32.f32 does. */
-float ip_tf32_round(float x);
+float ip_tf32_trunc(float x);
 /* Rounds x to the nearest value of float kind k (once). */
 double ip_round(ScalarKind k, double x);
 

@@ -24,7 +24,8 @@
  *
  * dot accumulates each output element over k in index order, starting
  * from acc (or zero), in f32 for float inputs: f16/bf16 products are exact
- * in f32, f32 inputs are first rounded to tf32 (ties away from zero) unless
+ * in f32, f32 inputs are first truncated to tf32 (their low 13 bits dropped, as the
+ * tensor cores read them) unless
  * the op is marked ieee, in which case each step is an f32 fma; f64 inputs
  * accumulate in double with fma; i8 (any integer) inputs accumulate with
  * wrapping at the result's width. An f16 result (out_dtype=f16) is the
@@ -366,7 +367,7 @@ static float *dot_operand(const IpSlot *v, int64_t n, ScalarKind k, int ieee) {
     if (!f) return NULL;
     for (int64_t i = 0; i < n; i++) {
         f[i] = (float)v[i].f;
-        if (k == SK_F32 && !ieee) f[i] = ip_tf32_round(f[i]);
+        if (k == SK_F32 && !ieee) f[i] = ip_tf32_trunc(f[i]);
     }
     return f;
 }

@@ -24,7 +24,8 @@
  * their latency hides behind tensor-core work, and before the last
  * sub-step's the loop may wait, cross its barrier and read the next
  * tile's first sub-step (lw_pipe_last_step). f32 operands are first
- * rounded to tf32 (cvt.rna, as the interpreter rounds); i8 operands are
+ * truncated to tf32 (their low 13 bits cleared, as wgmma reads f32 in
+ * shared memory and the interpreter rounds); i8 operands are
  * packed four to a register. An f16 result (out_dtype=f16) is m16n8k16's
  * f16 accumulator: c0..c3 packed in two f16x2 registers (c0/c1 and c2/c3
  * are register bits 0 of the accumulator map, neighbours in n).
@@ -61,10 +62,9 @@ static int find_group(const Layout *l, int size, int32_t c0, int32_t c1) {
 static LLVMValueRef pack32(LwFn *f, ScalarKind k, LLVMValueRef *e, int kw) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
-    if (k == SK_F32) {
-        LLVMValueRef x = e[0];
-        return lw_call_intr(c, "llvm.nvvm.f2tf32.rna", NULL, 0, &x, 1);
-    }
+    if (k == SK_F32)   /* tf32: the low 13 bits dropped (interp/fp.c) */
+        return LLVMBuildAnd(b, LLVMBuildBitCast(b, e[0], c->i32, ""),
+                            lw_i32(c, (int64_t)0xffffe000u), "");
     LLVMTypeRef et = lw_type(c, k);
     LLVMValueRef v = LLVMGetUndef(LLVMVectorType(et, (unsigned)kw));
     for (int i = 0; i < kw; i++)
@@ -245,22 +245,35 @@ static uint64_t desc_off(const LySmem *s, int32_t r, int32_t col) {
     return (uint64_t)ly_smem_offset(s, packed) * (uint64_t)s->esize >> 4;
 }
 
-/* One wgmma.mma_async m64n<ni>k16 with f32 accumulators d[0 .. ni/2):
+/* wgmma's name for operands of kind k. */
+static const char *wgmma_type(ScalarKind k) {
+    switch (k) {
+    case SK_BF16: return "bf16";
+    case SK_F32: return "tf32";
+    default: return "f16";
+    }
+}
+
+/* One wgmma.mma_async m64n<ni>k<K> with f32 accumulators d[0 .. ni/2):
  * A through descriptor da (ra NULL; ta its transpose flag) or from the
  * four 32-bit registers ra (the mma.sync A fragment's a0..a3 of each
- * warp's 16 rows), B through descriptor db. */
+ * warp's 16 rows), B through descriptor db. Kinds read K-major only
+ * (tf32) take no transpose immediates. */
 static void wgmma_issue(LwFn *f, ScalarKind ek, int ni, LLVMValueRef da,
                         LLVMValueRef *ra, LLVMValueRef db, int ta, int tb,
                         LLVMValueRef *d) {
     int n = ni / 2, na = ra ? 4 : 1;
-    const char *t = ek == SK_BF16 ? "bf16" : "f16";
+    const char *t = wgmma_type(ek);
     char *text = ar_alloc(f->c->ar, (size_t)n * 8 + 256), *w = text;
     w += sprintf(w, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
-                 "wgmma.mma_async.sync.aligned.m64n%dk16.f32.%s.%s {", n + na + 1, ni, t, t);
+                 "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", n + na + 1, ni,
+                 ly_wgmma_k(ek), t, t);
     for (int i = 0; i < n; i++) w += sprintf(w, "%s$%d", i ? ", " : "", i);
     if (ra)
         sprintf(w, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", n, n + 1, n + 2, n + 3,
                 n + 4, tb);
+    else if (ly_wgmma_kmajor_only(ek))
+        sprintf(w, "}, $%d, $%d, p, 1, 1;\n}", n, n + 1);
     else
         sprintf(w, "}, $%d, $%d, p, 1, 1, %d, %d;\n}", n, n + 1, ta, tb);
     LLVMValueRef extra[6];
@@ -315,7 +328,8 @@ static int wgmma_regs(const Layout *cl, int q, int ni, int32_t m0, int32_t n0) {
 
 /* The product as warpgroup MMA: warpgroup g (warps 4g..4g+3) computes
  * rows 64g .. 64g+63 of every 16·warps rows of the tile (M repeats mr),
- * in N chunks of up to 256 columns, K in steps of 16, each instruction
+ * in N chunks of up to 256 columns, K in steps of 32 bytes (16 f16 or
+ * bf16, 8 tf32), each instruction
  * reading B from its ring through a descriptor (lw_pipe_wgmma) and A
  * from its ring the same way or from registers (wgmma_a_regs).
  * Then one commit, and a wait that leaves this group in flight when the
@@ -329,8 +343,13 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     const Layout *cl = op->res[0]->layout;
     ScalarKind ek = (ScalarKind)op->args[0]->ty.k;
     int32_t M = cl->shape[0], N = cl->shape[1], K = op->args[0]->ty.dim[1];
-    int32_t rows = 16 * cl->mma_warps[0], ni = N < 256 ? N : 256;
+    int32_t rows = 16 * cl->mma_warps[0], ni = N < 256 ? N : 256, kstep = ly_wgmma_k(ek);
     int ka = s[0] && s[0]->fast == 1, kb = s[1]->fast == 0;
+    if (ly_wgmma_kmajor_only(ek) && (!ka || !kb)) {
+        lw_error(f, op->loc, "internal error: a %s operand of wgmma not K-major",
+                 ty_kind_name(ek));
+        return 1;
+    }
     LwVal acc = *lw_val(f, op->args[2]);
     LwVal out = lw_new_val(f, acc.n);
     memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
@@ -347,14 +366,14 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     int nm = M / rows;
     LLVMValueRef *regs = NULL;
     if (!s[0]) {
-        regs = ar_alloc(c->ar, sizeof(LLVMValueRef) * 4 * (size_t)(K / 16 * nm));
-        for (int32_t k0 = 0; k0 < K; k0 += 16)
+        regs = ar_alloc(c->ar, sizeof(LLVMValueRef) * 4 * (size_t)(K / kstep * nm));
+        for (int32_t k0 = 0; k0 < K; k0 += kstep)
             for (int32_t m0 = 0; m0 < M; m0 += rows)
-                if (!wgmma_a_regs(f, op, m0, k0, regs + 4 * (k0 / 16 * nm + m0 / rows)))
+                if (!wgmma_a_regs(f, op, m0, k0, regs + 4 * (k0 / kstep * nm + m0 / rows)))
                     return 1;
     }
     lw_call_intr(c, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
-    for (int32_t k0 = 0; k0 < K; k0 += 16)
+    for (int32_t k0 = 0; k0 < K; k0 += kstep)
         for (int32_t m0 = 0; m0 < M; m0 += rows)
             for (int32_t n0 = 0; n0 < N; n0 += ni) {
                 int q = find_group(cl, 1, m0, n0);
@@ -367,7 +386,7 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
                 if (s[0])
                     a = desc_pack(f, LLVMBuildAdd(c->b, da, lw_i32(c, (int64_t)desc_off(s[0], m0, k0)), ""), ha);
                 else
-                    rap = regs + 4 * (k0 / 16 * nm + m0 / rows);
+                    rap = regs + 4 * (k0 / kstep * nm + m0 / rows);
                 LLVMValueRef b = desc_pack(f, LLVMBuildAdd(c->b, db, lw_i32(c, (int64_t)desc_off(s[1], k0, n0)), ""), hb);
                 wgmma_issue(f, ek, ni, a, rap, b, !ka, !kb, out.r + q);
             }

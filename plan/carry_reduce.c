@@ -159,21 +159,6 @@ static IrOp *identity(Cr *c, int64_t red, ScalarKind k, Loc loc) {
     return op;
 }
 
-static void unlink_op(IrOp *op) {
-    IrBlock *b = op->parent;
-    if (op->prev) op->prev->next = op->next; else b->first = op->next;
-    if (op->next) op->next->prev = op->prev; else b->last = op->prev;
-    op->prev = op->next = NULL;
-}
-
-static void replace_uses(IrBlock *b, const IrValue *from, IrValue *to) {
-    for (IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nargs; i++)
-            if (op->args[i] == from) op->args[i] = to;
-        for (int r = 0; r < op->nregions; r++) replace_uses(op->regions[r], from, to);
-    }
-}
-
 /* Rewrites carried value j of `loop`, whose update reduces with red. */
 static void rewrite(Cr *c, IrOp *loop, int j, IrOp *red) {
     IrBlock *body = loop->regions[0];
@@ -196,8 +181,8 @@ static void rewrite(Cr *c, IrOp *loop, int j, IrOp *red) {
     IrValue *ops[2] = {init, s};
     IrOp *fin = detached(c, (IrOpcode)upd->op, s->ty, 2, ops, upd->loc);
     fin->res[0]->name = res->name;
-    replace_uses(c->k->body, res, fin->res[0]);
-    unlink_op(red);
+    ir_replace_uses(c->k->body, res, fin->res[0]);
+    ir_unlink(red);
     red->args[0] = res;
     ir_insert_after(red, loop->parent, loop);
     ir_insert_after(fin, loop->parent, red);

@@ -253,6 +253,13 @@ const char *ly_str(Arena *ar, const Layout *l);
  * tensor-core instruction applies: f32 with precision="ieee" (exact FMA),
  * or a K smaller than the instruction's. */
 int ly_mma_k(ScalarKind in, int ieee, int K);
+/* wgmma's K per instruction for operands of kind `in` (32 bytes of
+ * each: f16/bf16 16, tf32 8), 0 where it has none that Tile emits. */
+int ly_wgmma_k(ScalarKind in);
+/* wgmma reads operands of kind `in` only K-major from shared memory
+ * (tf32: its transpose immediates exist for 16-bit types alone). */
+int ly_wgmma_kmajor_only(ScalarKind in);
+
 
 /* How `warps` warps split an M x N accumulator (Triton's warpsPerTileV2):
  * doubling along M while M still has more 16-row repeats per warp than N
@@ -443,7 +450,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
  * reason layout assignment finds (LY_WG_FITS: it can). */
 typedef enum LyWgmmaMisfit {
     LY_WG_FITS = 0,
-    LY_WG_DTYPE,        /* operands other than f16/bf16 (tf32, i8) */
+    LY_WG_DTYPE,        /* operands other than f16/bf16/tf32 (i8, ieee f32) */
     LY_WG_F16_ACC,      /* an f16 accumulator (out_dtype=f16) */
     LY_WG_WARPS,        /* warps not a multiple of 4 (a warpgroup) */
     LY_WG_ROWS,         /* M not a multiple of 64 */
@@ -451,8 +458,14 @@ typedef enum LyWgmmaMisfit {
     LY_WG_COLS,         /* N below 8 */
     LY_WG_STAGES,       /* stages < 2 */
     LY_WG_LOOP,         /* B not loaded in the product's `for` loop */
+    LY_WG_A_LOOP,       /* tf32: A not loaded there (registers: 16-bit only) */
+    LY_WG_A_MN,         /* tf32: A loaded along M (dot_layout's check) */
+    LY_WG_B_MN,         /* tf32: B loaded along N (dot_layout's check) */
 } LyWgmmaMisfit;
 LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *dot);
+/* Layout assignment records, on an sm_90a target, the reason it found in
+ * the product's iattr[1] (LY_WG_FITS when it runs on wgmma or has no
+ * tensor-core layout) for ly_mma_reason. */
 /* Runs ly_assign_kernel on every kernel of m, assuming nothing or, with
  * `aligned`, ly_facts_full (the plan the aligned variant has: plan/guard.c
  * keeps only facts that leave it unchanged). `wgmma`: the target has
@@ -469,6 +482,11 @@ void ly_assign_module(Arena *ar, IrModule *m, int aligned, int wgmma);
  * per thread. Returns the number of values rewritten. */
 enum { LY_CARRY_MAX_REGS = 64 };
 int ly_carry_reduce(Arena *ar, IrKernel *k);
+/* Transposed loads read only by products (fold_trans.c, run by
+ * ly_assign_kernel after ly_carry_reduce): `dot(a, trans(load(p)))`
+ * becomes a load of the transposed pointers, the product's operand
+ * itself. Returns the number of loads rewritten. */
+int ly_fold_trans(Arena *ar, IrKernel *k);
 
 /* Checks the pass's postcondition on k: every tile value has a layout,
  * no scalar has one, every operand has the layout its op needs (memory

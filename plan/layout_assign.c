@@ -40,7 +40,9 @@
  * Before step 1, ly_carry_reduce (carry_reduce.c) rewrites loops that
  * accumulate a reduction (`acc += sum(t, 0)`) to carry t's whole tile
  * and reduce it once after the loop; planning then gives the carried
- * tile t's layout like any element-wise value.
+ * tile t's layout like any element-wise value. Then ly_fold_trans
+ * (fold_trans.c) turns a transposed load feeding a product into a load
+ * of the transposed pointers, so that the load is the product's operand.
  *
  * The pass runs on one IrKernel per variant: the variant changes axis info
  * and therefore the anchors.
@@ -215,6 +217,8 @@ static int64_t ax_run(const AxTable *ax, const IrOp *op, int dim) {
  * plan stores into a stage buffer (plan/lowering.c). */
 static int loop_loaded(const IrKernel *k, const IrOp *op, int i) {
     const IrOp *ld = op->args[i]->def;
+    if (ld && ld->op == IR_CONVERT_LAYOUT)   /* after materialization (--stats) */
+        ld = ld->args[0]->def;
     const IrOp *loop = op->parent ? op->parent->parent : NULL;
     return ld && ld->op == IR_LOAD && ld->parent == op->parent && loop &&
            loop->op == IR_FOR && k->stages >= 2 && is_tile(ld->args[0]);
@@ -242,7 +246,9 @@ static int stage_operand(const LaCtx *c, const IrOp *op) {
 }
 
 /* Whether warpgroup MMA can take product `op` of k (sm_90a), and if not
- * the first reason: f16/bf16 operands (m16n8k16) into f32 accumulators
+ * the first reason: f16/bf16 operands (m16n8k16) or f32 ones in tf32
+ * (m16n8k8, A loaded in the loop too: wgmma takes A from registers only
+ * in 16-bit types) into f32 accumulators
  * (lower/dot.c issues wgmma with f32 ones only), B loaded in the
  * product's loop (wgmma reads it from its ring or its stage buffer; A
  * from its ring or stage buffer too when it is loaded there, else from
@@ -254,7 +260,8 @@ static int stage_operand(const LaCtx *c, const IrOp *op) {
 LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *op) {
     const Type ta = op->args[0]->ty, tr = ty_pad(op->res[0]->ty);
     int w = k->warps;
-    if (ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]) != 16) return LY_WG_DTYPE;
+    int mk = ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]);
+    if (!mk || mk != ly_wgmma_k((ScalarKind)ta.k)) return LY_WG_DTYPE;
     if (tr.k == SK_F16) return LY_WG_F16_ACC;
     if (w % 4) return LY_WG_WARPS;
     if (tr.dim[0] % 64) return LY_WG_ROWS;
@@ -262,6 +269,7 @@ LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *op) {
     if (tr.dim[1] < 8) return LY_WG_COLS;
     if (k->stages < 2) return LY_WG_STAGES;
     if (!loop_loaded(k, op, 1)) return LY_WG_LOOP;
+    if (ly_wgmma_kmajor_only((ScalarKind)ta.k) && !loop_loaded(k, op, 0)) return LY_WG_A_LOOP;
     return LY_WG_FITS;
 }
 
@@ -278,18 +286,30 @@ static int mn_major(LaCtx *c, const IrOp *op, int i) {
     return order[0] == (i == 0 ? 0 : 1);
 }
 
+/* ly_wgmma_misfit, and for kinds wgmma reads K-major only, an operand
+ * loaded along M or N: its ring would be filled one element per cp.async
+ * (ly_ring_copy), which measured slower than mma.sync on the H200 (TF32
+ * 4096^3 with B [K, N]: 1.63 ms against 0.91). */
+static LyWgmmaMisfit wgmma_misfit(LaCtx *c, const IrOp *op) {
+    LyWgmmaMisfit why = ly_wgmma_misfit(c->k, op);
+    if (why != LY_WG_FITS || !ly_wgmma_kmajor_only((ScalarKind)op->args[0]->ty.k)) return why;
+    for (int i = 0; i < 2; i++)
+        if (mn_major(c, op, i)) return i ? LY_WG_B_MN : LY_WG_A_MN;
+    return LY_WG_FITS;
+}
+
 /* The anchor layout of a dot's accumulator and result: an mma.sync
  * accumulator layout (plan/mma.c) when a tensor-core instruction fits
  * the operands, else (f32 with precision="ieee", i8 with K < 32) the
  * default blocked layout, which the FMA path computes in. */
-static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n,
-                                const IrOp *op) {
+static const Layout *dot_layout(LaCtx *c, IrOp *const *dots, int n, IrOp *op) {
     const Type ta = op->args[0]->ty, tr = ty_pad(op->res[0]->ty);
     int mk = ly_mma_k((ScalarKind)ta.k, (int)op->iattr[0], ta.dim[1]);
     if (!mk) return default_layout(c, tr);
     int32_t warps[2];
     int chained = chained_dot(c, dots, n, op);
-    if (c->wgmma && ly_wgmma_misfit(c->k, op) == LY_WG_FITS) {
+    op->iattr[1] = c->wgmma ? wgmma_misfit(c, op) : LY_WG_FITS;
+    if (c->wgmma && op->iattr[1] == LY_WG_FITS) {
         warps[0] = c->k->warps;
         warps[1] = 1;
         Layout *l = ly_mma(c->ar, tr.dim, mk, warps);
@@ -639,6 +659,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.k = k;
     c.wgmma = wgmma;
     ly_carry_reduce(ar, k);
+    ly_fold_trans(ar, k);
     c.ax = ax_analyze(ar, k, f);
     IrBuilder b = {ar, k, NULL, k->loc};
     c.scratch = ir_block(&b, 0, NULL);

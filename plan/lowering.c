@@ -160,7 +160,8 @@ static int new_ring(const LyPlan *p, const IrBlock *body, const IrOp *const *dot
  * `body` read only by products (one conversion feeding two products is
  * staged once), into wgmma's canonical layout with rows along its
  * source's contiguous dimension, so that each thread stores runs of its
- * registers. 0 when it cannot be. */
+ * registers (along K where wgmma reads the kind K-major only). 0 when it
+ * cannot be. */
 static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *dot, int i) {
     const IrOp *cv = dot->args[i]->def;
     if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->parent != body ||
@@ -169,8 +170,9 @@ static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *do
         return 0;
     if (ly_stage_of(q, cv)) return 1;
     const Type tp = ty_pad(cv->res[0]->ty), *t = &tp;
-    LySmem *s = ly_smem_wgmma(pl->ar, t->dim, ly_fastest_dim(cv->args[0]->layout),
-                              ty_bytes((ScalarKind)t->k));
+    int fast = ly_wgmma_kmajor_only((ScalarKind)t->k) ? (i == 0 ? 1 : 0)
+                                                      : ly_fastest_dim(cv->args[0]->layout);
+    LySmem *s = ly_smem_wgmma(pl->ar, t->dim, fast, ty_bytes((ScalarKind)t->k));
     if (!s || q->nstage == (int)(sizeof q->stage / sizeof q->stage[0])) return 0;
     q->stage[q->nstage++] = (LyStage){.cvt = cv, .s = s};
     return 1;
@@ -181,7 +183,7 @@ static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *do
  * 4), each takes B from a ring only it reads or from a stage buffer
  * (add_stage: a load too narrow for cp.async, say), and A from a ring
  * only products read (one may serve several), a stage buffer, or
- * registers; the rings are exactly theirs. With one product that
+ * registers (f16 and bf16 only); the rings are exactly theirs. With one product that
  * carries its accumulator straight from one iteration to the next
  * (acc = dot(a, b, acc=acc), nothing else reading it), 3 stages or
  * more and nothing staged (the next iteration's stores would overwrite
@@ -198,7 +200,9 @@ static int wgmma_plan(Planner *pl, LyPipe *q, int nmarked) {
         if (ly_ring_operand(p, body, op, 1)) rings++;
         else if (!add_stage(pl, q, body, op, 1)) return q->nstage = 0;
         if (ly_ring_operand(p, body, op, 0)) rings += new_ring(p, body, q->wg_dot, n, op);
-        else add_stage(pl, q, body, op, 0);   /* else A from registers */
+        else if (!add_stage(pl, q, body, op, 0) &&   /* else A from registers */
+                 ly_wgmma_kmajor_only((ScalarKind)op->args[0]->ty.k))
+            return q->nstage = 0;
         q->wg_dot[n++] = op;
     }
     if (!n || rings != nmarked) return q->nstage = 0;
@@ -366,9 +370,9 @@ const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const I
     const Layout *cl = dot->res[0]->layout;
     if (!cl || cl->kind != LY_MMA) return NULL;   /* FMA chains: no tensor cores */
     const Type ta = dot->args[0]->ty, tr = ty_pad(dot->res[0]->ty);
-    switch (cl->wgmma ? LY_WG_FITS : ly_wgmma_misfit(k, dot)) {
+    switch (cl->wgmma ? LY_WG_FITS : (LyWgmmaMisfit)dot->iattr[1]) {
     case LY_WG_DTYPE:
-        return ar_printf(ar, "its operands are %s (wgmma is used for f16 and bf16)",
+        return ar_printf(ar, "its operands are %s (wgmma is used for f16, bf16 and tf32)",
                          ty_kind_name((ScalarKind)ta.k));
     case LY_WG_F16_ACC:
         return "its accumulator is f16 (out_dtype=f16: mma.sync accumulates in f16; "
@@ -387,6 +391,14 @@ const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const I
                          "by a loop with stages >= 2)", k->stages);
     case LY_WG_LOOP:
         return "its B operand is not loaded in the product's `for` loop";
+    case LY_WG_A_MN: case LY_WG_B_MN:
+        return ar_printf(ar, "its %s operand is loaded along %s (wgmma reads tf32 K-major "
+                         "only, and copies along K one element at a time were slower than "
+                         "mma.sync)", dot->iattr[1] == LY_WG_A_MN ? "A" : "B",
+                         dot->iattr[1] == LY_WG_A_MN ? "M" : "N");
+    case LY_WG_A_LOOP:
+        return "its A operand is not loaded in the product's `for` loop (wgmma "
+               "takes A from registers for f16 and bf16 only)";
     case LY_WG_FITS:
         break;
     }

@@ -102,6 +102,16 @@ int ly_mma_k(ScalarKind in, int ieee, int K) {
     return k && K >= k ? k : 0;
 }
 
+int ly_wgmma_k(ScalarKind in) {
+    switch (in) {
+    case SK_F16: case SK_BF16: return 16;
+    case SK_F32: return 8;
+    default: return 0;
+    }
+}
+
+int ly_wgmma_kmajor_only(ScalarKind in) { return in == SK_F32; }
+
 void ly_mma_warps(int32_t M, int32_t N, int warps, int chained, int32_t out[2]) {
     out[0] = out[1] = 1;
     if (chained && M >= 16 * warps) {

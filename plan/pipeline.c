@@ -81,7 +81,7 @@ static int clonable(const IrValue *v, const IrOp *loop, int depth) {
 static int zero_splat(const IrValue *v) {
     const IrOp *op = v->def;
     while (op && (op->op == IR_SPLAT || op->op == IR_BROADCAST ||
-                  op->op == IR_CONVERT_LAYOUT))
+                  op->op == IR_CONVERT_LAYOUT || op->op == IR_PERMUTE))
         op = op->args[0]->def;
     return op && op->op == IR_CONST && op->iattr[0] == 0 && op->fattr == 0 &&
            !signbit(op->fattr);

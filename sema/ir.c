@@ -276,6 +276,21 @@ void ir_insert_after(IrOp *op, IrBlock *blk, IrOp *pos) {
         blk->first = op;
 }
 
+void ir_unlink(IrOp *op) {
+    IrBlock *b = op->parent;
+    if (op->prev) op->prev->next = op->next; else b->first = op->next;
+    if (op->next) op->next->prev = op->prev; else b->last = op->prev;
+    op->prev = op->next = NULL;
+}
+
+void ir_replace_uses(IrBlock *b, const IrValue *from, IrValue *to) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nargs; i++)
+            if (op->args[i] == from) op->args[i] = to;
+        for (int r = 0; r < op->nregions; r++) ir_replace_uses(op->regions[r], from, to);
+    }
+}
+
 IrValue *ir_op1(IrBuilder *b, IrOpcode opc, Type t, ...) {
     IrValue *args[8];
     int n = 0;

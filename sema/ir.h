@@ -320,6 +320,10 @@ IrOp *ir_emit(IrBuilder *b, IrOpcode op, int nres, const Type *resty,
               int nargs, IrValue *const *args);
 /* Links op into blk right after pos (first in blk when pos is NULL). */
 void ir_insert_after(IrOp *op, IrBlock *blk, IrOp *pos);
+/* Unlinks op from its block (plan/ rewrites of a variant's copy). */
+void ir_unlink(IrOp *op);
+/* Every operand `from` in b (nested regions included) becomes `to`. */
+void ir_replace_uses(IrBlock *b, const IrValue *from, IrValue *to);
 /* Shorthand for one result; the argument list ends with NULL. */
 IrValue *ir_op1(IrBuilder *b, IrOpcode op, Type t, ...);
 IrValue *ir_const_int(IrBuilder *b, Type t, int64_t v);  /* scalar t */

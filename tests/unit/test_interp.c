@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ------------------------------------------------------------ builders */
 
@@ -156,11 +157,19 @@ static void test_formats(void) {
     nan = ip_bf16_from_double(-NAN);
     CHECK((nan & 0x7f80) == 0x7f80 && (nan & 0x7f) != 0 && (nan & 0x8000));
 
-    CHECK(ip_tf32_round(1.0f + 0x1p-11f) == 1.0f + 0x1p-10f);  /* tie: away */
-    CHECK(ip_tf32_round(-(1.0f + 0x1p-11f)) == -(1.0f + 0x1p-10f));
-    CHECK(ip_tf32_round(1.0f + 0x1p-12f) == 1.0f);
-    CHECK(ip_tf32_round(1.0f + 0x3p-12f) == 1.0f + 0x1p-10f);
-    CHECK(isinf(ip_tf32_round(INFINITY)) && isnan(ip_tf32_round(NAN)));
+    /* tf32: the low 13 bits dropped, toward zero whatever the sign */
+    CHECK(ip_tf32_trunc(1.0f + 0x1p-11f) == 1.0f);
+    CHECK(ip_tf32_trunc(-(1.0f + 0x1p-11f)) == -1.0f);
+    CHECK(ip_tf32_trunc(1.0f + 0x1fffp-23f) == 1.0f);
+    CHECK(ip_tf32_trunc(1.0f + 0x3p-11f) == 1.0f + 0x1p-10f);
+    CHECK(ip_tf32_trunc(0x1p-149f) == 0.0f && ip_tf32_trunc(0x1p-136f) == 0x1p-136f);
+    CHECK(isinf(ip_tf32_trunc(INFINITY)) && isnan(ip_tf32_trunc(NAN)));
+    {   /* a NaN with its payload only in the dropped bits: an infinity */
+        uint32_t b = 0x7f800001u;
+        float x;
+        memcpy(&x, &b, sizeof x);
+        CHECK(isinf(ip_tf32_trunc(x)));
+    }
 
     /* conversions between kinds */
     IpSlot s = {.f = 3.99};
@@ -850,7 +859,7 @@ static void test_dot(void) {
             int32_t s5 = 3;
             for (int k = 0; k < K; k++) {
                 s1 = fmaf(a[i * K + k], b[k * N + j], s1);
-                s2 += ip_tf32_round(a[i * K + k]) * ip_tf32_round(b[k * N + j]);
+                s2 += ip_tf32_trunc(a[i * K + k]) * ip_tf32_trunc(b[k * N + j]);
                 s3 += (float)ip_f16_to_double(ha[i * K + k]) * (float)ip_f16_to_double(hb[k * N + j]);
                 s4 += (float)ip_bf16_to_double(ba[i * K + k]) * (float)ip_bf16_to_double(bb[k * N + j]);
                 s5 += ia[i * K + k] * ib[k * N + j];

@@ -28,7 +28,7 @@
  *
  * Tensor cores (the section at the end): cp.async with its groups and
  * waits, ldmatrix and mma.sync (f16, bf16, tf32, s8) as warp rendezvous,
- * and wgmma (f16, bf16; B, and A or not, from shared memory through
+ * and wgmma (f16, bf16, tf32 K-major; B, and A or not, from shared memory through
  * matrix descriptors, every swizzle mode) per thread, with A in
  * registers a rendezvous of the warpgroup — all from the PTX ISA's text,
  * not from tilec's lowering, so that they check it. dot.tile (difftest)
@@ -100,7 +100,7 @@ static _Thread_local unsigned t_wg_group;   /* wgmma groups committed */
  * rows of A this thread's accumulators lie in (16w + l/4 and 8 below),
  * the bits of their 16 elements, from the rendezvous at issue. */
 typedef struct WgOp {
-    int32_t n, bf16, scale_d, sa, sb, ta, tb, rega;
+    int32_t n, kind, scale_d, sa, sb, ta, tb, rega;
     uint64_t da, db;
     uint16_t arow[2][16];
     unsigned group;
@@ -713,20 +713,34 @@ static uint32_t desc_addr(uint64_t d, int esize, int kmajor, int mn, int k) {
     return a;
 }
 
+/* wgmma's operand kinds (ws_wgmma's `kind`): f16, bf16, tf32 (both
+ * operands that kind). */
+enum { WG_F16, WG_BF16, WG_TF32 };
+
+static int wg_esize(int kind) { return kind == WG_TF32 ? 4 : 2; }
+
+/* The value of an operand element of `kind` at p in shared memory. */
+static double wg_elem(int kind, const unsigned char *p) {
+    uint32_t u = 0;
+    memcpy(&u, p, (size_t)wg_esize(kind));
+    return kind == WG_TF32 ? mma_elem(MMA_TF32, u, 0) : half_value(u, kind == WG_BF16);
+}
+
 /* The product of wgmma op into acc, this thread's n/2 accumulators: A
- * from shared memory through da, or (rega) from arow; B through db. */
+ * from shared memory through da, or (rega) from arow; B through db; K
+ * is 32 bytes of elements. */
 static void wgmma_compute(const WgOp *op, float *acc) {
     if (!t_smem) sim_fail("wgmma: no shared memory registered", NULL);
-    int w = t_tid % 128 / 32, lane = t_tid % 32;
+    if (op->kind < WG_F16 || op->kind > WG_TF32 || (op->rega && op->kind == WG_TF32))
+        sim_fail("wgmma: an operand kind not modelled", NULL);
+    int w = t_tid % 128 / 32, lane = t_tid % 32, es = wg_esize(op->kind), K = 32 / es;
     for (int i = 0; i < op->n / 2; i++) {
         int row = 16 * w + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
         double sum = 0;
-        for (int k = 0; k < 16; k++) {
-            uint16_t x, y;
-            if (op->rega) x = op->arow[i / 2 % 2][k];
-            else memcpy(&x, t_smem + desc_addr(op->da, 2, !op->ta, row, k), 2);
-            memcpy(&y, t_smem + desc_addr(op->db, 2, !op->tb, col, k), 2);
-            sum += half_value(x, op->bf16) * half_value(y, op->bf16);
+        for (int k = 0; k < K; k++) {
+            double x = op->rega ? half_value(op->arow[i / 2 % 2][k], op->kind == WG_BF16)
+                                : wg_elem(op->kind, t_smem + desc_addr(op->da, es, !op->ta, row, k));
+            sum += x * wg_elem(op->kind, t_smem + desc_addr(op->db, es, !op->tb, col, k));
         }
         sum *= op->sa * op->sb;
         acc[i] = (float)(op->scale_d ? sum + acc[i] : sum);
@@ -756,25 +770,26 @@ static void wgmma_a_rows(const uint32_t a[4], uint16_t arow[2][16]) {
     for (int h = 0; h < 2; h++) memcpy(arow[h], A[16 * (me / 32) + me % 32 / 4 + 8 * h], 32);
 }
 
-/* wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{f16,bf16}: acc holds this
- * thread's n/2 accumulators; scale_d 0: D = A B. sa, sb: the immediate
- * scales of A and B (1 or -1); ta, tb: 0 K-major, 1 MN-major. */
-void ws_wgmma(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,
+/* wgmma.mma_async.sync.aligned.m64n{n}k{16,8}.f32.{f16,bf16,tf32}
+ * (kind: WG_F16, WG_BF16, WG_TF32): acc holds this thread's n/2
+ * accumulators; scale_d 0: D = A B. sa, sb: the immediate scales of A and
+ * B (1 or -1); ta, tb: 0 K-major, 1 MN-major (tf32: K-major, 0). */
+void ws_wgmma(int32_t n, int32_t kind, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,
               int32_t sb, int32_t ta, int32_t tb, float *acc);
-void ws_wgmma(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,
+void ws_wgmma(int32_t n, int32_t kind, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,
               int32_t sb, int32_t ta, int32_t tb, float *acc) {
-    WgOp op = {.n = n, .bf16 = bf16, .scale_d = scale_d, .sa = sa, .sb = sb, .ta = ta,
+    WgOp op = {.n = n, .kind = kind, .scale_d = scale_d, .sa = sa, .sb = sb, .ta = ta,
                .tb = tb, .da = da, .db = db};
     wgmma_compute(&op, acc);
 }
 
 /* The same with A in registers: a, this thread's four (no imm-trans-a:
  * A from registers is K-major). */
-void ws_wgmma_ra(int32_t n, int32_t bf16, const uint32_t *a, uint64_t db, int32_t scale_d,
+void ws_wgmma_ra(int32_t n, int32_t kind, const uint32_t *a, uint64_t db, int32_t scale_d,
                  int32_t sa, int32_t sb, int32_t tb, float *acc);
-void ws_wgmma_ra(int32_t n, int32_t bf16, const uint32_t *a, uint64_t db, int32_t scale_d,
+void ws_wgmma_ra(int32_t n, int32_t kind, const uint32_t *a, uint64_t db, int32_t scale_d,
                  int32_t sa, int32_t sb, int32_t tb, float *acc) {
-    WgOp op = {.n = n, .bf16 = bf16, .scale_d = scale_d, .sa = sa, .sb = sb, .tb = tb,
+    WgOp op = {.n = n, .kind = kind, .scale_d = scale_d, .sa = sa, .sb = sb, .tb = tb,
                .rega = 1, .db = db};
     wgmma_a_rows(a, op.arow);
     wgmma_compute(&op, acc);
@@ -849,22 +864,22 @@ static void wgmma_issue(const WgOp *op, float *acc) {
     }
 }
 
-void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
+void ws_wgmma_async(int32_t n, int32_t kind, uint64_t da, uint64_t db, int32_t scale_d,
                     int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc);
-void ws_wgmma_async(int32_t n, int32_t bf16, uint64_t da, uint64_t db, int32_t scale_d,
+void ws_wgmma_async(int32_t n, int32_t kind, uint64_t da, uint64_t db, int32_t scale_d,
                     int32_t sa, int32_t sb, int32_t ta, int32_t tb, float *acc) {
-    WgOp op = {.n = n, .bf16 = bf16, .scale_d = scale_d, .sa = sa, .sb = sb, .ta = ta,
+    WgOp op = {.n = n, .kind = kind, .scale_d = scale_d, .sa = sa, .sb = sb, .ta = ta,
                .tb = tb, .da = da, .db = db};
     wgmma_issue(&op, acc);
 }
 
 /* With A in registers: the registers are read at issue (the rendezvous),
  * shared memory (B) when a wait covers the group, as above. */
-void ws_wgmma_ra_async(int32_t n, int32_t bf16, const uint32_t *a, uint64_t db,
+void ws_wgmma_ra_async(int32_t n, int32_t kind, const uint32_t *a, uint64_t db,
                        int32_t scale_d, int32_t sa, int32_t sb, int32_t tb, float *acc);
-void ws_wgmma_ra_async(int32_t n, int32_t bf16, const uint32_t *a, uint64_t db,
+void ws_wgmma_ra_async(int32_t n, int32_t kind, const uint32_t *a, uint64_t db,
                        int32_t scale_d, int32_t sa, int32_t sb, int32_t tb, float *acc) {
-    WgOp op = {.n = n, .bf16 = bf16, .scale_d = scale_d, .sa = sa, .sb = sb, .tb = tb,
+    WgOp op = {.n = n, .kind = kind, .scale_d = scale_d, .sa = sa, .sb = sb, .tb = tb,
                .rega = 1, .db = db};
     wgmma_a_rows(a, op.arow);
     wgmma_issue(&op, acc);

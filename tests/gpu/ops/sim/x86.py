@@ -185,11 +185,13 @@ NOOP_ASM = re.compile(r"(fence\.proxy\.async(\.shared::cta|\.shared::cluster|\.g
 CP_ASYNC = re.compile(r"cp\.async\.(?:ca|cg)\.shared\.global \[\$0\], \[\$1\], (4|8|16), \$2;$")
 # wgmma as tilec writes it (whitespace removed): scale-d from an i32
 # through a predicate, A and B descriptors, immediate scales and
-# transposes.
+# transposes (none for tf32, read K-major only).
 WGMMA = re.compile(
     r"\{\.reg\.pred([%\w]+);setp\.ne\.b32\1,(\$\d+),0;"
-    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(f16|bf16)\.\4"
-    r"\{([$\d,]*)\},(\$\d+),(\$\d+),\1,(-?1),(-?1),(\$\d+|\d+),(\$\d+|\d+);\}$")
+    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(?:8|16)\.f32\.(f16|bf16|tf32)\.\4"
+    r"\{([$\d,]*)\},(\$\d+),(\$\d+),\1,(-?1),(-?1)(?:,(\$\d+|\d+),(\$\d+|\d+))?;\}$")
+# ws_wgmma's kind codes (warpsim.c, WG_*) and each kind's K
+WG_KIND = {"f16": (0, 16), "bf16": (1, 16), "tf32": (2, 8)}
 # ... and with A in registers (wgmma_check's sim/wgmma.ll has both): the
 # four A registers in braces where the A descriptor was, no imm-trans-a
 # (A from registers is K-major).
@@ -274,6 +276,11 @@ def wgmma_body(m, cons, tys, ret, rega):
     """The wgmma asm's operands passed to ws_wgmma (WGMMA) or ws_wgmma_ra
     (WGMMA_RA: rega); None if they are not the form expected."""
     n = int(m.group(3))
+    kind, k = WG_KIND[m.group(4)]
+    tf32 = m.group(4) == "tf32"
+    if ("k%d.f32" % k) not in m.group(0) or (tf32 and rega) or (
+            not rega and tf32 != (m.group(10) is None)):
+        return None   # K of another kind; tf32: no transposes, A not in registers
     outs = [c for c in cons if c.startswith("=")]
     ins = [c for c in cons if not c.startswith("=") and not c.startswith("~")]
     if (n % 8 or not 8 <= n <= 256 or len(outs) != n // 2 or any(c != "=f" for c in outs) or
@@ -310,8 +317,8 @@ def wgmma_body(m, cons, tys, ret, rega):
                 (m.group(12), "i32"), (m.group(13), "i32"))
     else:      # A and B descriptors, scale-d, scales, transposes
         toks = ((m.group(6), "i64"), (m.group(7), "i64"), (m.group(2), "i32"),
-                (m.group(8), "i32"), (m.group(9), "i32"), (m.group(10), "i32"),
-                (m.group(11), "i32"))
+                (m.group(8), "i32"), (m.group(9), "i32"), (m.group(10) or "0", "i32"),
+                (m.group(11) or "0", "i32"))
     args = ["ptr %areg"] if rega else []
     for tok, ty in toks:
         v, conv = operand(tok, ty)
@@ -320,7 +327,7 @@ def wgmma_body(m, cons, tys, ret, rega):
         body += conv
         args.append("%s %s" % (ty, v))
     body.append("  call void @%s(i32 %d, i32 %d, %s, ptr %%acc)" % (
-        "ws_wgmma_ra" if rega else "ws_wgmma", n, m.group(4) == "bf16", ", ".join(args)))
+        "ws_wgmma_ra" if rega else "ws_wgmma", n, kind, ", ".join(args)))
     loads = []
     for j in range(n // 2):
         loads.append("  %%v%d = load float, ptr %%p%d" % (j, j))
