@@ -86,10 +86,12 @@ double ip_f16_to_double(uint16_t h) { return from_format(h, 5, 10); }
 double ip_bf16_to_double(uint16_t h) { return from_format(h, 8, 7); }
 
 /* The tensor cores read an f32 operand as TF32 by ignoring its low 13
- * bits (wgmma does so with f32 in shared memory, which cuBLAS and Triton
- * feed it unrounded; mma.sync is given the same bits, lower/dot.c): a
+ * bits (wgmma does so with f32 in shared memory, which Triton feeds it
+ * unrounded; mma.sync is given the same bits, lower/dot.c): a
  * truncation toward zero, bit for bit — so a NaN whose payload lies only
- * in those bits reads as an infinity, here as there. */
+ * in those bits reads as an infinity, here as there. (cuBLAS rounds to
+ * nearest instead; rounding here would need a pass over each wgmma
+ * buffer on the GPU.) */
 float ip_tf32_trunc(float x) {
     uint32_t b;
     memcpy(&b, &x, sizeof b);
