@@ -646,8 +646,11 @@ def define_triton_matmul():
     global tr_matmul
 
     @triton.jit
-    def tr_matmul(c, a, b, bias, M, N, K, lda, ldb, ldc, BM: tl.constexpr, BN: tl.constexpr,
-                  BK: tl.constexpr, GROUP: tl.constexpr, EPI: tl.constexpr):
+    def tr_matmul(c, a, b, bias, M, N, K, sam, sak, sbk, sbn, ldc, BM: tl.constexpr,
+                  BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr, EPI: tl.constexpr):
+        # A's (i, k) at a + i*sam + k*sak, B's (k, j) at b + k*sbk + j*sbn
+        # (Triton specializes strides of 1: the row-major case compiles as
+        # with row strides alone)
         pid = tl.program_id(0)
         num_m, num_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
         width = GROUP * num_n
@@ -660,9 +663,9 @@ def define_triton_matmul():
         rk = tl.arange(0, BK)
         acc = tl.zeros((BM, BN), dtype=tl.float32)
         for k in range(0, K, BK):
-            at = tl.load(a + rm[:, None] * lda + (k + rk)[None, :],
+            at = tl.load(a + rm[:, None] * sam + (k + rk)[None, :] * sak,
                          mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
-            bt = tl.load(b + (k + rk)[:, None] * ldb + rn[None, :],
+            bt = tl.load(b + (k + rk)[:, None] * sbk + rn[None, :] * sbn,
                          mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
             acc = tl.dot(at, bt, acc)
         if EPI:
@@ -684,7 +687,7 @@ def _mm_systems(work, n, a, b, bias, out, ref, tol, epi):
     for bm, bn, bk, w in configs.MATMUL_TILES:
         grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
         timed_flops(work, f"triton {bm}x{bn}x{bk} w{w} s3",
-                    lambda: tr_matmul[grid](out, a, b, bias, n, n, n, n, n, n, BM=bm, BN=bn,
+                    lambda: tr_matmul[grid](out, a, b, bias, n, n, n, n, 1, n, 1, n, BM=bm, BN=bn,
                                             BK=bk, GROUP=8, EPI=epi, num_warps=w,
                                             num_stages=3),
                     ref, tol, flops, out=out)
@@ -960,8 +963,9 @@ def _shapes_matmul():
         _shape_pair("matmul f16", shape, base, flops, f"shapes matmul {shape}",
                     k.bind([ptr(addr(out)), ptr(addr(a)), ptr(addr(b)), i64(M), i64(N), i64(K),
                             i64(K), i64(N), i64(N)], stream()),
-                    lambda: tr_matmul[grid](out, a, b, a, M, N, K, K, N, N, BM=bm, BN=bn, BK=bk,
-                                            GROUP=8, EPI=False, num_warps=w, num_stages=3),
+                    lambda: tr_matmul[grid](out, a, b, a, M, N, K, K, 1, N, 1, N, BM=bm, BN=bn,
+                                            BK=bk, GROUP=8, EPI=False, num_warps=w,
+                                            num_stages=3),
                     a.double() @ b.double(), TOL["float16"], out, flops=flops)
         del a, b, out
 
@@ -1318,41 +1322,14 @@ EXTRA_STEPS.append("user")
 
 # ---------------------------------------------------------------- operand layouts
 # Step `mmlayout` (run only when named): f32 (TF32) and f16 products with
-# B stored [K, N] and [N, K], beside cuBLAS and Triton (one strided
-# kernel, the configurations Tile's bundles have; configs.MMLAYOUT_*).
-
-def define_triton_matmul_strided():
-    global tr_mm_strided
-
-    @triton.jit
-    def tr_mm_strided(c, a, b, M, N, K, sam, sak, sbk, sbn, BM: tl.constexpr,
-                      BN: tl.constexpr, BK: tl.constexpr, GROUP: tl.constexpr):
-        pid = tl.program_id(0)
-        num_m, num_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
-        width = GROUP * num_n
-        first = (pid // width) * GROUP
-        size = min(num_m - first, GROUP)
-        pm = first + (pid % width) % size
-        pn = (pid % width) // size
-        rm = pm * BM + tl.arange(0, BM)
-        rn = pn * BN + tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        acc = tl.zeros((BM, BN), dtype=tl.float32)
-        for k in range(0, K, BK):
-            at = tl.load(a + rm[:, None] * sam + (k + rk)[None, :] * sak,
-                         mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
-            bt = tl.load(b + (k + rk)[:, None] * sbk + rn[None, :] * sbn,
-                         mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
-            acc = tl.dot(at, bt, acc)
-        tl.store(c + rm[:, None] * N + rn[None, :], acc.to(c.dtype.element_ty),
-                 mask=(rm[:, None] < M) & (rn[None, :] < N))
-
+# B stored [K, N] and [N, K], beside cuBLAS and Triton (tr_matmul with
+# B's strides, the configurations Tile's bundles have; configs.MMLAYOUT_*).
 
 def step_mmlayout():
     """C = A @ B, f32 through TF32 and f16, B stored [K, N] (x @ w) and
     [N, K] (x @ w.T): cuBLAS (TF32 allowed for f32), Triton and Tile in
     the same configurations."""
-    define_triton_matmul_strided()
+    define_triton_matmul()
     saved = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = True
     try:
@@ -1380,9 +1357,9 @@ def _mmlayout_one(work, t, dt, n, lay, tiles):
     for bm, bn, bk, w in tiles:
         grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
         timed_flops(work, f"triton {bm}x{bn}x{bk} w{w} s3",
-                    lambda: tr_mm_strided[grid](out, a, b, n, n, n, a.stride(0), a.stride(1),
-                                                b.stride(0), b.stride(1), BM=bm, BN=bn, BK=bk,
-                                                GROUP=8, num_warps=w, num_stages=3),
+                    lambda: tr_matmul[grid](out, a, b, a, n, n, n, a.stride(0), a.stride(1),
+                                            b.stride(0), b.stride(1), n, BM=bm, BN=bn, BK=bk,
+                                            GROUP=8, EPI=False, num_warps=w, num_stages=3),
                     ref, tol, flops, out=out)
     for bm, bn, bk, w in tiles:
         k = tile_kernel(configs.mmlayout_bundle(t, lay, bm, bn, bk, w),
