@@ -461,6 +461,7 @@ typedef enum LyWgmmaMisfit {
     LY_WG_A_LOOP,       /* tf32: A not loaded there (registers: 16-bit only) */
     LY_WG_A_MN,         /* tf32: A loaded along M (dot_layout's check) */
     LY_WG_B_MN,         /* tf32: B loaded along N (dot_layout's check) */
+    LY_WG_F8,           /* f8 operands, converted to f16 (widen_f8.c) */
 } LyWgmmaMisfit;
 LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *dot);
 /* Layout assignment records, on an sm_90a target, the reason it found in
@@ -487,6 +488,10 @@ int ly_carry_reduce(Arena *ar, IrKernel *k);
  * becomes a load of the transposed pointers, the product's operand
  * itself. Returns the number of loads rewritten. */
 int ly_fold_trans(Arena *ar, IrKernel *k);
+/* Products of f8 operands as f16 products (widen_f8.c, run after
+ * ly_fold_trans): each f8 operand of a dot converted to f16 (exactly)
+ * right before it. Returns the number of operands converted. */
+int ly_widen_f8(Arena *ar, IrKernel *k);
 
 /* Checks the pass's postcondition on k: every tile value has a layout,
  * no scalar has one, every operand has the layout its op needs (memory

@@ -391,6 +391,9 @@ const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const I
                          "by a loop with stages >= 2)", k->stages);
     case LY_WG_LOOP:
         return "its B operand is not loaded in the product's `for` loop";
+    case LY_WG_F8:
+        return "its operands are f8, converted to f16 for the product (FP8 wgmma is not "
+               "emitted yet)";
     case LY_WG_A_MN: case LY_WG_B_MN:
         return ar_printf(ar, "its %s operand is loaded along %s (wgmma reads tf32 K-major "
                          "only, and copies along K one element at a time were slower than "

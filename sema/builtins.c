@@ -577,13 +577,14 @@ static SmVal bi_dot(SmCtx *c, const Builtin *b, const AstExpr *call,
                      "'%s'", sm_describe(c, &a[i]));
             return sm_poison();
         }
-        if (t.k != SK_F16 && t.k != SK_BF16 && t.k != SK_F32 && t.k != SK_I8) {
-            dg_error(c->dg, a[i].loc, "'dot' takes f16, bf16, f32 or i8 operands, "
-                     "got '%s'", sm_describe(c, &a[i]));
+        if (t.k != SK_F16 && t.k != SK_BF16 && t.k != SK_F32 && t.k != SK_I8 &&
+            !ty_isf8(t.k)) {
+            dg_error(c->dg, a[i].loc, "'dot' takes f16, bf16, f32, i8, f8e4m3 or f8e5m2 "
+                     "operands, got '%s'", sm_describe(c, &a[i]));
             return sm_poison();
         }
     }
-    if (ta.k != tb.k) {
+    if (ta.k != tb.k && !(ty_isf8(ta.k) && ty_isf8(tb.k))) {   /* e4m3 x e5m2: as wgmma */
         dg_error(c->dg, call->loc, "operands of 'dot' must have one element "
                  "type, got '%s' and '%s'; convert one with 'as'",
                  ty_kind_name(ta.k), ty_kind_name(tb.k));
@@ -1583,14 +1584,9 @@ SmVal sm_builtin(SmCtx *c, const AstExpr *call, const SmVal *args) {
     if (bad) return sm_poison();
     for (int i = 0; i < nslots; i++)
         if (a[i].kind == SV_POISON) return sm_poison();
-    for (int i = 0; i < nslots && !moves_f8(b); i++) {
+    for (int i = 0; i < nslots && !moves_f8(b) && b->fn != bi_dot; i++) {
         if ((a[i].kind != SV_VAL && a[i].kind != SV_CONST) || !ty_isf8(sm_type_of(&a[i]).k))
             continue;
-        if (b->fn == bi_dot) {
-            dg_error(c->dg, a[i].loc, "'dot' on '%s': products of f8 operands are not "
-                     "supported yet; convert them ('as f16')", sm_describe(c, &a[i]));
-            return sm_poison();
-        }
         return sm_f8_refused(c, ar_printf(c->ar, "'%s'", b->name), &a[i], a[i].loc);
     }
     return b->fn(c, b, call, a);

@@ -17,9 +17,9 @@
  *   grid=X[,Y[,Z]]  the grid, for kernels without a grid clause
  *   len=N           elements of every buffer (len.BUF=N for one buffer)
  *   range=LO,HI     input values (range.BUF= for one): integers uniform in
- *                   [LO, HI], floats in [LO, HI); default: any bits for
- *                   integers and f8 (always), [-4, 4) for floats, 0/1
- *                   for bool
+ *                   [LO, HI], floats in [LO, HI) (f8: codes whose value
+ *                   lies there, uniform over codes); default: any bits
+ *                   for integers and f8, [-4, 4) for floats, 0/1 for bool
  *   special=1       floats: about one element in 8 is NaN, +-inf, +-0, a
  *                   subnormal or huge (special.BUF=1 for one buffer);
  *                   special=finite: the same but never +-1e30, which
@@ -308,7 +308,13 @@ static void fill(const Case *c, Param *p, unsigned char poison) {
     for (size_t i = 0; i < p->len; i++) {
         if (t->isbool)
             put_int(t, p->init, i, next_u64() >> 63);
-        else if (t->isfloat && t->bytes == 1)       /* f8: every code */
+        else if (t->isfloat && t->bytes == 1 && ranged) {   /* f8: codes in range */
+            uint8_t b;
+            int tries = 0;
+            do b = (uint8_t)next_u64();
+            while (!(f8_value(t, b) >= lo && f8_value(t, b) < hi) && ++tries < 100000);
+            put_int(t, p->init, i, b);
+        } else if (t->isfloat && t->bytes == 1)     /* f8: every code */
             put_int(t, p->init, i, next_u64());
         else if (t->isfloat) {
             double v = lo + (hi - lo) * next_unit();
