@@ -1372,5 +1372,51 @@ def _mmlayout_one(work, t, dt, n, lay, tiles):
 
 EXTRA_STEPS.append("mmlayout")
 
+
+# ---------------------------------------------------------------- FP8 products
+# Step `fp8mm` (run only when named): C = A @ B^T in f8e4m3, B stored
+# [N, K] (the layout torch._scaled_mm takes), bf16 out, per-tensor scales
+# of 1 (torch._scaled_mm's scale_a and scale_b; Tile's `scale` argument;
+# Triton's kernel has no scale), beside Triton in the same configurations.
+
+def step_fp8mm():
+    """FP8 e4m3 products at n^3 for n in configs.FP8MM_SIZES."""
+    define_triton_matmul()
+    for n in configs.FP8MM_SIZES:
+        work = f"mm e4m3 B[nk] {n}^3"
+        try:
+            _fp8mm_one(work, n)
+        except Exception as e:  # noqa: BLE001
+            fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
+
+
+def _fp8mm_one(work, n):
+    f8 = torch.float8_e4m3fn
+    a = (torch.rand(n, n, device="cuda") * 2 - 1).to(f8)
+    bs = (torch.rand(n, n, device="cuda") * 2 - 1).to(f8)   # as stored: [N, K]
+    one = torch.ones((), device="cuda")
+    out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    ref = a.double() @ bs.double().t()
+    tol, flops = 1e-2, 2 * n ** 3
+    timed_flops(work, "torch._scaled_mm (cuBLAS)",
+                lambda: torch._scaled_mm(a, bs.t(), scale_a=one, scale_b=one,
+                                         out_dtype=torch.bfloat16), ref, tol, flops)
+    for bm, bn, bk, w, s in configs.FP8MM_TILES:
+        grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
+        timed_flops(work, f"triton {bm}x{bn}x{bk} w{w} s{s}",
+                    lambda: tr_matmul[grid](out, a, bs, a, n, n, n, n, 1, 1, n, n, BM=bm, BN=bn,
+                                            BK=bk, GROUP=8, EPI=False, num_warps=w,
+                                            num_stages=s),
+                    ref, tol, flops, out=out)
+    for bm, bn, bk, w, s in configs.FP8MM_TILES:
+        k = tile_kernel(configs.fp8mm_bundle(bm, bn, bk, w, s), "matmul_f8")
+        args = [ptr(addr(out)), ptr(addr(a)), ptr(addr(bs))] + [i64(n)] * 6 + [f64(1.0)]
+        timed_flops(work, f"tile {bm}x{bn}x{bk} w{w} s{s}", k.bind(args, stream()), ref, tol,
+                    flops, out=out)
+    del a, bs, out, ref
+
+
+EXTRA_STEPS.append("fp8mm")
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -42,7 +42,7 @@ def main():
         i = args.index("--arch")
         arch = args[i + 1]
         del args[i:i + 2]
-    bundles = [b + (None,) for b in TILE_BUNDLES]
+    bundles = [b if len(b) == 6 else b + (None,) for b in TILE_BUNDLES]   # stages
     if "--only" in args:
         i = args.index("--only")
         bundles = [b for b in bundles if b[0].startswith(args[i + 1])]

@@ -107,6 +107,22 @@ for _t, _tiles in MMLAYOUT_TILES.items():
             TILE_BUNDLES.append((mmlayout_bundle(_t, _lay, _bm, _bn, _bk, _w), _src, _kern,
                                  {"T": _t, "BM": _bm, "BN": _bn, "BK": _bk}, _w))
 
+# FP8 products (bench.py step `fp8mm`, run only when named): e4m3 A [n, n]
+# times B stored [N, K] (bench/kernels/matmul_f8.tile), bf16 out, beside
+# torch._scaled_mm (cuBLAS) and Triton in the same configurations.
+FP8MM_SIZES = (4096, 8192)
+FP8MM_TILES = ((128, 256, 128, 8, 3), (128, 256, 128, 8, 4), (128, 128, 128, 8, 3),
+               (128, 128, 128, 8, 4), (128, 128, 128, 8, 5), (64, 256, 128, 4, 4))
+
+
+def fp8mm_bundle(bm, bn, bk, w, s):
+    return f"mm_f8_{bm}x{bn}x{bk}_w{w}_s{s}"
+
+
+for _bm, _bn, _bk, _w, _s in FP8MM_TILES:
+    TILE_BUNDLES.append((fp8mm_bundle(_bm, _bn, _bk, _w, _s), "bench/kernels/matmul_f8.tile",
+                         "matmul_f8", {"BM": _bm, "BN": _bn, "BK": _bk}, _w, _s))
+
 # The shape sweep (bench.py step `shapes`, issue 13): each workload at
 # sizes around a power of two or a model size — n-3, n-1, n, n+1, n+3,
 # n+8 — and attention at the sequence lengths users run, Tile and Triton

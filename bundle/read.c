@@ -344,7 +344,7 @@ static void rd_config(Rd *r, const TlbKernel *k, TlbConfig *c) {
         const TlbCparam *cp = &k->cparams[i];
         if (cp->kind == TLB_CPARAM_BOOL && v != 0 && v != 1)
             FAIL("bool '%s' = %lld", cp->name, (long long)v);
-        if (cp->kind == TLB_CPARAM_TYPE && !valid_value_type((unsigned)v))
+        if (cp->kind == TLB_CPARAM_TYPE && !valid_pointee((unsigned)v))   /* f8 too */
             FAIL("type '%s' has unknown type code %lld", cp->name,
                            (long long)v);
     }

@@ -250,24 +250,26 @@ static const char *wgmma_type(ScalarKind k) {
     switch (k) {
     case SK_BF16: return "bf16";
     case SK_F32: return "tf32";
+    case SK_F8E4M3: return "e4m3";
+    case SK_F8E5M2: return "e5m2";
     default: return "f16";
     }
 }
 
 /* One wgmma.mma_async m64n<ni>k<K> with f32 accumulators d[0 .. ni/2):
- * A through descriptor da (ra NULL; ta its transpose flag) or from the
- * four 32-bit registers ra (the mma.sync A fragment's a0..a3 of each
- * warp's 16 rows), B through descriptor db. Kinds read K-major only
- * (tf32) take no transpose immediates. */
-static void wgmma_issue(LwFn *f, ScalarKind ek, int ni, LLVMValueRef da,
+ * A (kind ek) through descriptor da (ra NULL; ta its transpose flag) or
+ * from the four 32-bit registers ra (the mma.sync A fragment's a0..a3 of
+ * each warp's 16 rows), B (kind eb: another f8 kind than A's, or ek)
+ * through descriptor db. Kinds read K-major only (tf32, f8) take no
+ * transpose immediates. */
+static void wgmma_issue(LwFn *f, ScalarKind ek, ScalarKind eb, int ni, LLVMValueRef da,
                         LLVMValueRef *ra, LLVMValueRef db, int ta, int tb,
                         LLVMValueRef *d) {
     int n = ni / 2, na = ra ? 4 : 1;
-    const char *t = wgmma_type(ek);
     char *text = ar_alloc(f->c->ar, (size_t)n * 8 + 256), *w = text;
     w += sprintf(w, "{\n.reg .pred p;\nsetp.ne.b32 p, $%d, 0;\n"
                  "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", n + na + 1, ni,
-                 ly_wgmma_k(ek), t, t);
+                 ly_wgmma_k(ek), wgmma_type(ek), wgmma_type(eb));
     for (int i = 0; i < n; i++) w += sprintf(w, "%s$%d", i ? ", " : "", i);
     if (ra)
         sprintf(w, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", n, n + 1, n + 2, n + 3,
@@ -329,7 +331,7 @@ static int wgmma_regs(const Layout *cl, int q, int ni, int32_t m0, int32_t n0) {
 /* The product as warpgroup MMA: warpgroup g (warps 4g..4g+3) computes
  * rows 64g .. 64g+63 of every 16·warps rows of the tile (M repeats mr),
  * in N chunks of up to 256 columns, K in steps of 32 bytes (16 f16 or
- * bf16, 8 tf32), each instruction
+ * bf16, 8 tf32, 32 f8), each instruction
  * reading B from its ring through a descriptor (lw_pipe_wgmma) and A
  * from its ring the same way or from registers (wgmma_a_regs).
  * Then one commit, and a wait that leaves this group in flight when the
@@ -341,7 +343,7 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     int pending;
     if (!lw_pipe_wgmma(f, op, base, s, &pending)) return 0;
     const Layout *cl = op->res[0]->layout;
-    ScalarKind ek = (ScalarKind)op->args[0]->ty.k;
+    ScalarKind ek = (ScalarKind)op->args[0]->ty.k, eb = (ScalarKind)op->args[1]->ty.k;
     int32_t M = cl->shape[0], N = cl->shape[1], K = op->args[0]->ty.dim[1];
     int32_t rows = 16 * cl->mma_warps[0], ni = N < 256 ? N : 256, kstep = ly_wgmma_k(ek);
     int ka = s[0] && s[0]->fast == 1, kb = s[1]->fast == 0;
@@ -388,7 +390,7 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
                 else
                     rap = regs + 4 * (k0 / kstep * nm + m0 / rows);
                 LLVMValueRef b = desc_pack(f, LLVMBuildAdd(c->b, db, lw_i32(c, (int64_t)desc_off(s[1], k0, n0)), ""), hb);
-                wgmma_issue(f, ek, ni, a, rap, b, !ka, !kb, out.r + q);
+                wgmma_issue(f, ek, eb, ni, a, rap, b, !ka, !kb, out.r + q);
             }
     lw_call_intr(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
     lw_set(f, op->res[0], lw_wgmma_wait(f, out, pending));
@@ -451,7 +453,10 @@ int lw_dot(LwFn *f, const IrOp *op) {
     if (op->op != IR_DOT) return 0;
     const Layout *cl = op->res[0]->layout;
     if (cl && cl->kind == LY_MMA && cl->wgmma && lw_dot_wgmma(f, op)) return 1;
-    if (cl && cl->kind == LY_MMA)
+    if (ty_isf8((ScalarKind)op->args[0]->ty.k))   /* widen_f8.c kept them for wgmma */
+        lw_error(f, op->loc, "internal error: a product of f8 operands not on wgmma "
+                 "(its loop's rings were not planned)");
+    else if (cl && cl->kind == LY_MMA)
         lw_dot_mma(f, op);
     else
         lw_dot_fma(f, op);

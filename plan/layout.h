@@ -251,13 +251,14 @@ const char *ly_str(Arena *ar, const Layout *l);
 /* The K of the mma.sync instruction for operands of kind `in` (m16n8k16
  * for f16/bf16, m16n8k8 tf32 for f32, m16n8k32 for i8), or 0 when no
  * tensor-core instruction applies: f32 with precision="ieee" (exact FMA),
- * or a K smaller than the instruction's. */
+ * or a K smaller than the instruction's. f8 operands: 32, wgmma's K (a
+ * product keeps them only where wgmma takes it: widen_f8.c). */
 int ly_mma_k(ScalarKind in, int ieee, int K);
 /* wgmma's K per instruction for operands of kind `in` (32 bytes of
- * each: f16/bf16 16, tf32 8), 0 where it has none that Tile emits. */
+ * each: f16/bf16 16, tf32 8, f8 32), 0 where it has none that Tile emits. */
 int ly_wgmma_k(ScalarKind in);
 /* wgmma reads operands of kind `in` only K-major from shared memory
- * (tf32: its transpose immediates exist for 16-bit types alone). */
+ * (tf32 and f8: its transpose immediates exist for 16-bit types alone). */
 int ly_wgmma_kmajor_only(ScalarKind in);
 
 
@@ -450,7 +451,8 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
  * reason layout assignment finds (LY_WG_FITS: it can). */
 typedef enum LyWgmmaMisfit {
     LY_WG_FITS = 0,
-    LY_WG_DTYPE,        /* operands other than f16/bf16/tf32 (i8, ieee f32) */
+    LY_WG_DTYPE,        /* operands other than f16/bf16/tf32/f8 (i8, ieee
+                           f32), or f8 off sm_90a */
     LY_WG_F16_ACC,      /* an f16 accumulator (out_dtype=f16) */
     LY_WG_WARPS,        /* warps not a multiple of 4 (a warpgroup) */
     LY_WG_ROWS,         /* M not a multiple of 64 */
@@ -458,10 +460,11 @@ typedef enum LyWgmmaMisfit {
     LY_WG_COLS,         /* N below 8 */
     LY_WG_STAGES,       /* stages < 2 */
     LY_WG_LOOP,         /* B not loaded in the product's `for` loop */
-    LY_WG_A_LOOP,       /* tf32: A not loaded there (registers: 16-bit only) */
-    LY_WG_A_MN,         /* tf32: A loaded along M (dot_layout's check) */
-    LY_WG_B_MN,         /* tf32: B loaded along N (dot_layout's check) */
-    LY_WG_F8,           /* f8 operands, converted to f16 (widen_f8.c) */
+    LY_WG_A_LOOP,       /* tf32, f8: A not loaded there (registers: 16-bit only) */
+    LY_WG_A_MN,         /* tf32, f8: A loaded along M (dot_layout's check) */
+    LY_WG_B_MN,         /* tf32, f8: B loaded along N (dot_layout's check) */
+    LY_WG_F8,           /* f8 operands converted to f16 (widen_f8.c; the
+                           reason in the dot's iattr[2]) */
 } LyWgmmaMisfit;
 LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *dot);
 /* Layout assignment records, on an sm_90a target, the reason it found in
@@ -488,10 +491,13 @@ int ly_carry_reduce(Arena *ar, IrKernel *k);
  * becomes a load of the transposed pointers, the product's operand
  * itself. Returns the number of loads rewritten. */
 int ly_fold_trans(Arena *ar, IrKernel *k);
-/* Products of f8 operands as f16 products (widen_f8.c, run after
- * ly_fold_trans): each f8 operand of a dot converted to f16 (exactly)
- * right before it. Returns the number of operands converted. */
-int ly_widen_f8(Arena *ar, IrKernel *k);
+/* Products of f8 operands that wgmma does not take as f16 products
+ * (widen_f8.c, run after ly_fold_trans): misfit(cx, dot) gives the
+ * LyWgmmaMisfit reason for a dot of f8 operands, LY_WG_FITS to keep them;
+ * otherwise both operands are converted to f16 (exactly) right before
+ * it, and the reason is kept in the dot's iattr[2]. Returns the number of
+ * operands converted. */
+int ly_widen_f8(Arena *ar, IrKernel *k, int (*misfit)(void *, const IrOp *), void *cx);
 
 /* Checks the pass's postcondition on k: every tile value has a layout,
  * no scalar has one, every operand has the layout its op needs (memory

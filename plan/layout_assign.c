@@ -43,7 +43,8 @@
  * tile t's layout like any element-wise value. Then ly_fold_trans
  * (fold_trans.c) turns a transposed load feeding a product into a load
  * of the transposed pointers, so that the load is the product's operand,
- * and ly_widen_f8 (widen_f8.c) converts f8 operands of products to f16.
+ * and ly_widen_f8 (widen_f8.c) converts f8 operands of products that
+ * wgmma does not take to f16.
  *
  * The pass runs on one IrKernel per variant: the variant changes axis info
  * and therefore the anchors.
@@ -287,21 +288,27 @@ static int mn_major(LaCtx *c, const IrOp *op, int i) {
     return order[0] == (i == 0 ? 0 : 1);
 }
 
-/* ly_wgmma_misfit after two checks of its own: an f8 operand (converted
- * to f16 by widen_f8.c), and for kinds wgmma reads K-major only, an operand
- * loaded along M or N: its ring would be filled one element per cp.async
- * (ly_ring_copy), which measured slower than mma.sync on the H200 (TF32
- * 4096^3 with B [K, N]: 1.63 ms against 0.91). */
+/* ly_wgmma_misfit after two checks of its own: f8 operands converted to
+ * f16 by widen_f8.c (which recorded why in iattr[2]), and for kinds
+ * wgmma reads K-major only, an operand loaded along M or N: its ring
+ * would be filled one element per cp.async (ly_ring_copy), which
+ * measured slower than mma.sync on the H200 (TF32 4096^3 with B [K, N]:
+ * 1.63 ms against 0.91). */
 static LyWgmmaMisfit wgmma_misfit(LaCtx *c, const IrOp *op) {
-    for (int i = 0; i < 2; i++) {   /* widen_f8.c's conversions */
-        const IrOp *cv = op->args[i]->def;
-        if (cv && cv->op == IR_CAST && ty_isf8((ScalarKind)cv->args[0]->ty.k)) return LY_WG_F8;
-    }
+    if (op->iattr[2]) return LY_WG_F8;
     LyWgmmaMisfit why = ly_wgmma_misfit(c->k, op);
     if (why != LY_WG_FITS || !ly_wgmma_kmajor_only((ScalarKind)op->args[0]->ty.k)) return why;
     for (int i = 0; i < 2; i++)
         if (mn_major(c, op, i)) return i ? LY_WG_B_MN : LY_WG_A_MN;
     return LY_WG_FITS;
+}
+
+/* widen_f8.c's question: why product op of f8 operands cannot keep them
+ * (wgmma on sm_90a is their only tensor-core instruction here), or
+ * LY_WG_FITS. */
+static int f8_misfit(void *cx, const IrOp *op) {
+    LaCtx *c = cx;
+    return c->wgmma ? (int)wgmma_misfit(c, op) : LY_WG_DTYPE;
 }
 
 /* The anchor layout of a dot's accumulator and result: an mma.sync
@@ -666,8 +673,8 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.wgmma = wgmma;
     ly_carry_reduce(ar, k);
     ly_fold_trans(ar, k);
-    ly_widen_f8(ar, k);
     c.ax = ax_analyze(ar, k, f);
+    if (ly_widen_f8(ar, k, f8_misfit, &c)) c.ax = ax_analyze(ar, k, f);
     IrBuilder b = {ar, k, NULL, k->loc};
     c.scratch = ir_block(&b, 0, NULL);
     find_anchors(&c, k->body);

@@ -366,14 +366,14 @@ const LyStage *ly_stage_of(const LyPipe *q, const IrOp *cv) {
     return NULL;
 }
 
-const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const IrOp *dot) {
-    const Layout *cl = dot->res[0]->layout;
-    if (!cl || cl->kind != LY_MMA) return NULL;   /* FMA chains: no tensor cores */
+/* The text of misfit `why` of product dot (not LY_WG_FITS). */
+static const char *misfit_text(Arena *ar, const IrKernel *k, const IrOp *dot,
+                               LyWgmmaMisfit why) {
     const Type ta = dot->args[0]->ty, tr = ty_pad(dot->res[0]->ty);
-    switch (cl->wgmma ? LY_WG_FITS : (LyWgmmaMisfit)dot->iattr[1]) {
+    switch (why) {
     case LY_WG_DTYPE:
-        return ar_printf(ar, "its operands are %s (wgmma is used for f16, bf16 and tf32)",
-                         ty_kind_name((ScalarKind)ta.k));
+        return ar_printf(ar, "its operands are %s (wgmma is used for f16, bf16, tf32 "
+                         "and f8)", ty_kind_name((ScalarKind)ta.k));
     case LY_WG_F16_ACC:
         return "its accumulator is f16 (out_dtype=f16: mma.sync accumulates in f16; "
                "wgmma with f16 accumulators is not implemented)";
@@ -391,20 +391,33 @@ const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const I
                          "by a loop with stages >= 2)", k->stages);
     case LY_WG_LOOP:
         return "its B operand is not loaded in the product's `for` loop";
-    case LY_WG_F8:
-        return "its operands are f8, converted to f16 for the product (FP8 wgmma is not "
-               "emitted yet)";
-    case LY_WG_A_MN: case LY_WG_B_MN:
-        return ar_printf(ar, "its %s operand is loaded along %s (wgmma reads tf32 K-major "
-                         "only, and copies along K one element at a time were slower than "
-                         "mma.sync)", dot->iattr[1] == LY_WG_A_MN ? "A" : "B",
-                         dot->iattr[1] == LY_WG_A_MN ? "M" : "N");
+    case LY_WG_F8: {
+        LyWgmmaMisfit sub = (LyWgmmaMisfit)dot->iattr[2];
+        const char *r = sub == LY_WG_DTYPE ? "FP8 tensor-core instructions are used on "
+                                             "sm_90a (wgmma) only"
+                                           : misfit_text(ar, k, dot, sub);
+        return ar_printf(ar, "its operands are f8, converted to f16 for the product: %s", r);
+    }
+    case LY_WG_A_MN: case LY_WG_B_MN:   /* tf32, or f8 (widened: iattr[2]) */
+        return ar_printf(ar, "its %s operand is loaded along %s (wgmma reads %s K-major "
+                         "only%s)", why == LY_WG_A_MN ? "A" : "B", why == LY_WG_A_MN ? "M" : "N",
+                         dot->iattr[2] ? "f8" : "tf32",
+                         dot->iattr[2] ? "" : ", and copies along K one element "
+                         "at a time were slower than mma.sync");
     case LY_WG_A_LOOP:
         return "its A operand is not loaded in the product's `for` loop (wgmma "
                "takes A from registers for f16 and bf16 only)";
     case LY_WG_FITS:
         break;
     }
+    return "?";
+}
+
+const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const IrOp *dot) {
+    const Layout *cl = dot->res[0]->layout;
+    if (!cl || cl->kind != LY_MMA) return NULL;   /* FMA chains: no tensor cores */
+    LyWgmmaMisfit why = cl->wgmma ? LY_WG_FITS : (LyWgmmaMisfit)dot->iattr[1];
+    if (why != LY_WG_FITS) return misfit_text(ar, k, dot, why);
     const IrOp *loop = dot->parent ? dot->parent->parent : NULL;
     const LyPipe *q = loop && loop->op == IR_FOR ? ly_pipe_of(p, loop) : NULL;
     for (int i = 0; q && i < q->nwg; i++)

@@ -97,6 +97,7 @@ int ly_mma_k(ScalarKind in, int ieee, int K) {
     case SK_F16: case SK_BF16: k = 16; break;
     case SK_F32: k = ieee ? 0 : 8; break;
     case SK_I8: k = 32; break;
+    case SK_F8E4M3: case SK_F8E5M2: k = 32; break;   /* wgmma only: widen_f8.c */
     default: k = 0; break;
     }
     return k && K >= k ? k : 0;
@@ -106,11 +107,12 @@ int ly_wgmma_k(ScalarKind in) {
     switch (in) {
     case SK_F16: case SK_BF16: return 16;
     case SK_F32: return 8;
+    case SK_F8E4M3: case SK_F8E5M2: return 32;
     default: return 0;
     }
 }
 
-int ly_wgmma_kmajor_only(ScalarKind in) { return in == SK_F32; }
+int ly_wgmma_kmajor_only(ScalarKind in) { return in == SK_F32 || ty_isf8(in); }
 
 void ly_mma_warps(int32_t M, int32_t N, int warps, int chained, int32_t out[2]) {
     out[0] = out[1] = 1;

@@ -1,19 +1,26 @@
 /*
- * widen_f8.c — products of FP8 operands run as f16 products.
+ * widen_f8.c — products of FP8 operands that wgmma does not take run as
+ * f16 products.
  *
- * Every f8e4m3 and f8e5m2 value is exactly an f16 value (their exponent
- * ranges and mantissas fit inside f16's), and the product of two of them
- * is exact in f32, so converting each f8 operand of a `dot` to f16 and
- * multiplying in f16 on the tensor cores (m16n8k16 or wgmma k16, f32
- * accumulators) computes what the interpreter computes: the f32 sum, k in
- * order, of exact products. The conversion is the ordinary `as f16`
- * (lower/elementwise.c: cvt.rn.f16x2.e4m3x2 / .e5m2x2 from sm_89,
- * integer arithmetic on sm_80/86).
+ * On sm_90a, wgmma multiplies f8e4m3 and f8e5m2 operands (mixed too) at
+ * K = 32 into f32 accumulators, reading both operands K-major from
+ * shared memory: a product that fits wgmma so (layout_assign.c's
+ * f8_misfit, the same checks as for tf32) keeps its f8 operands, and its
+ * loop copies them into rings byte for byte.
  *
- * FP8 tensor-core instructions (wgmma .e4m3/.e5m2 at twice f16's rate on
- * sm_90a) are not emitted yet: with the conversion between the load and
- * the product, the load is no operand, so it is neither copied ahead by
- * cp.async nor read by wgmma, and the product runs on mma.sync.
+ * Every other product of f8 operands (another target, an operand loaded
+ * along M or N, A not loaded in the loop, ...) is rewritten here: each f8
+ * operand converted to f16 right before the dot. Every f8e4m3 and f8e5m2
+ * value is exactly an f16 value (their exponent ranges and mantissas fit
+ * inside f16's), and the product of two of them is exact in f32, so the
+ * f16 tensor cores (m16n8k16 or wgmma k16, f32 accumulators) compute
+ * what the interpreter computes: the f32 sum of exact products. The
+ * conversion is the ordinary `as f16` (lower/elementwise.c:
+ * cvt.rn.f16x2.e4m3x2 / .e5m2x2 from sm_89, integer arithmetic on
+ * sm_80/86). With it between the load and the product, the load is no
+ * operand: it is neither copied ahead by cp.async nor read by wgmma. The
+ * reason the product did not fit goes in the dot's iattr[2], for
+ * `--stats` (ly_mma_reason).
  *
  * The rewrite runs on the per-variant copy at the start of layout
  * assignment, after fold_trans.c; the IR sema built (what the interpreter
@@ -33,22 +40,32 @@ static IrValue *to_f16(Arena *ar, IrKernel *k, IrBlock *scratch, IrValue *v, IrO
     return op->res[0];
 }
 
-static int widen_block(Arena *ar, IrKernel *k, IrBlock *scratch, IrBlock *b) {
+typedef struct Widen {
+    Arena *ar;
+    IrKernel *k;
+    IrBlock *scratch;
+    int (*misfit)(void *, const IrOp *);
+    void *cx;
+} Widen;
+
+static int widen_block(const Widen *w, IrBlock *b) {
     int n = 0;
     for (IrOp *op = b->first; op; op = op->next) {
-        for (int r = 0; r < op->nregions; r++) n += widen_block(ar, k, scratch, op->regions[r]);
-        if (op->op != IR_DOT) continue;
-        for (int i = 0; i < 2; i++)
-            if (ty_isf8((ScalarKind)op->args[i]->ty.k)) {
-                op->args[i] = to_f16(ar, k, scratch, op->args[i], op);
-                n++;
-            }
+        for (int r = 0; r < op->nregions; r++) n += widen_block(w, op->regions[r]);
+        if (op->op != IR_DOT || !ty_isf8((ScalarKind)op->args[0]->ty.k)) continue;
+        int why = w->misfit(w->cx, op);
+        if (!why) continue;   /* wgmma takes the f8 operands */
+        op->iattr[2] = why;
+        for (int i = 0; i < 2; i++) {
+            op->args[i] = to_f16(w->ar, w->k, w->scratch, op->args[i], op);
+            n++;
+        }
     }
     return n;
 }
 
-int ly_widen_f8(Arena *ar, IrKernel *k) {
+int ly_widen_f8(Arena *ar, IrKernel *k, int (*misfit)(void *, const IrOp *), void *cx) {
     IrBuilder b = {ar, k, NULL, k->loc};
-    IrBlock *scratch = ir_block(&b, 0, NULL);
-    return widen_block(ar, k, scratch, k->body);
+    Widen w = {ar, k, ir_block(&b, 0, NULL), misfit, cx};
+    return widen_block(&w, k->body);
 }

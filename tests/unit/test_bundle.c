@@ -463,6 +463,17 @@ static void test_invalid_content(void) {
     cv[1] = TLB_F32;
     cv[2] = 2;
     expect_write_error(&b, "bool 'EVEN' = 2");
+    cv[2] = 0;   /* a type parameter naming a storage type (f8) is valid */
+    for (int64_t t = TLB_F8E4M3; t <= TLB_F8E5M2; t++) {
+        cv[1] = t;
+        size_t n8 = 0;
+        uint8_t *w8 = write_sample(&b, &n8);
+        TlbBundle *r8 = NULL;
+        CHECK(w8 && tlb_read(w8, n8, &r8, err, sizeof err) == 0);
+        CHECK(r8 && r8->kernels[0].configs[1].cvalues[1] == t);
+        tlb_free(r8);
+        free(w8);
+    }
     k[0] = kernels[0];
 
     b.arch = "sm_9";

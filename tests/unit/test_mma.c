@@ -80,6 +80,13 @@ static void test_warps(void) {
     CHECK(ly_mma_k(SK_F16, 0, 16) == 16 && ly_mma_k(SK_BF16, 0, 64) == 16);
     CHECK(ly_mma_k(SK_F32, 0, 16) == 8 && ly_mma_k(SK_F32, 1, 16) == 0);
     CHECK(ly_mma_k(SK_I8, 0, 32) == 32 && ly_mma_k(SK_I8, 0, 16) == 0);
+    /* wgmma: 32 bytes of K per instruction; tf32 and f8 K-major only */
+    CHECK(ly_wgmma_k(SK_F16) == 16 && ly_wgmma_k(SK_F32) == 8 && ly_wgmma_k(SK_I8) == 0);
+    CHECK(ly_wgmma_k(SK_F8E4M3) == 32 && ly_wgmma_k(SK_F8E5M2) == 32);
+    CHECK(ly_mma_k(SK_F8E4M3, 0, 32) == 32 && ly_mma_k(SK_F8E5M2, 0, 16) == 0);
+    CHECK(!ly_wgmma_kmajor_only(SK_F16) && !ly_wgmma_kmajor_only(SK_BF16));
+    CHECK(ly_wgmma_kmajor_only(SK_F32) && ly_wgmma_kmajor_only(SK_F8E4M3) &&
+          ly_wgmma_kmajor_only(SK_F8E5M2));
 }
 
 /* The operand fragments of the PTX ISA, one instruction's worth per warp:

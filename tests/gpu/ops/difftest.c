@@ -28,7 +28,10 @@
  *   step=Q          floats: each value rounded to a multiple of Q
  *                   (step.BUF= for one buffer), so that sums of products
  *                   of them are exact in f32 and a rounding rule on top
- *                   of them can be checked exactly
+ *                   of them can be checked exactly; f8 with range=: only
+ *                   codes whose value is a multiple of Q (FP8 tensor
+ *                   cores accumulate with fewer bits than f32: sums of
+ *                   few distinct values stay exact there)
  *   init=poison|zero|rand  (init.BUF=): a buffer's initial contents.
  *                   Default: poison (a random byte repeated) for parameters
  *                   named out*, random inputs otherwise
@@ -312,7 +315,8 @@ static void fill(const Case *c, Param *p, unsigned char poison) {
             uint8_t b;
             int tries = 0;
             do b = (uint8_t)next_u64();
-            while (!(f8_value(t, b) >= lo && f8_value(t, b) < hi) && ++tries < 100000);
+            while (!(f8_value(t, b) >= lo && f8_value(t, b) < hi &&
+                     (step <= 0 || fmod(f8_value(t, b), step) == 0)) && ++tries < 100000);
             put_int(t, p->init, i, b);
         } else if (t->isfloat && t->bytes == 1)     /* f8: every code */
             put_int(t, p->init, i, next_u64());

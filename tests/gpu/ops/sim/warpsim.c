@@ -28,7 +28,7 @@
  *
  * Tensor cores (the section at the end): cp.async with its groups and
  * waits, ldmatrix and mma.sync (f16, bf16, tf32, s8) as warp rendezvous,
- * and wgmma (f16, bf16, tf32 K-major; B, and A or not, from shared memory through
+ * and wgmma (f16, bf16; tf32, e4m3, e5m2 K-major; B, and A or not, from shared memory through
  * matrix descriptors, every swizzle mode) per thread, with A in
  * registers a rendezvous of the warpgroup — all from the PTX ISA's text,
  * not from tilec's lowering, so that they check it. dot.tile (difftest)
@@ -713,17 +713,23 @@ static uint32_t desc_addr(uint64_t d, int esize, int kmajor, int mn, int k) {
     return a;
 }
 
-/* wgmma's operand kinds (ws_wgmma's `kind`): f16, bf16, tf32 (both
- * operands that kind). */
-enum { WG_F16, WG_BF16, WG_TF32 };
+/* wgmma's operand kinds: ws_wgmma's `kind` is A's kind, and B's << 4
+ * where it differs (f8 only: .e4m3.e5m2 and .e5m2.e4m3). */
+enum { WG_F16, WG_BF16, WG_TF32, WG_E4M3, WG_E5M2 };
 
-static int wg_esize(int kind) { return kind == WG_TF32 ? 4 : 2; }
+static int wg_kind_a(int kind) { return kind & 15; }
+static int wg_kind_b(int kind) { return kind >> 4 ? kind >> 4 : kind; }
+static int wg_esize(int k) { return k == WG_TF32 ? 4 : k >= WG_E4M3 ? 1 : 2; }
 
-/* The value of an operand element of `kind` at p in shared memory. */
-static double wg_elem(int kind, const unsigned char *p) {
+/* The value of an operand element of kind k at p in shared memory. */
+static double wg_elem(int k, const unsigned char *p) {
     uint32_t u = 0;
-    memcpy(&u, p, (size_t)wg_esize(kind));
-    return kind == WG_TF32 ? mma_elem(MMA_TF32, u, 0) : half_value(u, kind == WG_BF16);
+    memcpy(&u, p, (size_t)wg_esize(k));
+    switch (k) {
+    case WG_TF32: return mma_elem(MMA_TF32, u, 0);
+    case WG_E4M3: case WG_E5M2: return ws_f8_value(k == WG_E5M2, u);
+    default: return half_value(u, k == WG_BF16);
+    }
 }
 
 /* The product of wgmma op into acc, this thread's n/2 accumulators: A
@@ -731,16 +737,18 @@ static double wg_elem(int kind, const unsigned char *p) {
  * is 32 bytes of elements. */
 static void wgmma_compute(const WgOp *op, float *acc) {
     if (!t_smem) sim_fail("wgmma: no shared memory registered", NULL);
-    if (op->kind < WG_F16 || op->kind > WG_TF32 || (op->rega && op->kind == WG_TF32))
+    int ka = wg_kind_a(op->kind), kb = wg_kind_b(op->kind);
+    if (ka > WG_E5M2 || kb > WG_E5M2 || (op->rega && ka >= WG_TF32) ||
+        (ka != kb && (ka < WG_E4M3 || kb < WG_E4M3)))
         sim_fail("wgmma: an operand kind not modelled", NULL);
-    int w = t_tid % 128 / 32, lane = t_tid % 32, es = wg_esize(op->kind), K = 32 / es;
+    int w = t_tid % 128 / 32, lane = t_tid % 32, K = 32 / wg_esize(ka);
     for (int i = 0; i < op->n / 2; i++) {
         int row = 16 * w + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
         double sum = 0;
         for (int k = 0; k < K; k++) {
-            double x = op->rega ? half_value(op->arow[i / 2 % 2][k], op->kind == WG_BF16)
-                                : wg_elem(op->kind, t_smem + desc_addr(op->da, es, !op->ta, row, k));
-            sum += x * wg_elem(op->kind, t_smem + desc_addr(op->db, es, !op->tb, col, k));
+            double x = op->rega ? half_value(op->arow[i / 2 % 2][k], ka == WG_BF16)
+                                : wg_elem(ka, t_smem + desc_addr(op->da, wg_esize(ka), !op->ta, row, k));
+            sum += x * wg_elem(kb, t_smem + desc_addr(op->db, wg_esize(kb), !op->tb, col, k));
         }
         sum *= op->sa * op->sb;
         acc[i] = (float)(op->scale_d ? sum + acc[i] : sum);
@@ -770,10 +778,11 @@ static void wgmma_a_rows(const uint32_t a[4], uint16_t arow[2][16]) {
     for (int h = 0; h < 2; h++) memcpy(arow[h], A[16 * (me / 32) + me % 32 / 4 + 8 * h], 32);
 }
 
-/* wgmma.mma_async.sync.aligned.m64n{n}k{16,8}.f32.{f16,bf16,tf32}
- * (kind: WG_F16, WG_BF16, WG_TF32): acc holds this thread's n/2
- * accumulators; scale_d 0: D = A B. sa, sb: the immediate scales of A and
- * B (1 or -1); ta, tb: 0 K-major, 1 MN-major (tf32: K-major, 0). */
+/* wgmma.mma_async.sync.aligned.m64n{n}k{16,8,32}.f32.{f16,bf16,tf32,
+ * e4m3,e5m2}.{the same, or the other f8} (kind: WG_*, B's << 4 where it
+ * differs): acc holds this thread's n/2 accumulators; scale_d 0: D = A B.
+ * sa, sb: the immediate scales of A and B (1 or -1); ta, tb: 0 K-major, 1
+ * MN-major (tf32, f8: K-major, 0). */
 void ws_wgmma(int32_t n, int32_t kind, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,
               int32_t sb, int32_t ta, int32_t tb, float *acc);
 void ws_wgmma(int32_t n, int32_t kind, uint64_t da, uint64_t db, int32_t scale_d, int32_t sa,

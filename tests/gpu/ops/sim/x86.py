@@ -185,13 +185,20 @@ NOOP_ASM = re.compile(r"(fence\.proxy\.async(\.shared::cta|\.shared::cluster|\.g
 CP_ASYNC = re.compile(r"cp\.async\.(?:ca|cg)\.shared\.global \[\$0\], \[\$1\], (4|8|16), \$2;$")
 # wgmma as tilec writes it (whitespace removed): scale-d from an i32
 # through a predicate, A and B descriptors, immediate scales and
-# transposes (none for tf32, read K-major only).
+# transposes (none for tf32 and f8, read K-major only); group 4 is A's
+# and B's types ("e4m3.e5m2").
 WGMMA = re.compile(
     r"\{\.reg\.pred([%\w]+);setp\.ne\.b32\1,(\$\d+),0;"
-    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(?:8|16)\.f32\.(f16|bf16|tf32)\.\4"
+    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(?:8|16|32)\.f32\."
+    r"((?:f16|bf16|tf32|e4m3|e5m2)\.(?:f16|bf16|tf32|e4m3|e5m2))"
     r"\{([$\d,]*)\},(\$\d+),(\$\d+),\1,(-?1),(-?1)(?:,(\$\d+|\d+),(\$\d+|\d+))?;\}$")
-# ws_wgmma's kind codes (warpsim.c, WG_*) and each kind's K
-WG_KIND = {"f16": (0, 16), "bf16": (1, 16), "tf32": (2, 8)}
+# ws_wgmma's kind codes (warpsim.c, WG_*: A's kind, and B's << 4 where it
+# differs) and each pair's K
+WG_KIND = {"f16.f16": (0, 16), "bf16.bf16": (1, 16), "tf32.tf32": (2, 8),
+           "e4m3.e4m3": (3, 32), "e5m2.e5m2": (4, 32),
+           "e4m3.e5m2": (3 | 4 << 4, 32), "e5m2.e4m3": (4 | 3 << 4, 32)}
+# kinds wgmma reads K-major only (no transpose immediates)
+WG_KMAJOR = ("tf32", "e4m3", "e5m2")
 # ... and with A in registers (wgmma_check's sim/wgmma.ll has both): the
 # four A registers in braces where the A descriptor was, no imm-trans-a
 # (A from registers is K-major).
@@ -276,11 +283,14 @@ def wgmma_body(m, cons, tys, ret, rega):
     """The wgmma asm's operands passed to ws_wgmma (WGMMA) or ws_wgmma_ra
     (WGMMA_RA: rega); None if they are not the form expected."""
     n = int(m.group(3))
-    kind, k = WG_KIND[m.group(4)]
-    tf32 = m.group(4) == "tf32"
-    if ("k%d.f32" % k) not in m.group(0) or (tf32 and rega) or (
-            not rega and tf32 != (m.group(10) is None)):
-        return None   # K of another kind; tf32: no transposes, A not in registers
+    pair = m.group(4) if "." in m.group(4) else m.group(4) + "." + m.group(4)
+    if pair not in WG_KIND:
+        return None
+    kind, k = WG_KIND[pair]
+    kmajor = pair.split(".")[0] in WG_KMAJOR
+    if ("k%d.f32" % k) not in m.group(0) or (kmajor and rega) or (
+            not rega and kmajor != (m.group(10) is None)):
+        return None   # K of another kind; tf32, f8: no transposes, A not in registers
     outs = [c for c in cons if c.startswith("=")]
     ins = [c for c in cons if not c.startswith("=") and not c.startswith("~")]
     if (n % 8 or not 8 <= n <= 256 or len(outs) != n // 2 or any(c != "=f" for c in outs) or
