@@ -24,7 +24,7 @@ kinds users write, with random contents:
   atomic  atomic_add/max/min with contention (results that do not depend
           on the order, f32 sums within a tolerance), xchg/cas on unique
           addresses with their old values stored, a scalar atomic
-  dot     matrix products (f16, bf16, tf32/ieee f32, i8) of small tiles
+  dot     matrix products (f16, bf16, tf32/ieee f32, i8, f8 mixed) of small tiles
           (16..64) in a K loop with masked loads, `acc=`, epilogues
 
 Block sizes include extents that are not powers of two (ew1d 48 and
@@ -1489,16 +1489,24 @@ class Gen:
         bn = r.choice([[16], [32], [64], [16, 32], [24, 80]])
         bk = r.choice([[16], [32], [16, 64], [40], [24, 48]])
         warps = r.choice([[1], [2], [4], [1, 4]])
-        dims = {'BM': bm, 'BN': bn, 'BK': bk}
         t, prec = r.choice([('f16', None), ('bf16', None), ('f32', None), ('f32', 'ieee'),
-                            ('i8', None)])
+                            ('i8', None), ('f8e4m3', None), ('f8e5m2', None)])
+        f8 = t.startswith('f8')
+        # f8: B of the other f8 kind at times; B stored [N, K] and read
+        # through trans() at times (both operands along K: wgmma .e4m3 /
+        # .e5m2 where the tile and warps allow, else widened to f16)
+        tb = ('f8e5m2' if t == 'f8e4m3' else 'f8e4m3') if f8 and r.random() < 0.4 else t
+        bt = f8 and r.random() < 0.7
+        if f8 and r.random() < 0.6:
+            bm, warps, bk = r.choice([[64], [16, 64], [128]]), [4], r.choice([[32], [64], [32, 128]])
+        dims = {'BM': bm, 'BN': bn, 'BK': bk}
         at = 'i32' if t == 'i8' else 'f32'
         k = Kernel(self, name, r, dims, 64)
         k.needmasks = {}
         ot = r.choice([at, at, 'f16'] if at == 'f32' else [at])
         k.buf('c', ot, True)
         k.buf('a', t, False)
-        k.buf('b', t, False)
+        k.buf('b', tb, False)
         k.buf('bias', at, False)
         for p in ('M', 'N', 'K'):
             k.param(p, 'i32')
@@ -1512,6 +1520,9 @@ class Gen:
             c = [('M', M), ('N', N), ('K', K), ('len.a', M * K + 8), ('len.b', K * N + 8),
                  ('len.c', M * N + 8), ('len.bias', max(M, N) + 8)]
             c.append(('range', '-1,1' if t != 'i8' else '-100,100'))
+            if f8:   # f8 codes in [-2, 2), multiples of 0.5: sums exact on FP8 tensor cores
+                c += [('range.a', '-2,2'), ('range.b', '-2,2'), ('step.a', '0.5'),
+                      ('step.b', '0.5')]
             cases.append(c)
         k.emit('let rm = program_id(0) * BM + arange(0, BM);')
         k.emit('let rn = program_id(1) * BN + arange(0, BN);')
@@ -1520,15 +1531,20 @@ class Gen:
         k.emit('for k in range(0, K, BK) {')
         k.emit('    let at = load(a + rm[:, None] * K + (k + rk)[None, :], '
                'mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=%s);' % lit(0, t))
-        k.emit('    let bt = load(b + (k + rk)[:, None] * N + rn[None, :], '
-               'mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=%s);' % lit(0, t))
+        if bt:
+            k.emit('    let bt = load(b + rn[:, None] * K + (k + rk)[None, :], '
+                   'mask=(rn[:, None] < N) & ((k + rk)[None, :] < K), other=0);')
+        else:
+            k.emit('    let bt = load(b + (k + rk)[:, None] * N + rn[None, :], '
+                   'mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=%s);' % lit(0, t))
         padded_k = any(b & (b - 1) for b in bk)   # sema: such a K takes loaded operands
-        if r.random() < 0.3 and t != 'i8' and not padded_k:
+        if r.random() < 0.3 and t != 'i8' and not f8 and not padded_k:
             k.emit('    let at2 = where(at > %s, at, at * %s);' % (lit(0.0, t), lit(0.5, t)))
             aname = 'at2'
         else:
             aname = 'at'
-        k.emit('    acc = dot(%s, bt, acc=acc%s);' % (aname, ', precision="ieee"' if prec else ''))
+        k.emit('    acc = dot(%s, %s, acc=acc%s);' % (aname, 'trans(bt)' if bt else 'bt',
+                                                     ', precision="ieee"' if prec else ''))
         k.emit('}')
         k.S = ('BM', 'BN')
         Kmax = max(maxk, 1)
