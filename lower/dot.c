@@ -394,6 +394,7 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
             }
     lw_call_intr(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
     lw_set(f, op->res[0], lw_wgmma_wait(f, out, pending));
+    lw_pipe_late_copy(f, op);
     return 1;
 }
 

@@ -297,6 +297,8 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2],
 /* wgmma.wait_group n, acc's registers tied through it so that nothing
  * reads them before it (the values it returns are acc's). */
 LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n);
+/* The pipelined loop's copies, after product `dot`'s wait (pipeline.c). */
+void lw_pipe_late_copy(LwFn *f, const IrOp *dot);
 /* A ring's load (emits nothing) and its conversion (LY_HOW_RING): read
  * from the slot of the current iteration. */
 void lw_pipe_load(LwFn *f, const IrOp *op);

@@ -36,8 +36,13 @@
  * (carry_plan, below): the prologue ends with the wait, the barrier and
  * slot 0's first sub-step.
  *
- * One barrier per iteration for all operands together, none for the
- * copies themselves. The read slot is an i32 phi of the loop header,
+ * With a wgmma group left in flight across iterations (plan `pending`),
+ * slot (j + S-1) % S is still read by iteration j-1's group at the top
+ * of iteration j: the copy and its commit move after the product's
+ * wgmma wait and a second barrier (lw_pipe_late_copy).
+ *
+ * One barrier per iteration for all operands together (two with a
+ * pending wgmma group), none for the copies themselves. The read slot is an i32 phi of the loop header,
  * advanced and wrapped in the latch (no division of the counter). A
  * masked-off chunk (or, in the prologue, a copy for an iteration that may
  * not run) is zero-filled through cp.async's ignore-src predicate, which
@@ -83,6 +88,7 @@ struct LwPipe {
     LLVMValueRef lo, hi, step;
     LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
     LLVMValueRef read_slot;   /* i32 phi of the header: j % stages */
+    LLVMValueRef copy_iv, copy_slot;   /* the iteration copied next, its slot */
     int64_t smem_outside;     /* scratch requested before the loop */
     /* Loop-carried fragments (see carry_plan): the product, and per
      * operand (0: A, 1: B) its conversion from a ring (NULL: none), the
@@ -313,6 +319,8 @@ static LLVMValueRef slot_add(LwFn *f, struct LwPipe *p, LLVMValueRef s, int by) 
                            x, "");
 }
 
+static void copy_next(LwFn *f, struct LwPipe *p);
+
 /* The slots are loop-carried (no division by the step or the stages):
  * iteration j reads slot j % S and writes slot (j + S-1) % S. The copy
  * of iteration j + S-1 sits behind a uniform branch on whether that
@@ -345,14 +353,38 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
             lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         lw_barrier(f);
     }
-    LLVMValueRef next = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
+    p->copy_iv = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
+    p->copy_slot = wslot;
+    if (p->plan->nwg && p->plan->pending) return;   /* lw_pipe_late_copy */
+    copy_next(f, p);
+}
+
+/* The copy of iteration j + S-1 into slot (j + S-1) % S, behind a
+ * uniform branch on whether that iteration runs, and the commit. */
+static void copy_next(LwFn *f, struct LwPipe *p) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
     LLVMBasicBlockRef copy = lw_new_bb(f, "pipe.copy"), join = lw_new_bb(f, "pipe.join");
-    LLVMBuildCondBr(b, runs(f, p, next), copy, join);
+    LLVMBuildCondBr(b, runs(f, p, p->copy_iv), copy, join);
     LLVMPositionBuilderAtEnd(b, copy);
-    issue(f, p, next, wslot, 1);
+    issue(f, p, p->copy_iv, p->copy_slot, 1);
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, join);
     lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+}
+
+/* With a wgmma group in flight across iterations (`pending`), slot
+ * (j + S-1) % S = (j-1) % S is read by iteration j-1's group until each
+ * warpgroup's wait in iteration j: the copies go after the product's
+ * wait, behind a barrier (every warpgroup past it), so that S-1 tiles
+ * are in flight as without the pending group. Called by the product. */
+void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
+    struct LwPipe *p = f->pipe;
+    if (!p || !p->plan->nring || !p->plan->pending || !p->copy_iv ||
+        p->plan->wg_dot[0] != dot)
+        return;
+    lw_barrier(f);
+    copy_next(f, p);
 }
 
 void lw_pipe_end(LwFn *f, struct LwPipe *p) {

@@ -565,7 +565,10 @@ typedef struct LyPipe {
     /* The body's products when they run as wgmma: their ring operands
      * are read through descriptors, and with `pending` (one product) one
      * warpgroup MMA group stays in flight across the barrier (the
-     * accumulator: carried value `carry`). */
+     * accumulator: carried value `carry`); the iteration's copies then
+     * wait until after the product's wait and a second barrier, so that
+     * the slot they overwrite is the one the group before read
+     * (lower/pipeline.c, lw_pipe_late_copy), `stages - 1` ahead. */
     const IrOp *wg_dot[4];
     int nwg, pending, carry;
     /* Their other operands that are conversions in the body (loads

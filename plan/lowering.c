@@ -255,7 +255,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     q->ring = ar_alloc(pl->ar, sizeof(LyRing) * (size_t)(n ? n : 1));
     int wg = wgmma_plan(pl, q, n);
     if (!n && !q->nstage) return NULL;
-    q->ahead = !n ? 0 : q->pending ? stages - 2 : stages - 1;
+    q->ahead = !n ? 0 : stages - 1;
     /* wgmma's swizzle repeats every 1024 bytes from an aligned start */
     int64_t start = wg ? align1024(pl->p->ring_bytes) : pl->p->ring_bytes, total = 0;
     for (const IrOp *op = body->first; op; op = op->next) {
