@@ -88,7 +88,8 @@ struct LwPipe {
     LLVMValueRef lo, hi, step;
     LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
     LLVMValueRef read_slot;   /* i32 phi of the header: j % stages */
-    LLVMValueRef copy_iv, copy_slot;   /* the iteration copied next, its slot */
+    /* the iteration copied next and its slot, until copy_next copies it */
+    LLVMValueRef copy_iv, copy_slot;
     int64_t smem_outside;     /* scratch requested before the loop */
     /* Loop-carried fragments (see carry_plan): the product, and per
      * operand (0: A, 1: B) its conversion from a ring (NULL: none), the
@@ -321,6 +322,12 @@ static LLVMValueRef slot_add(LwFn *f, struct LwPipe *p, LLVMValueRef s, int by) 
 
 static void copy_next(LwFn *f, struct LwPipe *p);
 
+/* Whether the iteration's copies follow its product's wgmma wait
+ * (lw_pipe_late_copy) rather than the top of the iteration. */
+static int late_copies(const struct LwPipe *p) {
+    return p->plan->nring && p->plan->nwg && p->plan->pending;
+}
+
 /* The slots are loop-carried (no division by the step or the stages):
  * iteration j reads slot j % S and writes slot (j + S-1) % S. The copy
  * of iteration j + S-1 sits behind a uniform branch on whether that
@@ -355,7 +362,7 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     }
     p->copy_iv = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
     p->copy_slot = wslot;
-    if (p->plan->nwg && p->plan->pending) return;   /* lw_pipe_late_copy */
+    if (late_copies(p)) return;
     copy_next(f, p);
 }
 
@@ -368,6 +375,7 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
     LLVMBuildCondBr(b, runs(f, p, p->copy_iv), copy, join);
     LLVMPositionBuilderAtEnd(b, copy);
     issue(f, p, p->copy_iv, p->copy_slot, 1);
+    p->copy_iv = NULL;
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, join);
     lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
@@ -380,9 +388,7 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
  * are in flight as without the pending group. Called by the product. */
 void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
     struct LwPipe *p = f->pipe;
-    if (!p || !p->plan->nring || !p->plan->pending || !p->copy_iv ||
-        p->plan->wg_dot[0] != dot)
-        return;
+    if (!p || !late_copies(p) || !p->copy_iv || p->plan->wg_dot[0] != dot) return;
     lw_barrier(f);
     copy_next(f, p);
 }
@@ -409,6 +415,8 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
     if (p->carry_dot && !p->carry_next[0] && !p->carry_next[1] && !f->failed)
         lw_error(f, p->carry_dot->loc, "internal error: the product did not "
                  "read the next slot's fragments");
+    if (p->copy_iv && !f->failed)   /* late copies: the product never waited */
+        lw_error(f, p->loop->loc, "internal error: the loop's next tiles were not copied");
     if (p->plan->nwg && p->plan->pending) {
         /* the last product's group: done before anyone reads the sum */
         const IrValue *acc = p->loop->regions[0]->args[p->plan->carry + 1];
