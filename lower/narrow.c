@@ -16,13 +16,15 @@
  *
  * What: every add, sub, mul, shift, division, remainder, comparison,
  * min/max/abs, saturating add/sub, bit count (cttz, ctlz, ctpop) and
- * vector reduction (add, mul, min, max) on i8 or i16 (vectors lane by lane)
+ * vector reduction (add, mul, min, max) on i8 or i16, or on any other
+ * width from 2 to 31 bits that LLVM formed (nw_width; vectors lane by lane)
  * is rebuilt on i32 operands, extended as the operation reads them (sext
  * for signed ones, zext for unsigned ones, either where only low bits
  * matter), its result truncated back. Conversions pass through a fence:
  * truncations to 8 or 16 bits of computed values, extensions of 8 or 16
  * bits (and of bools to 8 or 16), conversions of 8 or 16 bits to floating
- * point (nw_fenced_conv says what the DAG does without). The fence is an
+ * point (the same for the other narrow widths; nw_fenced_conv says what
+ * the DAG does without). The fence is an
  * inline-asm `mov.b32`, which ptxas folds and LLVM cannot see through:
  * without it LLVM's DAG combiner narrows `trunc(op(ext a, ext b))` back
  * to a 16-bit op. Bitwise and/or/xor stay narrow (each result bit is the
@@ -42,12 +44,17 @@
 
 typedef enum { NW_SEXT, NW_ZEXT } NwExt;
 
-/* 8 or 16 for i8 / i16 and their vectors, else 0. */
+/* The width of a narrow integer type (or vector's lanes): 2 to 31 bits
+ * but 1, else 0. i8 and i16 come from the program; other widths from
+ * LLVM's InstCombine, which narrows 32-bit code of which only a few bits
+ * matter (`icmp sgt i4 (bitreverse.i4 (trunc tid)), -1` of a selection
+ * by lane bits) and which the back end then promotes to 16-bit registers
+ * (`shr.s16 %rs, %rs, 12; setp.gt.s16`: generated program 7010's dot_2). */
 static unsigned nw_width(LLVMTypeRef t) {
     if (LLVMGetTypeKind(t) == LLVMVectorTypeKind) t = LLVMGetElementType(t);
     if (LLVMGetTypeKind(t) != LLVMIntegerTypeKind) return 0;
     unsigned w = LLVMGetIntTypeWidth(t);
-    return w == 8 || w == 16 ? w : 0;
+    return w > 1 && w < 32 ? w : 0;
 }
 
 /* A copy LLVM cannot see through. */
@@ -218,11 +225,10 @@ static LLVMValueRef nw_trunc_lane(LwCtx *c, LLVMOpcode op, LLVMValueRef x, LLVMT
     return LLVMBuildTrunc(c->b, nw_fence(c, x), t, "");
 }
 
-/* Extension of an 8- or 16-bit lane to 16, 32 or 64 bits, through the
- * fence. */
+/* Extension of a narrow lane to a wider type, through the fence. */
 static LLVMValueRef nw_ext_lane(LwCtx *c, LLVMOpcode op, LLVMValueRef x, LLVMTypeRef t) {
     LLVMValueRef r = nw_ext(c, x, op == LLVMSExt ? NW_SEXT : NW_ZEXT);
-    if (LLVMGetIntTypeWidth(t) == 16) return LLVMBuildTrunc(c->b, r, t, "");
+    if (LLVMGetIntTypeWidth(t) < 32) return LLVMBuildTrunc(c->b, r, t, "");
     if (LLVMGetIntTypeWidth(t) == 32) return r;
     return op == LLVMSExt ? LLVMBuildSExt(c->b, r, t, "") : LLVMBuildZExt(c->b, r, t, "");
 }
@@ -259,15 +265,15 @@ static LLVMValueRef nw_fenced_conv(LwCtx *c, LLVMValueRef i) {
     unsigned from = nw_lane_width(LLVMTypeOf(x)), to = nw_lane_width(LLVMTypeOf(i));
     switch (LLVMGetInstructionOpcode(i)) {
     case LLVMTrunc:
-        if ((to != 8 && to != 16) || !LLVMIsAInstruction(x) || LLVMIsALoadInst(x) ||
+        if (!nw_width(LLVMTypeOf(i)) || !LLVMIsAInstruction(x) || LLVMIsALoadInst(x) ||
             (LLVMIsACallInst(x) && LLVMIsAInlineAsm(LLVMGetCalledValue(x))))
             return NULL;
         return nw_lanes(c, i, nw_trunc_lane);
     case LLVMSExt: case LLVMZExt:
-        if (from == 1 && (to == 8 || to == 16)) return nw_lanes(c, i, nw_bool_lane);
-        return (from == 8 || from == 16) && to > from ? nw_lanes(c, i, nw_ext_lane) : NULL;
+        if (from == 1 && nw_width(LLVMTypeOf(i))) return nw_lanes(c, i, nw_bool_lane);
+        return nw_width(LLVMTypeOf(x)) && to > from ? nw_lanes(c, i, nw_ext_lane) : NULL;
     case LLVMSIToFP: case LLVMUIToFP:
-        return from == 8 || from == 16 ? nw_lanes(c, i, nw_itofp_lane) : NULL;
+        return nw_width(LLVMTypeOf(x)) ? nw_lanes(c, i, nw_itofp_lane) : NULL;
     default:
         return NULL;
     }
