@@ -468,6 +468,24 @@ static void print_guards(Arena *ar, Diag *dg, const LwOutput *lo) {
     }
 }
 
+/* --stats: each entry's accesses realigned at run time (plan/realign.c):
+ * rows rotated to their own alignment, each 16-byte group tested. */
+static void print_realigned(Arena *ar, Diag *dg, const LwOutput *lo) {
+    for (int e = 0; e < lo->nentries; e++) {
+        const LwEntry *en = &lo->entries[e];
+        const LyRealign *r = en->variant && en->variant->ly ? &en->variant->ly->realign : NULL;
+        if (!r || !r->n) continue;
+        const char *line = "";
+        for (int i = 0; i < r->n; i++) {
+            const IrOp *op = r->v[i].op;
+            line = ar_printf(ar, "%s%s%s at %s:%u:%u (%d a group)", line, i ? ", " : "",
+                             ir_op_name[op->op], dg_file_path(dg, op->loc.file), op->loc.line,
+                             op->loc.col, r->v[i].vec);
+        }
+        fprintf(stderr, "%s realigned: %s\n", en->name, line);
+    }
+}
+
 /* The sema options from the command line; the stdlib is sm_stdlib_dir's
  * ($TILE_STDLIB, else the one beside tilec, else the installed one). */
 static SmOptions sema_options(const Opts *o, Arena *ar) {
@@ -496,6 +514,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     if (rc == 0 && o->stats) {
         print_stats(ar, dg, o->arch, &res.lw, res.stats, res.nstats);
         print_guards(ar, dg, &res.lw);
+        print_realigned(ar, dg, &res.lw);
         print_mma_sync(ar, dg, &res.lw, o->arch);
         print_padding(ar, dg, &res.lw);
     }

@@ -223,12 +223,36 @@ static void lw_const(LwFn *f, const IrOp *op) {
     lw_set(f, op->res[0], v);
 }
 
+/* arange lo, hi [rotated s]: position p holds lo + p, or, rotated by s
+ * (plan/realign.c; 0 <= s < hi - lo), lo + ((p - s) mod (hi - lo)). A
+ * rotated register is (thread part - s) + its constant, additions that
+ * cannot overflow (nsw), so LLVM keeps one base address per thread with
+ * immediate offsets; the wrap's test compares the position itself, which
+ * folds to false in registers whose constant exceeds s's known bound. */
 static void lw_arange(LwFn *f, const IrOp *op) {
+    LLVMBuilderRef b = f->c->b;
     const Layout *l = op->res[0]->layout;
     LwVal v = lw_new_val(f, lw_nregs(op->res[0]));
-    for (int r = 0; r < v.n; r++)
-        v.r[r] = LLVMBuildAdd(f->c->b, lw_coord(f, l, r, 0),
-                              lw_i32(f->c, op->iattr[0]), "");
+    int64_t lo = op->iattr[0], n = op->iattr[1] - op->iattr[0];
+    LLVMValueRef s = op->nargs ? lw_val(f, op->args[0])->r[0] : NULL;
+    for (int r = 0; r < v.n; r++) {
+        LLVMValueRef tp, pos, x;
+        uint32_t k;
+        if (!s) {
+            v.r[r] = LLVMBuildAdd(b, lw_coord(f, l, r, 0), lw_i32(f->c, lo), "");
+            continue;
+        }
+        if (lw_reg_const(l, r, &k)) {
+            tp = lw_thread_coord(f, l);
+            pos = LLVMBuildNUWAdd(b, tp, lw_i32(f->c, k), "");
+            x = LLVMBuildNSWAdd(b, LLVMBuildNSWSub(b, tp, s, ""), lw_i32(f->c, k + lo), "");
+        } else {
+            pos = lw_coord(f, l, r, 0);
+            x = LLVMBuildNSWAdd(b, LLVMBuildNSWSub(b, pos, s, ""), lw_i32(f->c, lo), "");
+        }
+        LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntULT, pos, s, "");
+        v.r[r] = LLVMBuildSelect(b, wrap, LLVMBuildNSWAdd(b, x, lw_i32(f->c, n), ""), x, "");
+    }
     lw_set(f, op->res[0], v);
 }
 

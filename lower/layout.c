@@ -100,6 +100,21 @@ static LLVMValueRef lw_thread_part_here(LwFn *f, const Layout *l) {
     return acc;
 }
 
+int lw_reg_const(const Layout *l, int r, uint32_t *reg) {
+    uint32_t regs = 0, threads = 0;
+    if (!l || l->rank != 1) return 0;
+    for (int i = 0; i < lw_nbits(l, LY_REG); i++) regs |= lw_basis(l, LY_REG, i);
+    for (int in = LY_LANE; in <= LY_WARP; in++)
+        for (int i = 0; i < lw_nbits(l, (LyIn)in); i++) threads |= lw_basis(l, (LyIn)in, i);
+    if (regs & threads) return 0;
+    *reg = lw_reg_part(l, r);
+    return 1;
+}
+
+LLVMValueRef lw_thread_coord(LwFn *f, const Layout *l) {
+    return lw_thread_part(f, l);
+}
+
 LLVMValueRef lw_packed_coord(LwFn *f, const Layout *l, int r) {
     return LLVMBuildXor(f->c->b, lw_thread_part(f, l),
                         lw_i32(f->c, lw_reg_part(l, r)), "");

@@ -170,6 +170,11 @@ void lw_widen_narrow_ints(LwCtx *c);
 
 /* ---- layout.c: coordinates, register maps, shared memory */
 /* Coordinate of register r along dimension d, for this thread (i32). */
+/* A 1-D layout whose register bits and thread (lane, warp) bits are
+ * disjoint holds in register r the position lw_thread_coord + *reg (a
+ * sum: no carries); lw_reg_const returns 0 for any other layout. */
+int lw_reg_const(const Layout *l, int r, uint32_t *reg);
+LLVMValueRef lw_thread_coord(LwFn *f, const Layout *l);
 LLVMValueRef lw_coord(LwFn *f, const Layout *l, int r, int d);
 /* The packed coordinate held by register r of this thread (i32). */
 LLVMValueRef lw_packed_coord(LwFn *f, const Layout *l, int r);

@@ -12,6 +12,15 @@
  * around the access (a masked-off load yields `other`, or 0: the language
  * leaves that element unspecified, and the interpreter poisons it).
  *
+ * Realigned accesses (plan/realign.c rotated their tile so that groups
+ * start aligned whatever the row's offset): each group of 16 bytes of
+ * positions is tested at run time — first address aligned to the group,
+ * last address the group's length further (no wrap of the rotation
+ * inside), every mask bit set — and is then one vector access, else one
+ * access per element under its own mask bit (lw_group_fits). Threads of
+ * a warp mostly agree, so the branch is uniform but at the wrap and at
+ * the row's ends.
+ *
  * Masked stores. A store of a 16-byte group under a predicate (its mask,
  * and/or being the owner of a replicated element) in code no loop
  * precedes is one inline-asm `@p st.global`, as in Triton, not a branch
@@ -253,6 +262,30 @@ static void lw_emit_store_pred(LwFn *f, LwAccess *a, LLVMValueRef p) {
     buf_free(&cons);
 }
 
+/* One element load under predicate p: `@p ld.global` (with a->quals and
+ * a->policy as lw_emit_load_asm), the register keeping `otherwise`
+ * (memory form) where p is false. No branch, so the
+ * element ways of a realigned group stay one block (fewer registers
+ * than a branch around each load, in ptxas's allocation). */
+static LLVMValueRef lw_emit_load_pred(LwFn *f, LwAccess *a, LLVMValueRef p,
+                                      LLVMValueRef otherwise) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LwWords x = lw_words(c, a->k, 1);
+    Buf text = {0}, cons = {0};
+    buf_printf(&text, "@$1 ld.global%s.b%d $0, [$2]%s;", a->quals ? a->quals : "", x.w,
+               a->policy ? ", $4" : "");
+    buf_printf(&cons, "=%c,b,l,0%s", x.cons, a->policy ? ",l" : "");
+    LLVMValueRef o = LLVMBuildBitCast(b, otherwise, LLVMIntTypeInContext(c->ctx, (unsigned)x.w), "");
+    if (x.w == 8) o = LLVMBuildZExt(b, o, x.wt, "");
+    LLVMValueRef args[4] = {p, LLVMBuildPtrToInt(b, a->ptr, c->i64, ""), o, a->policy};
+    LLVMValueRef r = lw_asm(c, x.wt, text.s, cons.s, args, a->policy ? 4 : 3, LW_ASM_READS);
+    buf_free(&text);
+    buf_free(&cons);
+    if (x.w == 8) r = LLVMBuildTrunc(b, r, c->i8, "");
+    return LLVMBuildBitCast(b, r, a->t, "");
+}
+
 static LLVMValueRef lw_emit_load(LwFn *f, void *arg) {
     LwAccess *a = arg;
     if (a->quals) return lw_emit_load_asm(f, a);
@@ -490,6 +523,212 @@ static const char *lw_load_quals(LwFn *f, const IrOp *op) {
                      cache ? "" : l1[evict], evict ? ".L2::cache_hint" : "");
 }
 
+/* ---------------------------------------------- realigned accesses */
+
+/* Group g (registers [g, g + vec)) of a realigned access r through layout
+ * l. Its first position is q0 = thread coordinate + k (lw_reg_const);
+ * the rotation by s < smax (plan/realign.c) wraps inside it when q0 < s <
+ * q0 + vec, which only a group with k < smax can: such a group is tested
+ * (wrap), and its elements' addresses in the far way are the first one's
+ * plus i, or i - B past the wrap (B the tile's extent: the pass checked
+ * that the pointers were consecutive before the rotation). A group that
+ * cannot wrap has its first address at the thread's first such group's
+ * plus the difference of their constants: one base register with
+ * immediate offsets for all, where LLVM, given each address, kept one
+ * register per group (softmax f32 8192, 8 warps: 89 registers, 2
+ * programs per SM instead of 3, 1.5x the time). */
+typedef struct LwGroup {
+    LLVMValueRef first;
+    LLVMValueRef q0, s;        /* where it may wrap; else NULL */
+    LLVMValueRef inside;       /* i1: the wrap is inside it (NULL: cannot) */
+    int n;                     /* the tile's extent */
+} LwGroup;
+
+static LwGroup lw_group(LwFn *f, const LyRealigned *r, const Layout *l, LLVMTypeRef et,
+                        const LwVal *p, int g, int vec) {
+    LLVMBuilderRef b = f->c->b;
+    uint32_t k, kref = 0;
+    LwGroup x = {p->r[g], NULL, NULL, NULL, l->shape[0]};
+    if (lw_reg_const(l, g, &k) && k >= (uint32_t)r->smax) {
+        int ref = 0;
+        for (; ref < g; ref += vec)
+            if (lw_reg_const(l, ref, &kref) && kref >= (uint32_t)r->smax) break;
+        if (ref == g) return x;
+        LLVMValueRef at = lw_i32(f->c, (int64_t)k - (int64_t)kref);
+        x.first = LLVMBuildGEP2(b, et, p->r[ref], &at, 1, "");
+        return x;
+    }
+    if (!lw_reg_const(l, g, &k)) k = 0, x.q0 = lw_coord(f, l, g, 0);
+    else x.q0 = LLVMBuildNUWAdd(b, lw_thread_coord(f, l), lw_i32(f->c, k), "");
+    x.s = lw_val(f, r->shift)->r[0];
+    x.inside = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntULT, x.q0, x.s, ""),
+                            LLVMBuildICmp(b, LLVMIntULT, x.s,
+                                          LLVMBuildNUWAdd(b, x.q0, lw_i32(f->c, vec), ""), ""), "");
+    return x;
+}
+
+/* The run-time test of group [g, g + vec) of a realigned access (see the
+ * top): its first address a multiple of the group's bytes, no wrap inside
+ * it, every mask bit set (m->r NULL: no mask). */
+static LLVMValueRef lw_group_fits(LwFn *f, const LwVal *m, int g, int vec, int esize, LwGroup gr) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMValueRef a0 = LLVMBuildPtrToInt(b, gr.first, c->i64, "");
+    LLVMValueRef low = LLVMBuildAnd(b, a0, LLVMConstInt(c->i64, (unsigned long long)(vec * esize - 1), 0), "");
+    LLVMValueRef ok = LLVMBuildICmp(b, LLVMIntEQ, low, LLVMConstInt(c->i64, 0, 0), "");
+    if (gr.inside) ok = LLVMBuildAnd(b, ok, LLVMBuildNot(b, gr.inside, ""), "");
+    for (int i = 0; m->r && i < vec; i++) ok = LLVMBuildAnd(b, ok, m->r[g + i], "");
+    return ok;
+}
+
+/* The group width of a realigned access op through layout l (0: not
+ * realigned, or its layout does not give each thread whole groups of
+ * its own, or is not 1-D), and its record in *r. */
+static int lw_realigned_vec(LwFn *f, const IrOp *op, const Layout *l, const LyRealigned **r) {
+    *r = l ? ly_realigned(&f->ly->realign, op) : NULL;
+    int vec = *r ? (*r)->vec : 0;
+    if (vec < 2 || l->rank != 1 || ly_vec_width(l, 0) < vec) return 0;
+    for (int in = LY_LANE; in <= LY_WARP; in++)
+        for (int i = 0; i < l->nbits[in]; i++)
+            if (!l->basis[in][i]) return 0;
+    return vec;
+}
+
+/* A realigned group's ways: one vector access (fits), elements at the
+ * first one's address plus their offsets (near: consecutive), where the
+ * rotation wraps inside the group (wrap: NULL where it cannot) at their
+ * own addresses (far), and nothing where no lane of the warp has a mask
+ * bit set (skip: the padding of a row shorter than the block; `any` NULL
+ * without a mask). Each test is a warp vote, so the branches are uniform
+ * but for far and near. lw_split branches and leaves the builder in the
+ * vector way; lw_split_next moves to the next way that exists, keeping
+ * where the previous one ended. */
+enum { LW_VEC, LW_NEAR, LW_FAR, LW_SKIP, LW_WAYS };
+
+typedef struct LwSplit {
+    LLVMBasicBlockRef way[LW_WAYS], end[LW_WAYS], join;
+} LwSplit;
+
+static LLVMValueRef lw_vote(LwFn *f, const char *kind, LLVMValueRef p) {
+    LLVMValueRef args[2] = {LLVMConstInt(f->c->i32, 0xffffffffu, 0), p};
+    return lw_call_intr(f->c, kind, NULL, 0, args, 2);
+}
+
+static LwSplit lw_split(LwFn *f, LLVMValueRef fits, LLVMValueRef wrap, LLVMValueRef any) {
+    LLVMBuilderRef b = f->c->b;
+    LwSplit s = {{lw_new_bb(f, "mem.vec"), lw_new_bb(f, "mem.near"),
+                  wrap ? lw_new_bb(f, "mem.far") : NULL, any ? lw_new_bb(f, "mem.skip") : NULL},
+                 {NULL}, lw_new_bb(f, "mem.done")};
+    if (any) {   /* padding first: nothing to test there */
+        LLVMBasicBlockRef some = lw_new_bb(f, "mem.some");
+        LLVMBuildCondBr(b, lw_vote(f, "llvm.nvvm.vote.any.sync", any), some, s.way[LW_SKIP]);
+        LLVMPositionBuilderAtEnd(b, some);
+    }
+    LLVMBasicBlockRef elem = lw_new_bb(f, "mem.elem");
+    LLVMBuildCondBr(b, lw_vote(f, "llvm.nvvm.vote.all.sync", fits), s.way[LW_VEC], elem);
+    LLVMPositionBuilderAtEnd(b, elem);
+    if (wrap) LLVMBuildCondBr(b, wrap, s.way[LW_FAR], s.way[LW_NEAR]);
+    else LLVMBuildBr(b, s.way[LW_NEAR]);
+    LLVMPositionBuilderAtEnd(b, s.way[LW_VEC]);
+    return s;
+}
+
+static void lw_split_next(LwFn *f, LwSplit *s, int way) {
+    s->end[way] = LLVMGetInsertBlock(f->c->b);
+    LLVMBuildBr(f->c->b, s->join);
+    int next = way + 1;
+    while (next < LW_WAYS && !s->way[next]) next++;
+    LLVMPositionBuilderAtEnd(f->c->b, next < LW_WAYS ? s->way[next] : s->join);
+}
+
+/* Some mask bit of group g is set (NULL without a mask). */
+static LLVMValueRef lw_group_any(LwFn *f, const LwVal *m, int g, int vec) {
+    LLVMValueRef any = NULL;
+    for (int i = 0; m->r && i < vec; i++)
+        any = any ? LLVMBuildOr(f->c->b, any, m->r[g + i], "") : m->r[g + i];
+    return any;
+}
+
+/* Element i's address in way `way` (LW_NEAR or LW_FAR) of group gr. */
+static LLVMValueRef lw_way_ptr(LwFn *f, LLVMTypeRef et, LwGroup gr, int i, int way) {
+    LLVMBuilderRef b = f->c->b;
+    if (i == 0) return gr.first;
+    LLVMValueRef at = lw_i32(f->c, i);
+    if (way == LW_FAR) {
+        LLVMValueRef past = LLVMBuildICmp(b, LLVMIntUGE,
+                                          LLVMBuildNUWAdd(b, gr.q0, lw_i32(f->c, i), ""), gr.s, "");
+        at = LLVMBuildSelect(b, past, lw_i32(f->c, i - gr.n), at, "");
+    }
+    return LLVMBuildGEP2(b, et, gr.first, &at, 1, "");
+}
+
+/* Loads group g of a realigned load; its elements' memory forms in mem. */
+static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, const Layout *l,
+                              const LwVal *p, const LwVal *m, const LwVal *o, int g, int vec,
+                              LLVMValueRef *mem) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMTypeRef et = lw_mem_type(c, proto.k);
+    int esize = ty_bytes(proto.k);
+    LwGroup gr = lw_group(f, r, l, et, p, g, vec);
+    LLVMValueRef got[LW_WAYS][16];
+    LLVMValueRef fits = lw_group_fits(f, m, g, vec, esize, gr);
+    LwSplit s = lw_split(f, fits, gr.inside, lw_group_any(f, m, g, vec));
+    LwAccess a = proto;
+    a.t = LLVMVectorType(et, (unsigned)vec);
+    a.ptr = gr.first;
+    a.vec = vec;
+    a.align = (unsigned)(vec * esize);
+    LLVMValueRef v = lw_emit_load(f, &a);
+    for (int i = 0; i < vec; i++) got[LW_VEC][i] = LLVMBuildExtractElement(b, v, lw_i32(c, i), "");
+    lw_split_next(f, &s, LW_VEC);
+    for (int way = LW_NEAR; way < LW_WAYS; way++) {
+        if (!s.way[way]) continue;
+        for (int i = 0; i < vec; i++) {
+            LwAccess e = proto;
+            e.t = et;
+            e.ptr = way == LW_SKIP ? NULL : lw_way_ptr(f, et, gr, i, way);
+            e.vec = 1;
+            e.align = (unsigned)esize;
+            LLVMValueRef oth = o->r ? lw_to_mem(f, o->r[g + i], proto.k) : LLVMConstNull(et);
+            got[way][i] = way == LW_SKIP ? oth
+                        : m->r ? lw_emit_load_pred(f, &e, m->r[g + i], oth)
+                               : lw_emit_load(f, &e);
+        }
+        lw_split_next(f, &s, way);
+    }
+    for (int i = 0; i < vec; i++) {
+        mem[i] = LLVMBuildPhi(b, et, "");
+        for (int way = 0; way < LW_WAYS; way++)
+            if (s.way[way]) LLVMAddIncoming(mem[i], &got[way][i], &s.end[way], 1);
+    }
+}
+
+/* Stores group g of a realigned store of x (memory forms). */
+static void lw_store_realigned(LwFn *f, ScalarKind k, const LyRealigned *r, const Layout *l,
+                               const LwVal *p, const LwVal *m, int g, int vec, LLVMValueRef *x) {
+    LwCtx *c = f->c;
+    LLVMTypeRef et = lw_mem_type(c, k), vt = LLVMVectorType(et, (unsigned)vec);
+    int esize = ty_bytes(k);
+    LwGroup gr = lw_group(f, r, l, et, p, g, vec);
+    LLVMValueRef fits = lw_group_fits(f, m, g, vec, esize, gr);
+    LwSplit s = lw_split(f, fits, gr.inside, lw_group_any(f, m, g, vec));
+    LwAccess a = {.t = vt, .ptr = gr.first, .val = lw_pack(f, vt, vec, x), .k = k,
+                  .vec = vec, .align = (unsigned)(vec * esize)};
+    lw_emit_store(f, &a);
+    lw_split_next(f, &s, LW_VEC);
+    for (int way = LW_NEAR; way < LW_WAYS; way++) {
+        if (!s.way[way]) continue;
+        for (int i = 0; way != LW_SKIP && i < vec; i++) {
+            LwAccess e = {.t = et, .ptr = lw_way_ptr(f, et, gr, i, way), .val = x[i], .k = k,
+                          .vec = 1, .align = (unsigned)esize};
+            if (m->r) lw_guarded(f, m->r[g + i], lw_emit_store, &e, NULL);
+            else lw_emit_store(f, &e);
+        }
+        lw_split_next(f, &s, way);
+    }
+}
+
 /* load ptr [, mask [, other]] */
 void lw_load(LwFn *f, const IrOp *op) {
     LwCtx *c = f->c;
@@ -510,7 +749,15 @@ void lw_load(LwFn *f, const IrOp *op) {
     LwVal res_l = out;
     const char *quals = lw_load_quals(f, op);
     LLVMValueRef policy = op->iattr[2] ? lw_l2_policy(f, (int)op->iattr[2]) : NULL;
-    for (int g = 0; g < p.n; g += vec) {
+    const LyRealigned *ra;
+    int wide = lw_realigned_vec(f, op, l, &ra);
+    for (int g = 0; wide > vec && g < p.n; g += wide) {
+        LwAccess proto = {.k = k, .quals = quals, .policy = policy};
+        LLVMValueRef mem[16];
+        lw_load_realigned(f, proto, ra, l, &p, &m, &o, g, wide, mem);
+        for (int i = 0; i < wide; i++) out.r[g + i] = lw_from_mem(f, mem[i], k);
+    }
+    for (int g = 0; wide <= vec && g < p.n; g += vec) {
         LwAccess a = {.t = vt, .ptr = p.r[g], .k = k, .vec = vec,
                       .align = (unsigned)(vec * ty_bytes(k)),
                       .quals = quals, .policy = policy};
@@ -589,7 +836,14 @@ void lw_store(LwFn *f, const IrOp *op) {
     if (vec < 1) vec = 1;
     LLVMTypeRef et = lw_mem_type(c, k);
     LLVMTypeRef vt = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
-    for (int g = 0; g < p.n; g += vec) {
+    const LyRealigned *ra;
+    int wide = lw_realigned_vec(f, op, l, &ra);
+    for (int g = 0; wide > vec && g < p.n; g += wide) {
+        LLVMValueRef x[16];
+        for (int i = 0; i < wide; i++) x[i] = lw_to_mem(f, v.r[g + i], k);
+        lw_store_realigned(f, k, ra, l, &p, &m, g, wide, x);
+    }
+    for (int g = 0; wide <= vec && g < p.n; g += vec) {
         int first;
         LLVMValueRef own = lw_owner(f, l, g, &first);
         if (!first) continue;

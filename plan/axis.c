@@ -471,6 +471,7 @@ static AxInfo ax_shape_rule(const IrOp *op, const AxInfo *const *in) {
         if (ty_isint(res->ty.k) || res->ty.k == SK_BOOL) return ax_uniform(res, pow2_div(op->iattr[0]));
         return ax_uniform(res, 1);
     case IR_ARANGE:
+        if (op->nargs) return r;            /* rotated (realign.c): a range only */
         r.contig[0] = pad_extent(res, 0);   /* the padding continues it */
         r.div[0] = pow2_div(op->iattr[0]);
         return r;

@@ -434,9 +434,24 @@ int64_t ax_mem_run(const AxInfo *ptr, int64_t esize, const AxInfo *mask, int dim
 
 /* ----------------------------------------------------- layout assignment */
 
+/* The accesses realign.c realigned: each moves groups of vec elements
+ * when a run-time test admits it (lower/memory.c), elements otherwise;
+ * its tile is rotated by `shift`, a scalar below smax. */
+typedef struct LyRealigned {
+    const IrOp *op;
+    const IrValue *shift;
+    int vec, smax;
+} LyRealigned;
+
+typedef struct LyRealign {
+    int n, cap;
+    LyRealigned *v;
+} LyRealign;
+
 typedef struct LyResult {
     LyFacts facts;       /* what the variant assumes */
     AxTable *axis;       /* covers every value, conversions included */
+    LyRealign realign;
 } LyResult;
 
 /* Assigns a layout to every tile value of k for variant v (in place):
@@ -498,6 +513,17 @@ int ly_fold_trans(Arena *ar, IrKernel *k);
  * it, and the reason is kept in the dot's iattr[2]. Returns the number of
  * operands converted. */
 int ly_widen_f8(Arena *ar, IrKernel *k, int (*misfit)(void *, const IrOp *), void *cx);
+/* Row tiles rotated so that their accesses start aligned (realign.c, run
+ * by ly_assign_kernel after ly_widen_f8, under axis info ax of k): every
+ * arange of a component of 1-D tiles that only element-wise ops,
+ * accesses, `for` loops and sum/max/min reductions join is rotated by
+ * the misalignment of an anchor access, computed at the top of the
+ * kernel; the component's accesses that axis info cannot vectorize are
+ * recorded in out. Returns the number of components rotated. */
+enum { LY_REALIGN_MAX_GROUPS = 4 };
+int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out);
+/* What ly_realign recorded of access op, or NULL. */
+const LyRealigned *ly_realigned(const LyRealign *r, const IrOp *op);
 
 /* Checks the pass's postcondition on k: every tile value has a layout,
  * no scalar has one, every operand has the layout its op needs (memory

@@ -73,6 +73,7 @@ typedef struct LaCtx {
     IrBlock *scratch;    /* new ops are built here, then moved */
     int changed;
     int wgmma;           /* the target has warpgroup MMA (sm_90a) */
+    LyRealign realign;   /* realign.c's accesses */
 } LaCtx;
 
 static int is_tile(const IrValue *v) { return v->ty.rank > 0; }
@@ -127,6 +128,7 @@ static const Layout *coalesced(LaCtx *c, const IrOp *op) {
     const Type pt = ty_pad(p->ty);   /* layouts are padded (ir.h) */
     int64_t contig = min64(a->contig[fast], pt.dim[fast]);
     if (stage_operand(c, op)) aligned = 16 / esize;
+    if (ly_realigned(&c->realign, op)) aligned = contig = ly_realigned(&c->realign, op)->vec;
     int64_t per = min64(min64(aligned, contig), 16 / esize > 1 ? 16 / esize : 1);
     int64_t threads = (int64_t)c->k->warps * 32;
     int64_t share = ty_numel(pt) / threads;
@@ -675,6 +677,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     ly_fold_trans(ar, k);
     c.ax = ax_analyze(ar, k, f);
     if (ly_widen_f8(ar, k, f8_misfit, &c)) c.ax = ax_analyze(ar, k, f);
+    if (ly_realign(ar, k, c.ax, &c.realign)) c.ax = ax_analyze(ar, k, f);
     IrBuilder b = {ar, k, NULL, k->loc};
     c.scratch = ir_block(&b, 0, NULL);
     find_anchors(&c, k->body);
@@ -684,6 +687,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     LyResult *r = ar_alloc(ar, sizeof *r);
     r->facts = *f;
     r->axis = ax_analyze(ar, k, f);
+    r->realign = c.realign;
     ly_pipeline_kernel(r, k);
     return r;
 }

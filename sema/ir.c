@@ -541,6 +541,7 @@ static void pr_op(Printer *p, const IrOp *op, int depth) {
     for (int i = 0; i < op->nargs; i++) {
         const char *label = NULL;
         if (op->op == IR_LOAD && i == 1 && (op->iattr[0] & LOAD_MASK)) label = "mask ";
+        if (op->op == IR_ARANGE) label = "rotated ";
         if (op->op == IR_LOAD && i == op->nargs - 1 && (op->iattr[0] & LOAD_OTHER)) label = "other ";
         if ((op->op == IR_STORE || op->op == IR_ATOMIC) && i == 2) label = "mask ";
         if (op->op == IR_DOT && i == 2) label = "acc ";

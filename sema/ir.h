@@ -107,7 +107,10 @@ const char *ty_str(Arena *a, Type t);
     X(CONST,        "const")        /* iattr[0] bits or fattr; scalar */   \
     X(PROGRAM_ID,   "program_id")   /* iattr[0] axis */                    \
     X(NUM_PROGRAMS, "num_programs") /* iattr[0] axis */                    \
-    X(ARANGE,       "arange")       /* iattr[0] lo, iattr[1] hi */         \
+    X(ARANGE,       "arange")       /* iattr[0] lo, iattr[1] hi; [s]: an   \
+                                       i32 in [0, hi - lo), position p     \
+                                       holds lo + (p - s) mod (hi - lo)    \
+                                       (plan/realign.c only) */            \
     X(SPLAT,        "splat")        /* scalar -> tile */                   \
     X(BROADCAST,    "broadcast")    /* size-1 dims stretch, same rank */   \
     X(EXPAND_DIMS,  "expand_dims")  /* iattr[0] axis */                    \

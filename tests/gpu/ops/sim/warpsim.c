@@ -8,7 +8,8 @@
  * conversions, vectorized and masked memory access) — where there is no
  * GPU.
  *
- * The simulation follows the PTX ISA where it matters: shfl.sync (up,
+ * The simulation follows the PTX ISA where it matters: vote.sync (all,
+ * any), shfl.sync (up,
  * idx, bfly) computes its source lane from `b` and the packed clamp and
  * segment mask `c` as the ISA's pseudo-code does, and a lane whose source
  * is out of range reads its own value; each shuffle is a rendezvous of
@@ -181,6 +182,22 @@ static uint32_t exchange(uint32_t v, int from) {
 SHUFFLE(up, 0)
 SHUFFLE(idx, 1)
 SHUFFLE(bfly, 2)
+
+/* vote.sync.all / .any over the whole warp (the lowering votes only where
+ * every lane is present: lower/memory.c, realigned groups). The i1
+ * arrives in the low bit of an int (no zeroext in the IR declaration). */
+static int vote(int p, int all) {
+    int w = t_tid / 32, r = all;
+    prog.slot[w][t_tid % 32] = (uint32_t)(p & 1);
+    pthread_barrier_wait(&prog.warp[w]);
+    for (int l = 0; l < 32; l++) r = all ? r & (int)prog.slot[w][l] : r | (int)prog.slot[w][l];
+    pthread_barrier_wait(&prog.warp[w]);
+    return r;
+}
+int sim_vote_all_sync(uint32_t m, int p);
+int sim_vote_any_sync(uint32_t m, int p);
+int sim_vote_all_sync(uint32_t m, int p) { (void)m; return vote(p, 1); }
+int sim_vote_any_sync(uint32_t m, int p) { (void)m; return vote(p, 0); }
 
 static void tc_thread_exit(void);
 

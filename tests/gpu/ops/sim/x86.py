@@ -17,7 +17,8 @@
 #
 # tilec's own inline asm becomes calls of functions that do the same on
 # the host (lower_asm): `ld.global` with qualifiers (a plain load of its
-# words), the predicated `@p st.global` of masked stores (a branch around
+# words), the predicated `@p ld.global` of an element (a branch around a
+# load, else the register's tied value), the predicated `@p st.global` of masked stores (a branch around
 # plain stores), `createpolicy` (a dummy policy), cp.async with the
 # ignore-src predicate (ws_cp_async, zeros where it is set), the proxy
 # and wgmma ordering instructions (nothing to do here; wait_group's
@@ -43,6 +44,7 @@ SIMULATED = {
     "barrier.cta.sync.aligned.all",
     "shfl.sync.up.i32", "shfl.sync.up.f32", "shfl.sync.idx.i32",
     "shfl.sync.idx.f32", "shfl.sync.bfly.i32", "shfl.sync.bfly.f32",
+    "vote.all.sync", "vote.any.sync",
     "fabs.f32", "fabs.f64", "d2i.hi", "d2i.lo", "lohi.i2d", "mul.rn.f",
     "mul.rn.d", "add.rn.f", "add.rn.d", "fma.rz.f", "ex2.approx.f32",
     "ex2.approx.ftz.f32", "div.approx.f", "div.full", "round.f",
@@ -142,6 +144,20 @@ def params(header):
 REG = {"h": "i16", "r": "i32", "l": "i64", "b": "i1"}
 LOAD = re.compile(r"ld\.global\S*?(?:\.v(\d+))?\.b(\d+) ")
 STORE = re.compile(r"@\$0 st\.global(?:\.v(\d+))?\.b(\d+) ")
+# one element loaded under a predicate, the register keeping its tied
+# input where the predicate is false (lower/memory.c lw_emit_load_pred)
+PLOAD = re.compile(r"@\$1 ld\.global\S*?\.b(\d+) \$0, \[\$2\](, \$4)?;$")
+
+
+def pload_body(w, rt):
+    """The body of a predicated element load: args predicate, address,
+    the value kept."""
+    mt = "i%d" % w
+    ext = "zext" if w < int(rt[1:]) else "bitcast"
+    return ["entry:", "  br i1 %a0, label %ld, label %done", "ld:",
+            "  %p = inttoptr i64 %a1 to ptr", "  %%w = load %s, ptr %%p, align 1" % mt,
+            "  %%x = %s %s %%w to %s" % (ext, mt, rt), "  br label %done", "done:",
+            "  %%r = phi %s [ %%x, %%ld ], [ %%a2, %%entry ]" % rt, "  ret %s %%r" % rt]
 
 
 def asm_body(asm, ret, nw, w):
@@ -398,6 +414,17 @@ def lower_asm(text):
                 defs.append("define internal %s %s(%s) {" % (
                     m.group(1), names[key], ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(tys))))
                 defs.extend(body + ["}"])
+            return names[key]
+        pl = PLOAD.match(asm.strip())
+        if pl and cons.split(",")[1:] in (["b", "l", "0"], ["b", "l", "0", "l"]) and \
+                cons[:2] in ("=h", "=r", "=l"):
+            rt = REG[cons[1]]
+            key = (asm, cons)
+            if key not in names:
+                names[key] = "@sim_asm_%d" % len(names)
+                defs.append("define internal %s %s(i1 %%a0, i64 %%a1, %s %%a2%s) {" % (
+                    rt, names[key], rt, ", i64 %a3" if pl.group(2) else ""))
+                defs.extend(pload_body(int(pl.group(1)), rt) + ["}"])
             return names[key]
         mid = MOV_ID.match(asm)
         ident = (cons, m.group(1)) == ("=r,r", "i32") if PRMT_ID.match(asm) else \
