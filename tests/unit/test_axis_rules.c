@@ -834,7 +834,22 @@ static void test_seeds(void) {
             Tile out = {.k = SK_I32, .rank = 1, .dim = {n}};
             for (int e = 0; e < n; e++) out.v[e] = lo + e;
             verify("arange", op, NULL, NULL, 0, &out, 1);
+            /* rotated by every s in [0, n) (plan/realign.c): position e
+             * holds lo + (e - s) mod n, whatever the shift's facts */
             Type ts = ty_scalar(SK_I32);
+            for (int s = 0; s < n; s++) {
+                IrOp *rot = make_op(&box, IR_ARANGE, 1, &ts, t);
+                rot->iattr[0] = lo;
+                rot->iattr[1] = lo + n;
+                AxInfo sa = {.contig = {1}, .div = {1}, .constancy = {1}, .lo = s, .hi = s};
+                Tile sv = {.k = SK_I32, .rank = 0};
+                sv.v[0] = s;
+                const AxInfo *in[1] = {&sa};
+                const Tile *args[1] = {&sv};
+                Tile r = {.k = SK_I32, .rank = 1, .dim = {n}};
+                for (int e = 0; e < n; e++) r.v[e] = lo + ((e - s) % n + n) % n;
+                verify("rotated arange", rot, in, args, 1, &r, 1);
+            }
             op = make_op(&box, IR_CONST, 0, NULL, ts);
             op->iattr[0] = lo * n;
             Tile c = {.k = SK_I32, .rank = 0};
