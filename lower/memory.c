@@ -14,12 +14,13 @@
  *
  * Realigned accesses (plan/realign.c rotated their tile so that groups
  * start aligned whatever the row's offset): each group of 16 bytes of
- * positions is tested at run time — first address aligned to the group,
- * last address the group's length further (no wrap of the rotation
- * inside), every mask bit set — and is then one vector access, else one
- * access per element under its own mask bit (lw_group_fits). Threads of
- * a warp mostly agree, so the branch is uniform but at the wrap and at
- * the row's ends.
+ * positions goes one of up to four ways, chosen by warp votes so that
+ * the branches are uniform: nothing where no lane has a mask bit set
+ * (skip), one vector access where every lane's group is aligned, free of
+ * the rotation's wrap and wholly unmasked (lw_group_fits), else one
+ * access per element under its own mask bit, at the first element's
+ * address plus offsets (near) or, in the group holding the wrap, at each
+ * element's own (far; lw_group, lw_split).
  *
  * Masked stores. A store of a 16-byte group under a predicate (its mask,
  * and/or being the owner of a replicated element) in code no loop
