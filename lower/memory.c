@@ -194,6 +194,22 @@ static void lw_words_ops(Buf *text, LwWords x, int first) {
     if (x.nw > 1) buf_puts(text, "}");
 }
 
+/* The text of one ld.global of words x with a->quals: under predicate
+ * operand $pred (pred < 0: none), its words from $0, its address $addr,
+ * a->policy (if any) $policy. Every inline-asm load is written here, so
+ * that its qualifiers and policy operand are the same in all ways. */
+static void lw_load_text(Buf *text, const LwAccess *a, LwWords x, int pred, int addr,
+                         int policy) {
+    if (pred >= 0) buf_printf(text, "@$%d ", pred);
+    buf_printf(text, "ld.global%s", a->quals ? a->quals : "");
+    lw_words_type(text, x);
+    buf_puts(text, " ");
+    lw_words_ops(text, x, 0);
+    buf_printf(text, ", [$%d]", addr);
+    if (a->policy) buf_printf(text, ", $%d", policy);
+    buf_puts(text, ";");
+}
+
 /* One ld.global with a->quals, its words reassembled into a value of
  * type a->t. */
 static LLVMValueRef lw_emit_load_asm(LwFn *f, LwAccess *a) {
@@ -201,18 +217,9 @@ static LLVMValueRef lw_emit_load_asm(LwFn *f, LwAccess *a) {
     LLVMBuilderRef b = c->b;
     LwWords x = lw_words(c, a->k, a->vec);
     Buf text = {0}, cons = {0};
-    buf_printf(&text, "ld.global%s", a->quals);
-    lw_words_type(&text, x);
-    buf_puts(&text, " ");
-    lw_words_ops(&text, x, 0);
-    buf_printf(&text, ", [$%d]", x.nw);
+    lw_load_text(&text, a, x, -1, x.nw, x.nw + 1);
     for (int i = 0; i < x.nw; i++) buf_printf(&cons, "=%c,", x.cons);
-    buf_puts(&cons, "l");
-    if (a->policy) {
-        buf_printf(&text, ", $%d", x.nw + 1);
-        buf_puts(&cons, ",l");
-    }
-    buf_puts(&text, ";");
+    buf_puts(&cons, a->policy ? "l,l" : "l");
     LLVMTypeRef words[4] = {x.wt, x.wt, x.wt, x.wt};
     LLVMTypeRef rt = x.nw > 1 ? LLVMStructTypeInContext(c->ctx, words, (unsigned)x.nw, 0) : x.wt;
     LLVMValueRef args[2] = {LLVMBuildPtrToInt(b, a->ptr, c->i64, ""), a->policy};
@@ -263,19 +270,17 @@ static void lw_emit_store_pred(LwFn *f, LwAccess *a, LLVMValueRef p) {
     buf_free(&cons);
 }
 
-/* One element load under predicate p: `@p ld.global` (with a->quals and
- * a->policy as lw_emit_load_asm), the register keeping `otherwise`
- * (memory form) where p is false. No branch, so the
- * element ways of a realigned group stay one block (fewer registers
- * than a branch around each load, in ptxas's allocation). */
+/* One element load under predicate p: `@p ld.global` (lw_load_text),
+ * the register keeping `otherwise` (memory form) where p is false. No
+ * branch, so the element ways of a realigned group stay one block (fewer
+ * registers than a branch around each load, in ptxas's allocation). */
 static LLVMValueRef lw_emit_load_pred(LwFn *f, LwAccess *a, LLVMValueRef p,
                                       LLVMValueRef otherwise) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     LwWords x = lw_words(c, a->k, 1);
     Buf text = {0}, cons = {0};
-    buf_printf(&text, "@$1 ld.global%s.b%d $0, [$2]%s;", a->quals ? a->quals : "", x.w,
-               a->policy ? ", $4" : "");
+    lw_load_text(&text, a, x, 1, 2, 4);
     buf_printf(&cons, "=%c,b,l,0%s", x.cons, a->policy ? ",l" : "");
     LLVMValueRef o = LLVMBuildBitCast(b, otherwise, LLVMIntTypeInContext(c->ctx, (unsigned)x.w), "");
     if (x.w == 8) o = LLVMBuildZExt(b, o, x.wt, "");

@@ -65,7 +65,6 @@
 typedef struct Cr {
     Arena *ar;
     IrKernel *k;
-    IrBlock *scratch;    /* new ops are built here, then moved */
     int *uses;           /* operand reads per value id */
     int nuses;
 } Cr;
@@ -133,20 +132,10 @@ static IrOp *carried_reduce(const Cr *c, const IrOp *loop, int j) {
 
 /* ------------------------------------------------------------ rewriting */
 
-/* Builds op opc outside any block (moved into place by ir_insert_after). */
-static IrOp *detached(Cr *c, IrOpcode opc, Type t, int nargs, IrValue *const *args,
-                      Loc loc) {
-    IrBuilder b = {c->ar, c->k, c->scratch, loc};
-    IrOp *op = ir_emit(&b, opc, 1, &t, nargs, args);
-    c->scratch->first = c->scratch->last = NULL;
-    op->prev = op->next = NULL;
-    return op;
-}
-
 /* The identity of reduction kind red over kind k, as a detached
  * constant op (attributes as ir_const_float / ir_const_int set them). */
 static IrOp *identity(Cr *c, int64_t red, ScalarKind k, Loc loc) {
-    IrOp *op = detached(c, IR_CONST, ty_scalar(k), 0, NULL, loc);
+    IrOp *op = ir_detached(c->ar, c->k, IR_CONST, ty_scalar(k), 0, NULL, loc);
     if (ty_isfloat(k)) {
         op->fattr = red == RED_SUM ? -0.0 : (double)NAN;
         return op;
@@ -168,7 +157,7 @@ static void rewrite(Cr *c, IrOp *loop, int j, IrOp *red) {
     Type tt = t->ty;
     /* the identity tile, before the loop */
     IrOp *one = identity(c, red->iattr[0], (ScalarKind)tt.k, red->loc);
-    IrOp *splat = detached(c, IR_SPLAT, tt, 1, &one->res[0], red->loc);
+    IrOp *splat = ir_detached(c->ar, c->k, IR_SPLAT, tt, 1, &one->res[0], red->loc);
     ir_insert_after(one, loop->parent, loop->prev);
     ir_insert_after(splat, loop->parent, one);
     loop->args[3 + j] = splat->res[0];
@@ -179,7 +168,7 @@ static void rewrite(Cr *c, IrOp *loop, int j, IrOp *red) {
     upd->args[upd->args[0] == s ? 0 : 1] = t;
     /* after the loop: acc = init OP red(carried) */
     IrValue *ops[2] = {init, s};
-    IrOp *fin = detached(c, (IrOpcode)upd->op, s->ty, 2, ops, upd->loc);
+    IrOp *fin = ir_detached(c->ar, c->k, (IrOpcode)upd->op, s->ty, 2, ops, upd->loc);
     fin->res[0]->name = res->name;
     ir_replace_uses(c->k->body, res, fin->res[0]);
     ir_unlink(red);
@@ -216,8 +205,6 @@ static int carry_block(Cr *c, IrBlock *b) {
 }
 
 int ly_carry_reduce(Arena *ar, IrKernel *k) {
-    Cr c = {ar, k, NULL, NULL, 0};
-    IrBuilder b = {ar, k, NULL, k->loc};
-    c.scratch = ir_block(&b, 0, NULL);
+    Cr c = {ar, k, NULL, 0};
     return carry_block(&c, k->body);
 }

@@ -44,29 +44,24 @@ static int read_by_products(const IrBlock *b, const IrValue *v, int uses) {
     return n > 0 && n == uses;
 }
 
-/* The permute `perm` of tile v, built in `scratch` and linked into
- * v's reader's block right before `at`. */
-static IrValue *permuted(Arena *ar, IrKernel *k, IrBlock *scratch, IrValue *v,
-                         const IrOp *perm, IrOp *at) {
+/* The permute `perm` of tile v, linked into v's reader's block right
+ * before `at`. */
+static IrValue *permuted(Arena *ar, IrKernel *k, IrValue *v, const IrOp *perm, IrOp *at) {
     Type t = v->ty;
     for (int d = 0; d < t.rank; d++) t.dim[d] = v->ty.dim[perm->iattr[d]];
-    IrBuilder b = {ar, k, scratch, perm->loc};
-    IrOp *op = ir_emit(&b, IR_PERMUTE, 1, &t, 1, &v);
-    scratch->first = scratch->last = NULL;
-    op->prev = op->next = NULL;
+    IrOp *op = ir_detached(ar, k, IR_PERMUTE, t, 1, &v, perm->loc);
     for (int d = 0; d < t.rank; d++) op->iattr[d] = perm->iattr[d];
     ir_insert_after(op, at->parent, at->prev);
     return op->res[0];
 }
 
 /* `nuses`: the values counted (the permutes built here come after). */
-static int fold_block(Arena *ar, IrKernel *k, IrBlock *scratch, const int *uses,
-                      int nuses, IrBlock *b) {
+static int fold_block(Arena *ar, IrKernel *k, const int *uses, int nuses, IrBlock *b) {
     int n = 0;
     for (IrOp *op = b->first, *next; op; op = next) {
         next = op->next;
         for (int r = 0; r < op->nregions; r++)
-            n += fold_block(ar, k, scratch, uses, nuses, op->regions[r]);
+            n += fold_block(ar, k, uses, nuses, op->regions[r]);
         if (op->op != IR_PERMUTE || op->res[0]->ty.rank != 2 || op->res[0]->id >= nuses)
             continue;
         IrOp *ld = op->args[0]->def;
@@ -75,7 +70,7 @@ static int fold_block(Arena *ar, IrKernel *k, IrBlock *scratch, const int *uses,
             continue;
         for (int i = 0; i < ld->nargs; i++)
             if (ld->args[i]->ty.rank == 2)
-                ld->args[i] = permuted(ar, k, scratch, ld->args[i], op, ld);
+                ld->args[i] = permuted(ar, k, ld->args[i], op, ld);
         ld->res[0]->ty = op->res[0]->ty;
         ir_replace_uses(b, op->res[0], ld->res[0]);
         ir_unlink(op);
@@ -89,7 +84,5 @@ int ly_fold_trans(Arena *ar, IrKernel *k) {
     int *uses = ar_alloc(ar, sizeof(int) * (size_t)nuses);
     memset(uses, 0, sizeof(int) * (size_t)nuses);
     count_uses(uses, k->body);
-    IrBuilder b = {ar, k, NULL, k->loc};
-    IrBlock *scratch = ir_block(&b, 0, NULL);
-    return fold_block(ar, k, scratch, uses, nuses, k->body);
+    return fold_block(ar, k, uses, nuses, k->body);
 }

@@ -70,7 +70,6 @@ typedef struct LaCtx {
     AxTable *ax;
     Vec(Anchor) anchors;
     Vec(Remat) remat;
-    IrBlock *scratch;    /* new ops are built here, then moved */
     int changed;
     int wgmma;           /* the target has warpgroup MMA (sm_90a) */
     LyRealign realign;   /* realign.c's accesses */
@@ -541,16 +540,6 @@ static void plan(LaCtx *c) {
 
 /* ---------------------------------------------------------- materializing */
 
-/* Builds an op outside any block (moved into place by ir_insert_after). */
-static IrOp *detached_op(LaCtx *c, IrOpcode opc, Type t, int nargs,
-                         IrValue *const *args, Loc loc) {
-    IrBuilder b = {c->ar, c->k, c->scratch, loc};
-    IrOp *op = ir_emit(&b, opc, 1, &t, nargs, args);
-    c->scratch->first = c->scratch->last = NULL;
-    op->prev = op->next = NULL;
-    return op;
-}
-
 /* Right after v's definition: dominates every use of v. */
 static void place_after_def(IrOp *op, const IrValue *v) {
     if (v->def)
@@ -602,7 +591,7 @@ static IrValue *get_as(LaCtx *c, IrValue *v, const Layout *ly);
 
 static IrValue *recompute(LaCtx *c, IrValue *v, const Layout *ly) {
     const IrOp *orig = v->def;
-    IrOp *op = detached_op(c, (IrOpcode)orig->op, v->ty, orig->nargs, orig->args,
+    IrOp *op = ir_detached(c->ar, c->k, (IrOpcode)orig->op, v->ty, orig->nargs, orig->args,
                            orig->loc);
     memcpy(op->iattr, orig->iattr, sizeof op->iattr);
     op->fattr = orig->fattr;
@@ -627,7 +616,7 @@ static IrValue *get_as(LaCtx *c, IrValue *v, const Layout *ly) {
     if (cheap(c, v, 8)) {
         as = recompute(c, v, ly);
     } else {
-        IrOp *op = detached_op(c, IR_CONVERT_LAYOUT, v->ty, 1, &v,
+        IrOp *op = ir_detached(c->ar, c->k, IR_CONVERT_LAYOUT, v->ty, 1, &v,
                                v->def ? v->def->loc : c->k->loc);
         op->res[0]->name = v->name;
         op->res[0]->layout = ly;
@@ -678,8 +667,6 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.ax = ax_analyze(ar, k, f);
     if (ly_widen_f8(ar, k, f8_misfit, &c)) c.ax = ax_analyze(ar, k, f);
     if (ly_realign(ar, k, c.ax, &c.realign)) c.ax = ax_analyze(ar, k, f);
-    IrBuilder b = {ar, k, NULL, k->loc};
-    c.scratch = ir_block(&b, 0, NULL);
     find_anchors(&c, k->body);
     anchor_dots(&c);
     plan(&c);

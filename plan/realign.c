@@ -68,7 +68,6 @@ typedef struct Rl {
     Arena *ar;
     IrKernel *k;
     const AxTable *ax;
-    IrBlock *scratch;
     int n;               /* values known to the union-find */
     int *up;             /* union-find parent, by value id */
     uint8_t *bad;        /* by value id; read at roots after spread() */
@@ -172,15 +171,6 @@ static void spread(Rl *c) {
 
 /* ---------------------------------------------------------- the anchor */
 
-/* Builds op opc outside any block (put in place by ir_insert_after). */
-static IrOp *detached(Rl *c, IrOpcode opc, Type t, int nargs, IrValue *const *args, Loc loc) {
-    IrBuilder b = {c->ar, c->k, c->scratch, loc};
-    IrOp *op = ir_emit(&b, opc, 1, &t, nargs, args);
-    c->scratch->first = c->scratch->last = NULL;
-    op->prev = op->next = NULL;
-    return op;
-}
-
 static IrValue *at_top(Rl *c, IrOp *op) {
     ir_insert_after(op, c->k->body, c->top);
     c->top = op;
@@ -188,7 +178,7 @@ static IrValue *at_top(Rl *c, IrOp *op) {
 }
 
 static IrValue *const_at_top(Rl *c, ScalarKind k, int64_t v, Loc loc) {
-    IrOp *op = detached(c, IR_CONST, ty_scalar(k), 0, NULL, loc);
+    IrOp *op = ir_detached(c->ar, c->k, IR_CONST, ty_scalar(k), 0, NULL, loc);
     op->iattr[0] = v;
     op->fattr = (double)v;
     return at_top(c, op);
@@ -227,7 +217,7 @@ static IrValue *scalar_of(Rl *c, IrValue *v, int depth) {
             for (int i = 0; ok && i < op->nargs; i++)
                 ok = (args[i] = scalar_of(c, op->args[i], depth + 1)) != NULL;
             if (!ok) break;
-            IrOp *x = detached(c, (IrOpcode)op->op, t, op->nargs, args, op->loc);
+            IrOp *x = ir_detached(c->ar, c->k, (IrOpcode)op->op, t, op->nargs, args, op->loc);
             memcpy(x->iattr, op->iattr, sizeof x->iattr);
             x->fattr = op->fattr;
             s = at_top(c, x);
@@ -245,17 +235,17 @@ static IrValue *scalar_of(Rl *c, IrValue *v, int depth) {
 static IrValue *shift_of(Rl *c, IrValue *addr, int esize, Loc loc) {
     IrValue *a[2];
     a[0] = addr;
-    IrValue *i = at_top(c, detached(c, IR_CAST, ty_scalar(SK_I64), 1, a, loc));
+    IrValue *i = at_top(c, ir_detached(c->ar, c->k, IR_CAST, ty_scalar(SK_I64), 1, a, loc));
     a[0] = i;
     a[1] = const_at_top(c, SK_I64, 15, loc);
-    IrValue *low = at_top(c, detached(c, IR_AND, ty_scalar(SK_I64), 2, a, loc));
+    IrValue *low = at_top(c, ir_detached(c->ar, c->k, IR_AND, ty_scalar(SK_I64), 2, a, loc));
     int lg = 0;
     while ((1 << lg) < esize) lg++;
     a[0] = low;
     a[1] = const_at_top(c, SK_I64, lg, loc);
-    IrValue *el = at_top(c, detached(c, IR_SHR, ty_scalar(SK_I64), 2, a, loc));
+    IrValue *el = at_top(c, ir_detached(c->ar, c->k, IR_SHR, ty_scalar(SK_I64), 2, a, loc));
     a[0] = el;
-    return at_top(c, detached(c, IR_CAST, ty_scalar(SK_I32), 1, a, loc));
+    return at_top(c, ir_detached(c->ar, c->k, IR_CAST, ty_scalar(SK_I32), 1, a, loc));
 }
 
 /* ------------------------------------------------------------ rotation */
@@ -274,7 +264,6 @@ static void rotate(Rl *c, IrOp *ar, IrValue *s) {
 typedef struct RlComp {
     int root;
     IrOp *anchor;        /* the first candidate */
-    IrValue *addr;       /* its address at index lo, at the top */
 } RlComp;
 
 /* Access op can gain from realignment: its pointers are consecutive over
@@ -358,7 +347,7 @@ static void anchors(Rl *c, const IrBlock *b, RlComp *comp, int *ncomp) {
         if (c->bad[root]) continue;
         int i = 0;
         while (i < *ncomp && comp[i].root != root) i++;
-        if (i == *ncomp) comp[(*ncomp)++] = (RlComp){root, op, NULL};
+        if (i == *ncomp) comp[(*ncomp)++] = (RlComp){root, op};
         else if (!same_offsets(comp[i].anchor->args[0], op->args[0], 0)) c->bad[root] = 1;
     }
 }
@@ -376,9 +365,7 @@ static void apply(Rl *c, const IrBlock *b, int root, IrValue *s, int smax) {
 }
 
 int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out) {
-    Rl c = {ar, k, ax, NULL, k->nvalues, NULL, NULL, NULL, NULL, out};
-    IrBuilder b = {ar, k, NULL, k->loc};
-    c.scratch = ir_block(&b, 0, NULL);
+    Rl c = {ar, k, ax, k->nvalues, NULL, NULL, NULL, NULL, out};
     c.up = ar_alloc(ar, sizeof(int) * (size_t)(c.n + 1));
     c.bad = ar_alloc(ar, (size_t)c.n + 1);
     c.scalar = ar_alloc(ar, sizeof(IrValue *) * (size_t)(c.n + 1));
@@ -391,11 +378,10 @@ int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out) {
     int ncomp = 0, done = 0;
     anchors(&c, k->body, comp, &ncomp);
     for (int i = 0; i < ncomp; i++) {
-        if (c.bad[comp[i].root] || !(comp[i].addr = scalar_of(&c, comp[i].anchor->args[0], 0)))
-            continue;
-        const IrValue *p = comp[i].anchor->args[0];
-        int esize = ty_bytes(p->ty.pointee);
-        IrValue *s = shift_of(&c, comp[i].addr, esize, comp[i].anchor->loc);
+        IrValue *addr = c.bad[comp[i].root] ? NULL : scalar_of(&c, comp[i].anchor->args[0], 0);
+        if (!addr) continue;   /* its address at index lo, at the top */
+        int esize = ty_bytes(comp[i].anchor->args[0]->ty.pointee);
+        IrValue *s = shift_of(&c, addr, esize, comp[i].anchor->loc);
         apply(&c, k->body, comp[i].root, s, 16 / esize);
         done++;
     }

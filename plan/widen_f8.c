@@ -29,13 +29,10 @@
 #include "plan/layout.h"
 
 /* A cast of f8 tile v to f16, linked right before `at`. */
-static IrValue *to_f16(Arena *ar, IrKernel *k, IrBlock *scratch, IrValue *v, IrOp *at) {
+static IrValue *to_f16(Arena *ar, IrKernel *k, IrValue *v, IrOp *at) {
     Type t = v->ty;
     t.k = SK_F16;
-    IrBuilder b = {ar, k, scratch, at->loc};
-    IrOp *op = ir_emit(&b, IR_CAST, 1, &t, 1, &v);
-    scratch->first = scratch->last = NULL;
-    op->prev = op->next = NULL;
+    IrOp *op = ir_detached(ar, k, IR_CAST, t, 1, &v, at->loc);
     ir_insert_after(op, at->parent, at->prev);
     return op->res[0];
 }
@@ -43,7 +40,6 @@ static IrValue *to_f16(Arena *ar, IrKernel *k, IrBlock *scratch, IrValue *v, IrO
 typedef struct Widen {
     Arena *ar;
     IrKernel *k;
-    IrBlock *scratch;
     int (*misfit)(void *, const IrOp *);
     void *cx;
 } Widen;
@@ -57,7 +53,7 @@ static int widen_block(const Widen *w, IrBlock *b) {
         if (!why) continue;   /* wgmma takes the f8 operands */
         op->iattr[2] = why;
         for (int i = 0; i < 2; i++) {
-            op->args[i] = to_f16(w->ar, w->k, w->scratch, op->args[i], op);
+            op->args[i] = to_f16(w->ar, w->k, op->args[i], op);
             n++;
         }
     }
@@ -65,7 +61,6 @@ static int widen_block(const Widen *w, IrBlock *b) {
 }
 
 int ly_widen_f8(Arena *ar, IrKernel *k, int (*misfit)(void *, const IrOp *), void *cx) {
-    IrBuilder b = {ar, k, NULL, k->loc};
-    Widen w = {ar, k, ir_block(&b, 0, NULL), misfit, cx};
+    Widen w = {ar, k, misfit, cx};
     return widen_block(&w, k->body);
 }

@@ -258,8 +258,14 @@ IrOp *ir_emit(IrBuilder *b, IrOpcode opc, int nres, const Type *resty,
         v->index = i;
         op->res[i] = v;
     }
-    ir_insert_after(op, b->blk, b->blk->last);
+    if (b->blk) ir_insert_after(op, b->blk, b->blk->last);
     return op;
+}
+
+IrOp *ir_detached(Arena *ar, IrKernel *k, IrOpcode opc, Type t, int nargs,
+                  IrValue *const *args, Loc loc) {
+    IrBuilder b = {ar, k, NULL, loc};
+    return ir_emit(&b, opc, 1, &t, nargs, args);
 }
 
 void ir_insert_after(IrOp *op, IrBlock *blk, IrOp *pos) {

@@ -318,9 +318,14 @@ typedef struct IrBuilder {
 IrKernel *ir_kernel(Arena *ar, const char *name, int nparams,
                     const IrParam *params);
 IrBlock *ir_block(IrBuilder *b, int nargs, const Type *argty);
-/* Appends a new op to b->blk with nres results of the given types. */
+/* Appends a new op to b->blk with nres results of the given types (with
+ * b->blk NULL: in no block, parent NULL, for ir_insert_after). */
 IrOp *ir_emit(IrBuilder *b, IrOpcode op, int nres, const Type *resty,
               int nargs, IrValue *const *args);
+/* A one-result op of type t in no block (plan/ rewrites of a variant's
+ * copy link it where it belongs with ir_insert_after). */
+IrOp *ir_detached(Arena *ar, IrKernel *k, IrOpcode op, Type t, int nargs,
+                  IrValue *const *args, Loc loc);
 /* Links op into blk right after pos (first in blk when pos is NULL). */
 void ir_insert_after(IrOp *op, IrBlock *blk, IrOp *pos);
 /* Unlinks op from its block (plan/ rewrites of a variant's copy). */
