@@ -830,21 +830,27 @@ def define_triton_attention():
 
 
 def _shape_pair(family, shape, base, per, work, tile_fn, triton_fn, ref, tol, out,
-                nbytes=None, flops=None):
-    """Times Tile's and Triton's runs of one shape (checked first, as every
-    row; GB/s from nbytes or TFLOP/s from flops), and records the point:
-    `base` names the aligned neighbour, `per` the work units (elements,
-    FLOPs) for comparing shapes."""
+                nbytes=None, flops=None, torch_fn=None):
+    """Times Tile's, Triton's and PyTorch's runs of one shape (checked
+    first, as every row; GB/s from nbytes or TFLOP/s from flops), and
+    records the point: `base` names the aligned neighbour, `per` the work
+    units (elements, FLOPs) for comparing shapes. torch_fn (eager PyTorch,
+    the same function however many kernels it takes) returns its result;
+    the others write `out`."""
     n0 = len(ROWS)
-    for system, fn in (("triton", triton_fn), ("tile", tile_fn)):
+    runs = [("triton", triton_fn, out), ("tile", tile_fn, out)]
+    if torch_fn:
+        runs.append(("torch", torch_fn, None))
+    for system, fn, dst in runs:
         if flops:
-            timed_flops(work, system, fn, ref, tol, flops, out=out)
+            timed_flops(work, system, fn, ref, tol, flops, out=dst)
         else:
-            timed(work, system, fn, ref, tol, nbytes, out=out)
+            timed(work, system, fn, ref, tol, nbytes, out=dst)
     got = {r["system"]: r for r in ROWS[n0:] if r["ok"]}
     if "tile" in got and "triton" in got:
         SHAPE_POINTS.append(dict(family=family, shape=shape, base=base, per=per,
-                                 tile_ms=got["tile"]["ms"], triton_ms=got["triton"]["ms"]))
+                                 tile_ms=got["tile"]["ms"], triton_ms=got["triton"]["ms"],
+                                 torch_ms=got["torch"]["ms"] if "torch" in got else None))
 
 
 def _shapes_1d():
@@ -858,14 +864,15 @@ def _shapes_1d():
         _shape_pair("vadd f32", f"n={n}", f"n={n0}", n, f"shapes vadd n={n}",
                     k.bind([ptr(addr(out)), ptr(addr(x)), ptr(addr(y)), i64(n)], stream()),
                     lambda: tr_add[grid](out, x, y, n, BLOCK=1024, num_warps=4),
-                    x + y, 0.0, out, nbytes=3 * n * 4)
+                    x + y, 0.0, out, nbytes=3 * n * 4, torch_fn=lambda: torch.add(x, y))
         a, b = 1.5, -0.25
         ref = torch.nn.functional.gelu(x.double() * a + b)
         k = tile_kernel("bias_gelu_f32_b1024_w4", "bias_gelu")
         _shape_pair("bias_gelu f32", f"n={n}", f"n={n0}", n, f"shapes bias_gelu n={n}",
                     k.bind([ptr(addr(out)), ptr(addr(x)), f64(a), f64(b), i64(n)], stream()),
                     lambda: tr_bias_gelu[grid](out, x, a, b, n, BLOCK=1024, num_warps=4),
-                    ref, TOL["float32"], out, nbytes=2 * n * 4)
+                    ref, TOL["float32"], out, nbytes=2 * n * 4,
+                    torch_fn=lambda: torch.nn.functional.gelu(x * a + b))
         del x, y, out
 
 
@@ -899,7 +906,7 @@ def _shapes_softmax():
                            stream()),
                     lambda: tr_softmax[(rows,)](out, x, n, x.stride(0), BLOCK=block, num_warps=w),
                     torch.softmax(x.double(), dim=-1), TOL["float32"], out,
-                    nbytes=2 * rows * n * 4)
+                    nbytes=2 * rows * n * 4, torch_fn=lambda: torch.softmax(x, dim=-1))
         del x, out
 
 
@@ -920,7 +927,8 @@ def _shapes_layernorm():
                             i64(n), i64(x.stride(0)), f64(eps)], stream()),
                     lambda: tr_layernorm[(rows,)](y, x, w_, b_, n, x.stride(0), eps,
                                                   BLOCK=block, num_warps=w),
-                    ref, TOL["float16"], y, nbytes=2 * rows * n * 2)
+                    ref, TOL["float16"], y, nbytes=2 * rows * n * 2,
+                    torch_fn=lambda: torch.nn.functional.layer_norm(x, (n,), w_, b_, eps))
         del x, y, ref
 
 
@@ -937,7 +945,8 @@ def _shapes_transpose():
                     k.bind([ptr(addr(out)), ptr(addr(x)), i64(n), i64(n), i64(n), i64(n)],
                            stream()),
                     lambda: tr_transpose[grid](out, x, n, n, n, n, BM=bm, BN=bn, num_warps=w),
-                    x.t().contiguous(), 0.0, out, nbytes=2 * n * n * 4)
+                    x.t().contiguous(), 0.0, out, nbytes=2 * n * n * 4,
+                    torch_fn=lambda: x.t().contiguous())
         del x, out
 
 
@@ -966,7 +975,8 @@ def _shapes_matmul():
                     lambda: tr_matmul[grid](out, a, b, a, M, N, K, K, 1, N, 1, N, BM=bm, BN=bn,
                                             BK=bk, GROUP=8, EPI=False, num_warps=w,
                                             num_stages=3),
-                    a.double() @ b.double(), TOL["float16"], out, flops=flops)
+                    a.double() @ b.double(), TOL["float16"], out, flops=flops,
+                    torch_fn=lambda: torch.matmul(a, b))
         del a, b, out
 
 
@@ -1026,7 +1036,11 @@ def _shapes_xent():
                             i64(rows), i64(n), i64(n), f64(scale)], stream()),
                     lambda: tr_xent[(rows,)](loss, grad, x, t, n, n, scale, BLOCK=block,
                                              num_warps=w),
-                    ref, TOL["float32"], grad, nbytes=2 * rows * n * 4)
+                    ref, TOL["float32"], grad, nbytes=2 * rows * n * 4,
+                    torch_fn=lambda: torch.where(
+                        valid[:, None],
+                        torch.softmax(x, 1).scatter_add_(1, tgt, -torch.ones_like(x[:, :1]))
+                        * scale, 0.0))
         # the losses of the last run (Tile's), against float64
         err = ((loss.double() - ref_loss).abs() / ref_loss.abs().clamp(min=1)).max().item()
         if not err <= 1e-5:
@@ -1057,7 +1071,7 @@ def _shapes_attention():
                     lambda: tr_attention[grid](out, q, k, v, S, S * d, d,
                                                scale * 1.4426950408889634, D=d, BM=bm, BN=bn,
                                                num_warps=w, num_stages=2),
-                    ref, TOL["float16"], out, flops=flops)
+                    ref, TOL["float16"], out, flops=flops, torch_fn=lambda: sdpa(q, k, v))
         del q, k, v, out, ref
 
 
@@ -1065,8 +1079,9 @@ def shape_summary():
     """Per point: Triton ms / Tile ms, and Tile's work per ms over its
     aligned neighbour's; geomean of the first. Lines of Markdown."""
     by = {(p["family"], p["shape"]): p for p in SHAPE_POINTS}
-    lines = ["| workload | shape | Tile µs | Triton µs | Tile ÷ Triton | Tile ÷ aligned neighbour |",
-             "| --- | --- | ---: | ---: | ---: | ---: |"]
+    lines = ["| workload | shape | Tile µs | Triton µs | Tile ÷ Triton | Tile ÷ aligned neighbour "
+             "| PyTorch µs | Tile ÷ PyTorch |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     logs = []
     for p in SHAPE_POINTS:
         rt = p["triton_ms"] / p["tile_ms"]
@@ -1074,13 +1089,19 @@ def shape_summary():
         nb = by.get((p["family"], p["base"]))
         rel = (p["per"] / p["tile_ms"]) / (nb["per"] / nb["tile_ms"]) if nb else None
         p["ratio"], p["neighbour"] = rt, rel
+        pt = p.get("torch_ms")
         lines.append(f"| {p['family']} | {p['shape']} | {p['tile_ms'] * 1e3:.1f} | "
-                     f"{p['triton_ms'] * 1e3:.1f} | {rt:.3f} | {fmt(rel, '.3f')} |")
+                     f"{p['triton_ms'] * 1e3:.1f} | {rt:.3f} | {fmt(rel, '.3f')} | "
+                     f"{fmt(pt and pt * 1e3, '.1f')} | {fmt(pt and pt / p['tile_ms'], '.3f')} |")
     if logs:
+        vs_torch = [math.log(p["torch_ms"] / p["tile_ms"]) for p in SHAPE_POINTS
+                    if p.get("torch_ms")]
         lines.append(f"\ngeomean Tile ÷ Triton over {len(logs)} points: "
                      f"{math.exp(sum(logs) / len(logs)):.3f}; lowest "
                      f"{min(p['ratio'] for p in SHAPE_POINTS):.3f}; lowest against the "
-                     f"aligned neighbour {min(p['neighbour'] or 9 for p in SHAPE_POINTS):.3f}")
+                     f"aligned neighbour {min(p['neighbour'] or 9 for p in SHAPE_POINTS):.3f}"
+                     + (f"; geomean Tile ÷ PyTorch (eager) over {len(vs_torch)} points: "
+                        f"{math.exp(sum(vs_torch) / len(vs_torch)):.3f}" if vs_torch else ""))
     return lines
 
 
