@@ -41,6 +41,13 @@
  * of iteration j: the copy and its commit move after the product's
  * wgmma wait and a second barrier (lw_pipe_late_copy).
  *
+ * Stage buffers (plan LyStage): a wgmma operand that is no ring's is
+ * stored from its registers, and a tf32 ring read along M or N is moved
+ * K-major by the threads (read from the slot and written in the plan's
+ * transposing layout), each iteration after the top barrier; with a
+ * group in flight there are two buffers, chosen by an i32 phi of the
+ * header flipped in the latch (stage_par).
+ *
  * One barrier per iteration for all operands together (two with a
  * pending wgmma group), none for the copies themselves. The read slot is an i32 phi of the loop header,
  * advanced and wrapped in the latch (no division of the counter). A
@@ -88,6 +95,8 @@ struct LwPipe {
     LLVMValueRef lo, hi, step;
     LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
     LLVMValueRef read_slot;   /* i32 phi of the header: j % stages */
+    LLVMValueRef stage_par;   /* i32 phi of the header: j % 2, with two
+                                 buffers a stage (plan stage_bufs) */
     /* the iteration copied next and its slot, until copy_next copies it */
     LLVMValueRef copy_iv, copy_slot;
     int64_t smem_outside;     /* scratch requested before the loop */
@@ -338,6 +347,7 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     LLVMBuilderRef b = c->b;
     p->iv = iv;
     p->staged = 0;
+    p->stage_par = p->plan->stage_bufs == 2 ? header_phi(f, iv, lw_i32(c, 0)) : NULL;
     if (!p->plan->nring) return;   /* stage buffers only */
     p->read_slot = header_phi(f, iv, lw_i32(c, 0));
     LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)p->plan->ahead, 0);
@@ -396,12 +406,19 @@ void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
 void lw_pipe_end(LwFn *f, struct LwPipe *p) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
-    if (p->read_slot && LLVMCountIncoming(p->iv) == 2) {
-        /* the latch (the counter's second incoming block) advances the slot */
+    if ((p->read_slot || p->stage_par) && LLVMCountIncoming(p->iv) == 2) {
+        /* the latch (the counter's second incoming block) advances the
+         * slot and flips the stage buffers */
         LLVMBasicBlockRef at = LLVMGetInsertBlock(b), latch = LLVMGetIncomingBlock(p->iv, 1);
         LLVMPositionBuilderBefore(b, LLVMGetBasicBlockTerminator(latch));
-        LLVMValueRef next = slot_add(f, p, p->read_slot, 1);
-        LLVMAddIncoming(p->read_slot, &next, &latch, 1);
+        if (p->read_slot) {
+            LLVMValueRef next = slot_add(f, p, p->read_slot, 1);
+            LLVMAddIncoming(p->read_slot, &next, &latch, 1);
+        }
+        if (p->stage_par) {
+            LLVMValueRef flip = LLVMBuildXor(b, p->stage_par, lw_i32(c, 1), "");
+            LLVMAddIncoming(p->stage_par, &flip, &latch, 1);
+        }
         for (int i = 0; i < 2; i++)
             for (int j = 0; p->carry_phi[i] && j < p->carry_n[i]; j++) {
                 LLVMValueRef phi = p->carry_phi[i][j];
@@ -501,15 +518,21 @@ static const LyStage *stage_of(LwFn *f, const IrOp *cv) {
     return ly_stage_of(f->pipe ? f->pipe->plan : NULL, cv);
 }
 
+/* The stage's buffer of this iteration. */
 static LLVMValueRef stage_base(LwFn *f, const LyStage *st) {
-    LLVMValueRef off = lw_i32(f->c, st->off);
-    return LLVMBuildGEP2(f->c->b, f->c->i8, f->ring, &off, 1, "");
+    LwCtx *c = f->c;
+    LLVMValueRef off = lw_i32(c, st->off), par = f->pipe->stage_par;
+    if (par)
+        off = LLVMBuildAdd(c->b, off, LLVMBuildMul(c->b, par, lw_i32(c, st->stage_buf), ""), "");
+    return LLVMBuildGEP2(c->b, c->i8, f->ring, &off, 1, "");
 }
 
 /* A staged conversion stores its source's registers at once: the first
  * time in an iteration behind a barrier, for every warpgroup's products
- * of the iteration before (waited for: nothing stays pending when a loop
- * stages) to finish reading. (Deferring every store to the product, so
+ * that read the buffer before to finish: the iteration before's
+ * (waited for), or with two buffers a stage and a group in flight
+ * (`pending`), the one before that, which each warpgroup's wait in the
+ * iteration before completed. (Deferring every store to the product, so
  * that all of the iteration's loads issue first, measured 30% slower on
  * the H200: all loaded registers live at once.) The product then passes
  * each thread's stores to the async proxy that wgmma reads through, and
@@ -521,11 +544,19 @@ void lw_pipe_stage(LwFn *f, const IrOp *op) {
         return;
     }
     struct LwPipe *p = f->pipe;
-    if (!p->staged) lw_barrier(f);
+    /* with rings, the iteration's first barrier (lw_pipe_iter) already
+     * comes after every warpgroup's wait for the iteration before */
+    if (!p->staged && !(p->plan->nring && !p->carry_dot)) lw_barrier(f);
     p->staged = 1;
     const IrValue *sv = op->args[0];
-    lw_store_smem(f, stage_base(f, st), *lw_val(f, sv), (ScalarKind)sv->ty.k, sv->layout,
-                  st->s);
+    ScalarKind k = (ScalarKind)sv->ty.k;
+    if (st->ring) {   /* along M or N in the ring, K-major in the stage */
+        LwVal v = lw_read_operand(f, slot_base(f, st->ring, p->read_slot), k, st->xl,
+                                  st->ring->s);
+        lw_store_smem(f, stage_base(f, st), v, k, st->xl, st->s);
+    } else {
+        lw_store_smem(f, stage_base(f, st), *lw_val(f, sv), k, sv->layout, st->s);
+    }
     lw_set(f, op->res[0], (LwVal){0, NULL});   /* read by descriptors */
 }
 
@@ -545,9 +576,9 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *
     for (int i = 0; i < 2; i++) {
         LLVMValueRef slot;
         const IrOp *cv = dot->args[i]->def;
-        const LyRing *r = cv && cv->op == IR_CONVERT_LAYOUT
+        const LyStage *st = stage_of(f, cv);   /* before a ring it reads */
+        const LyRing *r = !st && cv && cv->op == IR_CONVERT_LAYOUT
                               ? find_ring(f, cv->args[0]->def, &slot) : NULL;
-        const LyStage *st = r ? NULL : stage_of(f, cv);
         base[i] = r ? slot_base(f, r, slot) : st ? stage_base(f, st) : NULL;
         s[i] = r ? r->s : st ? st->s : NULL;
         if (!s[i] && i == 1) return 0;

@@ -191,6 +191,9 @@ typedef struct LyMap {
 uint32_t ly_hw_pack(const Layout *l, LyIndex x);
 LyIndex ly_hw_unpack(const Layout *l, uint32_t packed);
 
+/* The rank over F2 of vectors v[0..n) (n <= 32). */
+int ly_rank(const uint32_t *v, int n);
+
 /* The layout as a map from packed hardware indices to packed
  * coordinates. */
 LyMap ly_map(const Layout *l);
@@ -351,6 +354,14 @@ int64_t ly_smem_bytes(const LySmem *s);
  * not such a layout. */
 Layout *ly_ldmatrix_addr(Arena *ar, const Layout *dl, int n, int trans,
                          const LySmem *s);
+/* The layout in which the threads move a tile from buffer `from` to
+ * buffer `to` of the same shape whose rows run along the other dimension
+ * (a tf32 operand copied along M or N, staged K-major for wgmma: lower/
+ * pipeline.c): 16-byte reads of `from` and writes of `to`, each free of
+ * bank conflicts, the map a bijection where `warps` warps do not
+ * outnumber the 16-element blocks. NULL when the buffers do not fit
+ * (same dimension contiguous, other shapes or element sizes). */
+Layout *ly_transpose_layout(Arena *ar, const LySmem *from, const LySmem *to, int warps);
 
 /* -------------------------------------------------------------- axis info */
 
@@ -575,11 +586,19 @@ typedef struct LyRing {
 
 /* A wgmma operand staged through shared memory: conversion `cvt` (in the
  * loop's body, read only by products) stores its source's registers into
- * a wgmma buffer at `off` in the ring region, once per iteration. */
+ * a wgmma buffer at `off` in the ring region (the next one, for odd
+ * iterations, `stage_buf` bytes above: LyPipe.stage_bufs), once per
+ * iteration. When
+ * the source is a ring's load whose rows run along M or N (`ring`; a
+ * kind wgmma reads K-major only: tf32), the threads read the ring's
+ * slot and write the stage in layout `xl` (ly_transpose_layout)
+ * instead. */
 typedef struct LyStage {
     const IrOp *cvt;
     LySmem *s;
-    int64_t off;
+    int64_t off, stage_buf;
+    const LyRing *ring;
+    const Layout *xl;
 } LyStage;
 
 /* A pipelined loop (lower/pipeline.c says how it runs). */
@@ -598,9 +617,11 @@ typedef struct LyPipe {
     const IrOp *wg_dot[4];
     int nwg, pending, carry;
     /* Their other operands that are conversions in the body (loads
-     * narrower than a cp.async, say): stored into stage buffers. */
+     * narrower than a cp.async, say): stored into stage buffers, each
+     * `stage_bufs` buffers of `stage_buf` bytes apart (2 with `pending`:
+     * iteration j writes buffer j % 2 while group j-1 reads the other). */
     LyStage stage[8];
-    int nstage;
+    int nstage, stage_bufs;
     int64_t bytes;      /* the ring region grows by this, alignment included */
 } LyPipe;
 

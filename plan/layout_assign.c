@@ -289,18 +289,32 @@ static int mn_major(LaCtx *c, const IrOp *op, int i) {
     return order[0] == (i == 0 ? 0 : 1);
 }
 
+/* Operand i of dot `op` is loaded along M or N (mn_major) in runs
+ * narrower than 16 bytes under the variant's facts (ax_run: the generic
+ * variant of a ragged product). */
+static int narrow_mn(LaCtx *c, const IrOp *op, int i) {
+    const IrOp *ld = op->args[i]->def;
+    return ax_run(c->ax, ld, i == 0 ? 0 : 1) * ty_bytes((ScalarKind)ld->res[0]->ty.k) < 16;
+}
+
 /* ly_wgmma_misfit after two checks of its own: f8 operands converted to
  * f16 by widen_f8.c (which recorded why in iattr[2]), and for kinds
- * wgmma reads K-major only, an operand loaded along M or N: its ring
- * would be filled one element per cp.async (ly_ring_copy), which
- * measured slower than mma.sync on the H200 (TF32 4096^3 with B [K, N]:
- * 1.63 ms against 0.91). */
+ * wgmma reads K-major only, an operand loaded along M or N, but for a
+ * tf32 one copied 16 bytes at a time: that one's ring runs along M or N
+ * and the threads move each slot K-major into a stage buffer (plan/
+ * lowering.c stage_ring: 1.34x mma.sync's speed at 4096^3 with B
+ * [K, N] on the H200). With 4-byte copies (the generic variant) the same
+ * measured slower than mma.sync (4093^3: 1173 us against 1157 with the
+ * best tiles, 1443 against 1251 at 128x128), and so did filling the
+ * ring along K one element per cp.async (4096^3: 1.63 ms against 0.91). */
 static LyWgmmaMisfit wgmma_misfit(LaCtx *c, const IrOp *op) {
     if (op->iattr[2]) return LY_WG_F8;
     LyWgmmaMisfit why = ly_wgmma_misfit(c->k, op);
-    if (why != LY_WG_FITS || !ly_wgmma_kmajor_only((ScalarKind)op->args[0]->ty.k)) return why;
+    ScalarKind ka = (ScalarKind)op->args[0]->ty.k;
+    if (why != LY_WG_FITS || !ly_wgmma_kmajor_only(ka)) return why;
     for (int i = 0; i < 2; i++)
-        if (mn_major(c, op, i)) return i ? LY_WG_B_MN : LY_WG_A_MN;
+        if (mn_major(c, op, i) && (ty_bytes(ka) != 4 || narrow_mn(c, op, i)))
+            return i ? LY_WG_B_MN : LY_WG_A_MN;
     return LY_WG_FITS;
 }
 

@@ -386,6 +386,13 @@ static int solve(const LyMap *m, uint32_t allowed, uint32_t y, uint32_t *x) {
     return 0;
 }
 
+int ly_rank(const uint32_t *v, int n) {
+    Echelon e = {0};
+    int rank = 0;
+    for (int i = 0; i < n; i++) rank += ech_add(&e, v[i], 0);
+    return rank;
+}
+
 int ly_map_pinv(const LyMap *m, LyMap *p) {
     Echelon e = {0};
     int rank = 0;

@@ -10,7 +10,9 @@
  *    ring (plan/pipeline.c), the rings — their swizzled or wgmma buffer,
  *    the elements per cp.async, offsets in the ring region — and whether
  *    the body's products read them as wgmma through descriptors (with
- *    one group in flight across iterations: `pending`); or the reason
+ *    one group in flight across iterations: `pending`), with the stage
+ *    buffers of operands that are no ring's or that the threads move
+ *    K-major from one (tf32 along M or N); or the reason
  *    the loop runs unpipelined (a chunk cp.async cannot copy, or rings
  *    beside a bound on the scratch that do not fit `max_shared`), kept
  *    for --stats. Loops are planned in program order, as the ring region
@@ -178,6 +180,34 @@ static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *do
     return 1;
 }
 
+/* Operand i of `dot`, a ring's, of a kind wgmma reads K-major only
+ * (tf32) and loaded along M or N: staged K-major from the ring
+ * (ring_stages gives it its layout once the rings are laid out). 1 when
+ * that is not needed or done. */
+static int stage_ring(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *dot, int i) {
+    const IrOp *cv = dot->args[i]->def;
+    const Layout *ptr = cv->args[0]->def->args[0]->layout;
+    if (!ly_wgmma_kmajor_only((ScalarKind)dot->args[i]->ty.k) || !ptr ||
+        ly_fastest_dim(ptr) == (i == 0 ? 1 : 0))
+        return 1;
+    return add_stage(pl, q, body, dot, i);
+}
+
+/* The stages of q whose source is a ring's load (stage_ring): their ring
+ * and the layout the threads move the tile in; 0 when one has none. */
+static int ring_stages(Planner *pl, LyPipe *q) {
+    for (int i = 0; i < q->nstage; i++) {
+        LyStage *st = &q->stage[i];
+        const IrOp *ld = st->cvt->args[0]->def;
+        for (int j = 0; j < q->nring && ld && ld->op == IR_LOAD; j++)
+            if (q->ring[j].load == ld) st->ring = &q->ring[j];
+        if (!st->ring) continue;
+        st->xl = ly_transpose_layout(pl->ar, st->ring->s, st->s, pl->k->warps);
+        if (!st->xl) return 0;
+    }
+    return 1;
+}
+
 /* Warpgroup MMA (sm_90a; lower/pipeline.c says how it runs): when layout
  * assignment allowed it for the body's products (Layout.wgmma; at most
  * 4), each takes B from a ring only it reads or from a stage buffer
@@ -186,9 +216,12 @@ static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *do
  * registers (f16 and bf16 only); the rings are exactly theirs. With one product that
  * carries its accumulator straight from one iteration to the next
  * (acc = dot(a, b, acc=acc), nothing else reading it), 3 stages or
- * more and nothing staged (the next iteration's stores would overwrite
- * what it reads), its group stays in flight across the barrier
- * (`pending`). Returns 1 and fills q when so. */
+ * more, its group stays in flight across the barrier (`pending`), and
+ * its stage buffers, if any, are two (iteration j stores into one while
+ * group j-1 reads the other; plan_pipe takes one and no group in flight
+ * where two do not fit). A tf32 operand loaded along M or N from a ring
+ * is also staged, from the ring (stage_ring). Returns 1 and fills q
+ * when so. */
 static int wgmma_plan(Planner *pl, LyPipe *q, int nmarked) {
     const LyPlan *p = pl->p;
     const IrBlock *body = q->loop->regions[0];
@@ -197,12 +230,19 @@ static int wgmma_plan(Planner *pl, LyPipe *q, int nmarked) {
         if (op->op != IR_DOT) continue;
         const Layout *cl = op->res[0]->layout;
         if (!cl || cl->kind != LY_MMA || !cl->wgmma || n == 4) return q->nstage = 0;
-        if (ly_ring_operand(p, body, op, 1)) rings++;
-        else if (!add_stage(pl, q, body, op, 1)) return q->nstage = 0;
-        if (ly_ring_operand(p, body, op, 0)) rings += new_ring(p, body, q->wg_dot, n, op);
-        else if (!add_stage(pl, q, body, op, 0) &&   /* else A from registers */
-                 ly_wgmma_kmajor_only((ScalarKind)op->args[0]->ty.k))
+        if (ly_ring_operand(p, body, op, 1)) {
+            rings++;
+            if (!stage_ring(pl, q, body, op, 1)) return q->nstage = 0;
+        } else if (!add_stage(pl, q, body, op, 1)) {
             return q->nstage = 0;
+        }
+        if (ly_ring_operand(p, body, op, 0)) {
+            rings += new_ring(p, body, q->wg_dot, n, op);
+            if (!stage_ring(pl, q, body, op, 0)) return q->nstage = 0;
+        } else if (!add_stage(pl, q, body, op, 0) &&   /* else A from registers */
+                   ly_wgmma_kmajor_only((ScalarKind)op->args[0]->ty.k)) {
+            return q->nstage = 0;
+        }
         q->wg_dot[n++] = op;
     }
     if (!n || rings != nmarked) return q->nstage = 0;
@@ -214,7 +254,8 @@ static int wgmma_plan(Planner *pl, LyPipe *q, int nmarked) {
             p->uses[dot->res[0]->id] == 1 && p->uses[body->args[i + 1]->id] == 1 &&
             ly_eq(body->args[i + 1]->layout, dot->res[0]->layout))
             q->carry = i;
-    q->pending = q->carry >= 0 && q->stages >= 3 && !q->nstage;
+    q->pending = q->carry >= 0 && q->stages >= 3;
+    q->stage_bufs = q->pending ? 2 : 1;
     return 1;
 }
 
@@ -236,6 +277,16 @@ static int has_wgmma_dot(const IrBlock *body) {
             op->res[0]->layout->wgmma)
             return 1;
     return 0;
+}
+
+/* The shared memory a loop whose rings and stage buffers end `end`
+ * bytes into the ring region needs: the scratch used while they are
+ * live lies below them, the rest of the scratch may overlap them
+ * (lower/kernel.c places both). */
+static int64_t pipe_need(Planner *pl, const LyPipe *q, int64_t end) {
+    int64_t inside = align128(scratch_bound(q, q->loop->regions[0])) + end;
+    int64_t outside = scratch_bound(NULL, pl->k->body);
+    return inside > outside ? inside : outside;
 }
 
 /* The rings of `loop`'s marked loads and the stage buffers of its
@@ -268,17 +319,26 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
         r->off = start + total;
         total += stages * r->buf;
     }
-    for (int i = 0; i < q->nstage; i++) {
-        q->stage[i].off = start + total;
-        total += align1024(ly_smem_bytes(q->stage[i].s));
+    if (!ring_stages(pl, q)) {
+        unpipelined(pl, loop, 0);
+        return NULL;
+    }
+    int64_t rings_end = total, need = 0;
+    for (;;) {   /* double stage buffers where they fit, else single */
+        total = rings_end;
+        for (int i = 0; i < q->nstage; i++) {
+            LyStage *st = &q->stage[i];
+            st->off = start + total;
+            st->stage_buf = align1024(ly_smem_bytes(st->s));
+            total += q->stage_bufs * st->stage_buf;
+        }
+        need = pipe_need(pl, q, start + total);
+        if (need <= pl->max_shared || q->stage_bufs == 1 || !q->nstage) break;
+        q->stage_bufs = 1;
+        q->pending = 0;
     }
     total += start - pl->p->ring_bytes;
     if (wg) pl->p->ring_align = 1024;   /* even when the budget says no */
-    /* The scratch used while the rings are live lies below them; the
-     * rest of the scratch may overlap them (lower/kernel.c places both). */
-    int64_t inside = align128(scratch_bound(q, body)) + pl->p->ring_bytes + total;
-    int64_t outside = scratch_bound(NULL, pl->k->body);
-    int64_t need = inside > outside ? inside : outside;
     if (need > pl->max_shared) {
         if (n) unpipelined(pl, loop, need);
         return NULL;
@@ -399,11 +459,12 @@ static const char *misfit_text(Arena *ar, const IrKernel *k, const IrOp *dot,
         return ar_printf(ar, "its operands are f8, converted to f16 for the product: %s", r);
     }
     case LY_WG_A_MN: case LY_WG_B_MN:   /* tf32, or f8 (widened: iattr[2]) */
-        return ar_printf(ar, "its %s operand is loaded along %s (wgmma reads %s K-major "
+        return ar_printf(ar, "its %s operand is loaded along %s%s (wgmma reads %s K-major "
                          "only%s)", why == LY_WG_A_MN ? "A" : "B", why == LY_WG_A_MN ? "M" : "N",
+                         dot->iattr[2] ? "" : " in pieces narrower than 16 bytes",
                          dot->iattr[2] ? "f8" : "tf32",
-                         dot->iattr[2] ? "" : ", and copies along K one element "
-                         "at a time were slower than mma.sync");
+                         dot->iattr[2] ? "" : "; moved K-major from 4-byte copies, it ran "
+                         "slower than mma.sync");
     case LY_WG_A_LOOP:
         return "its A operand is not loaded in the product's `for` loop (wgmma "
                "takes A from registers for f16 and bf16 only)";

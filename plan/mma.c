@@ -329,6 +329,98 @@ int64_t ly_smem_bytes(const LySmem *s) {
     return (int64_t)s->shape[0] * s->shape[1] * s->esize;
 }
 
+/* The 16-byte unit (of 8 consecutive ones: 128 bytes, the banks once
+ * round) at which buffer s holds the element at packed coordinate c. */
+static uint32_t unit_of(const LySmem *s, uint32_t c) {
+    return (uint32_t)((uint64_t)ly_smem_offset(s, c) * (uint64_t)s->esize / 16) & 7;
+}
+
+/* How many of the 8 units a quarter warp's lanes at coordinates
+ * spanned by v[0..3) (XOR any constant) touch in buffers a and b: the
+ * rank of their units in each, summed (6: no bank conflict on either
+ * side). */
+static int units_apart(const LySmem *a, const LySmem *b, const uint32_t v[3]) {
+    uint32_t ua[3], ub[3];
+    for (int i = 0; i < 3; i++) {
+        ua[i] = unit_of(a, v[i]);
+        ub[i] = unit_of(b, v[i]);
+    }
+    return ly_rank(ua, 3) + ly_rank(ub, 3);
+}
+
+/* The transposing layout: see layout.h. Each thread holds vec x vec
+ * blocks (register bits 0.. along from's rows, then along to's), so that
+ * it reads `from` and writes `to` 16 bytes at a time; a 16-byte access of
+ * a warp runs in four phases of 8 lanes (lane bits 0-2), which touch 8
+ * distinct units of the 8 on the banks when the units of those lanes'
+ * coordinates are independent in both buffers: the lanes' vectors are
+ * searched among the sums of the low block bits of both dimensions (the
+ * swizzles XOR a row's low bits into the unit, so a single dimension's
+ * bits serve one buffer only). The other block bits go to lanes 3-4,
+ * the warps and the remaining registers, so the map is a bijection
+ * wherever the threads do not outnumber the blocks. */
+Layout *ly_transpose_layout(Arena *ar, const LySmem *from, const LySmem *to, int warps) {
+    int b1 = ly_log2(from->shape[1]), b0 = ly_log2(from->shape[0]);
+    int lv = ly_log2(from->vec < to->vec ? from->vec : to->vec), wb = ly_log2(warps);
+    if (b0 < 0 || b1 < 0 || lv < 0 || wb < 0 || from->fast == to->fast ||
+        from->esize != to->esize || memcmp(from->shape, to->shape, sizeof from->shape) ||
+        (1 << lv) > from->shape[0] || (1 << lv) > from->shape[1])
+        return NULL;
+    /* packed coordinate bit of dimension d's bit i */
+#define DIM_BIT(d, i) (1u << ((d) == 1 ? (i) : b1 + (i)))
+    Layout *l = ar_alloc(ar, sizeof *l);
+    memset(l, 0, sizeof *l);
+    l->kind = LY_LINEAR;
+    l->rank = 2;
+    memcpy(l->shape, from->shape, sizeof from->shape);
+    int nreg = 0;
+    for (int i = 0; i < lv; i++) l->basis[LY_REG][nreg++] = DIM_BIT(from->fast, i);
+    for (int i = 0; i < lv; i++) l->basis[LY_REG][nreg++] = DIM_BIT(to->fast, i);
+    /* the block bits, low ones of both dimensions first */
+    uint32_t free[32];
+    int nfree = 0, top = b0 > b1 ? b0 : b1;
+    for (int i = lv; i < top; i++)
+        for (int d = 0; d < 2; d++)
+            if (i < (d ? b1 : b0)) free[nfree++] = DIM_BIT(d, i);
+#undef DIM_BIT
+    /* lanes 0-2: the independent triple of sums of up to two of the
+     * lowest six block bits whose lanes touch the most units (the first
+     * of the best: conflict-free where both dimensions span 128 bytes) */
+    int ncand = nfree < 6 ? nfree : 6, best = 0;   /* 0: fewer than 3 bits */
+    uint32_t cand[21], pick[3] = {0, 0, 0};
+    int nc = 0;
+    for (int i = 0; i < ncand; i++) {
+        cand[nc++] = free[i];
+        for (int j = i + 1; j < ncand; j++) cand[nc++] = free[i] | free[j];
+    }
+    for (int i = 0; i < nc; i++)
+        for (int j = i + 1; j < nc; j++)
+            for (int k = j + 1; k < nc; k++) {
+                uint32_t v[3] = {cand[i], cand[j], cand[k]};
+                int score = ly_rank(v, 3) == 3 ? units_apart(from, to, v) : 0;
+                if (score > best) {
+                    memcpy(pick, v, sizeof v);
+                    best = score;
+                }
+            }
+    /* the rest of the block bits, each outside the span so far */
+    uint32_t order[32];
+    int norder = 0;
+    for (int i = 0; best && i < 3; i++) order[norder++] = pick[i];
+    for (int i = 0; i < nfree; i++) {
+        order[norder] = free[i];
+        if (ly_rank(order, norder + 1) == norder + 1) norder++;
+    }
+    int at = 0;
+    l->nbits[LY_LANE] = 5;
+    for (int i = 0; i < 5; i++) l->basis[LY_LANE][i] = at < norder ? order[at++] : 0;
+    l->nbits[LY_WARP] = (uint8_t)wb;
+    for (int i = 0; i < wb; i++) l->basis[LY_WARP][i] = at < norder ? order[at++] : 0;
+    while (at < norder) l->basis[LY_REG][nreg++] = order[at++];
+    l->nbits[LY_REG] = (uint8_t)nreg;
+    return l;
+}
+
 /* The ldmatrix address layout: see layout.h. Lane bits 0-2 pick the row
  * of a core matrix (the operand's lane bits 2-4: its rows; with .trans,
  * register bit 0 and lane bits 0-1: its K positions), lane bits 3-4 the

@@ -453,6 +453,80 @@ static void test_low(Arena *ar) {
     CHECK(cases > 100 && vec_cases > 50);
 }
 
+/* The 8 lanes of each quarter warp (q .. q+7) of warp w, at register r
+ * with the run's bits (register bits v0, v0+1) clear: 0 when a lane's 4
+ * consecutive registers are not one aligned 16-byte unit of s (offsets
+ * off .. off+3 in register order), else the most distinct units of 16
+ * bytes that share a bank group (1: no bank conflict). */
+static int quarter_ways(const Layout *l, const LySmem *s, uint32_t r, uint32_t w, int v0) {
+    int most = 1;
+    for (uint32_t q = 0; q < 32; q += 8) {
+        uint32_t at[8];
+        for (uint32_t n = 0; n < 8; n++) {
+            uint32_t off = ly_smem_offset(s, ly_apply(l, (LyIndex){r, q + n, w}));
+            if (off % 4) return 0;
+            for (uint32_t e = 1; e < 4; e++)
+                if (ly_smem_offset(s, ly_apply(l, (LyIndex){r | e << v0, q + n, w})) != off + e)
+                    return 0;
+            at[n] = off;
+        }
+        for (uint32_t n = 0; n < 8; n++) {
+            int ways = 1;
+            for (uint32_t m = 0; m < n; m++) {
+                int first = 1;   /* at[m] is the first of its address */
+                for (uint32_t o = 0; o < m; o++) first &= at[o] != at[m];
+                ways += first && at[m] != at[n] && at[m] / 4 % 8 == at[n] / 4 % 8;
+            }
+            if (ways > most) most = ways;
+        }
+    }
+    return most;
+}
+
+/* ly_transpose_layout: for tf32 tiles of every shape a product stages
+ * (K 8..128, M or N 8..256) and both directions, the map covers the tile
+ * (one holder per element where the threads do not outnumber the
+ * 4 x 4 blocks), and every 16-byte read of the source buffer and write
+ * of the destination is one aligned unit per lane, the 8 lanes of each
+ * quarter warp in 8 distinct units. */
+static void test_transpose(Arena *ar) {
+    int cases = 0;
+    for (int32_t r = 8; r <= 256; r *= 2)
+        for (int32_t c = 8; c <= 256; c *= 2)
+            for (int fast = 0; fast < 2; fast++)
+                for (int warps = 4; warps <= 8; warps *= 2) {
+                    int32_t shape[2] = {r, c};
+                    LySmem *from = ly_smem_wgmma(ar, shape, fast, 4);
+                    LySmem *to = ly_smem_wgmma(ar, shape, 1 - fast, 4);
+                    if (!from || !to) continue;
+                    Layout *l = ly_transpose_layout(ar, from, to, warps);
+                    CHECK(l != NULL);
+                    if (!l) continue;
+                    int unc, most = copies(l, &unc), ways = 1, runs = 1;
+                    CHECK(ly_check(l, warps) == NULL && unc == 0);
+                    CHECK(most == (r * c >= 16 * 32 * warps ? 1 : 16 * 32 * warps / (r * c)));
+                    for (uint32_t g = 0; g < (uint32_t)ly_size(l, LY_REG); g++)
+                        for (uint32_t w = 0; w < (uint32_t)warps; w++)
+                            for (int side = 0; side < 2; side++) {
+                                if (g & (side ? 12u : 3u)) continue;
+                                int x = quarter_ways(l, side ? to : from, g, w, side ? 2 : 0);
+                                runs &= x > 0;
+                                if (x > ways) ways = x;
+                            }
+                    /* rows of 32 or 64 bytes leave the lanes fewer units */
+                    int bound = r >= 32 && c >= 32 ? 1 : r >= 16 && c >= 16 ? 2 : 4;
+                    if (!runs || ways > bound)
+                        fprintf(stderr, "transpose %dx%d fast %d warps %d: %s, %d-way\n", r, c,
+                                fast, warps, runs ? "16-byte runs" : "not 16-byte runs", ways);
+                    CHECK(runs && ways <= bound);
+                    cases++;
+                }
+    CHECK(cases > 60);
+    int32_t shape[2] = {32, 128};   /* refused: the same rows on both sides */
+    LySmem *a = ly_smem_wgmma(ar, shape, 1, 4);
+    CHECK(ly_transpose_layout(ar, a, a, 4) == NULL);
+}
+
 int main(void) {
     Arena *ar = ar_new();
     test_acc(ar);
@@ -461,6 +535,7 @@ int main(void) {
     test_swizzle(ar);
     test_ldmatrix(ar);
     test_low(ar);
+    test_transpose(ar);
     ar_free(ar);
     return check_done("test_mma");
 }
