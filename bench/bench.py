@@ -1343,12 +1343,13 @@ EXTRA_STEPS.append("user")
 
 # ---------------------------------------------------------------- operand layouts
 # Step `mmlayout` (run only when named): f32 (TF32) and f16 products with
-# B stored [K, N] and [N, K], beside cuBLAS and Triton (tr_matmul with
+# B stored [K, N] and [N, K], and with A stored [K, M] (`x.T @ g`),
+# beside cuBLAS and Triton (tr_matmul with
 # B's strides, the configurations Tile's bundles have; configs.MMLAYOUT_*).
 
 def step_mmlayout():
     """C = A @ B, f32 through TF32 and f16, B stored [K, N] (x @ w) and
-    [N, K] (x @ w.T): cuBLAS (TF32 allowed for f32), Triton and Tile in
+    [N, K] (x @ w.T), A stored [K, M] (x.T @ g): cuBLAS (TF32 allowed for f32), Triton and Tile in
     the same configurations."""
     define_triton_matmul()
     saved = torch.backends.cuda.matmul.allow_tf32
@@ -1357,20 +1358,22 @@ def step_mmlayout():
         for t, tiles in configs.MMLAYOUT_TILES.items():
             dt = torch.float32 if t == "f32" else torch.float16
             for n in configs.MMLAYOUT_SIZES:
-                for lay in ("kn", "nk"):
-                    work = f"mm {'tf32' if t == 'f32' else t} B[{lay}] {n}^3"
+                for lay, _src, kern in configs.MMLAYOUT_KERNELS:
+                    ops = "A[km] B[kn]" if lay == "tn" else f"B[{lay}]"
+                    work = f"mm {'tf32' if t == 'f32' else t} {ops} {n}^3"
                     try:
-                        _mmlayout_one(work, t, dt, n, lay, tiles)
+                        _mmlayout_one(work, t, dt, n, lay, kern, tiles)
                     except Exception as e:  # noqa: BLE001
                         fail(work, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
     finally:
         torch.backends.cuda.matmul.allow_tf32 = saved
 
 
-def _mmlayout_one(work, t, dt, n, lay, tiles):
-    a = torch.rand(n, n, device="cuda", dtype=dt) * 2 - 1
-    bs = torch.rand(n, n, device="cuda", dtype=dt) * 2 - 1   # as stored
-    b = bs if lay == "kn" else bs.t()                         # the [K, N] operand
+def _mmlayout_one(work, t, dt, n, lay, kern, tiles):
+    as_ = torch.rand(n, n, device="cuda", dtype=dt) * 2 - 1   # as stored
+    bs = torch.rand(n, n, device="cuda", dtype=dt) * 2 - 1
+    a = as_.t() if lay == "tn" else as_                       # the [M, K] operand
+    b = bs.t() if lay == "nk" else bs                         # the [K, N] operand
     out = torch.empty(n, n, device="cuda", dtype=dt)
     ref = a.double() @ b.double()
     tol, flops = 5e-3, 2 * n ** 3
@@ -1383,12 +1386,11 @@ def _mmlayout_one(work, t, dt, n, lay, tiles):
                                             GROUP=8, EPI=False, num_warps=w, num_stages=3),
                     ref, tol, flops, out=out)
     for bm, bn, bk, w in tiles:
-        k = tile_kernel(configs.mmlayout_bundle(t, lay, bm, bn, bk, w),
-                        "matmul" if lay == "kn" else "matmul_bt")
-        args = [ptr(addr(out)), ptr(addr(a)), ptr(addr(bs))] + [i64(n)] * 6
+        k = tile_kernel(configs.mmlayout_bundle(t, lay, bm, bn, bk, w), kern)
+        args = [ptr(addr(out)), ptr(addr(as_)), ptr(addr(bs))] + [i64(n)] * 6
         timed_flops(work, f"tile {bm}x{bn}x{bk} w{w}", k.bind(args, stream()), ref, tol,
                     flops, out=out)
-    del a, bs, b, out, ref
+    del a, as_, bs, b, out, ref
 
 
 EXTRA_STEPS.append("mmlayout")

@@ -89,11 +89,19 @@ TILE_BUNDLES = _tile_bundles()
 # Operand layouts of matrix products (bench.py step `mmlayout`, run only
 # when named): f32 (TF32) and f16 products with B stored [K, N]
 # (examples/matmul.tile, `x @ w`) and [N, K] (bench/kernels/matmul_bt.tile,
-# `x @ w.T`, nn.Linear's weight), at n^3 for each n below (4093: the
+# `x @ w.T`, nn.Linear's weight), and A stored [K, M] with B [K, N]
+# (bench/kernels/matmul_tn.tile, `x.T @ g`), at n^3 for each n below (4093: the
 # generic variant), beside cuBLAS and Triton in the same configurations.
 MMLAYOUT_SIZES = (4096, 4093, 8192)
 MMLAYOUT_TILES = {"f32": ((128, 128, 32, 4), (128, 256, 32, 8), (64, 128, 32, 4)),
                   "f16": ((128, 256, 64, 8), (128, 128, 64, 8))}
+
+
+# layout -> (source, kernel): B [K, N]; B [N, K]; A stored [K, M] and
+# B [K, N] (x.T @ g, a weight gradient)
+MMLAYOUT_KERNELS = (("kn", "examples/matmul.tile", "matmul"),
+                    ("nk", "bench/kernels/matmul_bt.tile", "matmul_bt"),
+                    ("tn", "bench/kernels/matmul_tn.tile", "matmul_tn"))
 
 
 def mmlayout_bundle(t, layout, bm, bn, bk, w):
@@ -102,8 +110,7 @@ def mmlayout_bundle(t, layout, bm, bn, bk, w):
 
 for _t, _tiles in MMLAYOUT_TILES.items():
     for _bm, _bn, _bk, _w in _tiles:
-        for _lay, _src, _kern in (("kn", "examples/matmul.tile", "matmul"),
-                                  ("nk", "bench/kernels/matmul_bt.tile", "matmul_bt")):
+        for _lay, _src, _kern in MMLAYOUT_KERNELS:
             TILE_BUNDLES.append((mmlayout_bundle(_t, _lay, _bm, _bn, _bk, _w), _src, _kern,
                                  {"T": _t, "BM": _bm, "BN": _bn, "BK": _bk}, _w))
 

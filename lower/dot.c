@@ -271,7 +271,9 @@ static void wgmma_issue(LwFn *f, ScalarKind ek, ScalarKind eb, int ni, LLVMValue
                  "wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", n + na + 1, ni,
                  ly_wgmma_k(ek), wgmma_type(ek), wgmma_type(eb));
     for (int i = 0; i < n; i++) w += sprintf(w, "%s$%d", i ? ", " : "", i);
-    if (ra)
+    if (ra && ly_wgmma_kmajor_only(ek))
+        sprintf(w, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1;\n}", n, n + 1, n + 2, n + 3, n + 4);
+    else if (ra)
         sprintf(w, "}, {$%d, $%d, $%d, $%d}, $%d, p, 1, 1, %d;\n}", n, n + 1, n + 2, n + 3,
                 n + 4, tb);
     else if (ly_wgmma_kmajor_only(ek))
@@ -342,17 +344,18 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     const LySmem *s[2];
     int pending;
     if (!lw_pipe_wgmma(f, op, base, s, &pending)) return 0;
+    LwVal acc = *lw_val(f, op->args[2]);
+    if (!s[0]) lw_pipe_reg_a(f, op, &acc);
     const Layout *cl = op->res[0]->layout;
     ScalarKind ek = (ScalarKind)op->args[0]->ty.k, eb = (ScalarKind)op->args[1]->ty.k;
     int32_t M = cl->shape[0], N = cl->shape[1], K = op->args[0]->ty.dim[1];
     int32_t rows = 16 * cl->mma_warps[0], ni = N < 256 ? N : 256, kstep = ly_wgmma_k(ek);
     int ka = s[0] && s[0]->fast == 1, kb = s[1]->fast == 0;
-    if (ly_wgmma_kmajor_only(ek) && (!ka || !kb)) {
+    if (ly_wgmma_kmajor_only(ek) && ((s[0] && !ka) || !kb)) {
         lw_error(f, op->loc, "internal error: a %s operand of wgmma not K-major",
                  ty_kind_name(ek));
         return 1;
     }
-    LwVal acc = *lw_val(f, op->args[2]);
     LwVal out = lw_new_val(f, acc.n);
     memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
     LLVMValueRef da = s[0] ? desc_low(f, base[0], s[0], ka) : NULL;

@@ -308,6 +308,10 @@ void lw_pipe_late_copy(LwFn *f, const IrOp *dot);
  * from the slot of the current iteration. */
 void lw_pipe_load(LwFn *f, const IrOp *op);
 void lw_pipe_operand(LwFn *f, const IrOp *op);
+/* Product `dot`'s A when the plan reads it from its ring into registers
+ * (LyPipe.reg_a): read now, behind a wait for the group in flight, whose
+ * accumulator (*acc, the product's) it then gives. */
+void lw_pipe_reg_a(LwFn *f, const IrOp *dot, LwVal *acc);
 /* A conversion into its loop's stage buffer (LY_HOW_STAGE): the source's
  * registers stored for the products' descriptors. */
 void lw_pipe_stage(LwFn *f, const IrOp *op);

@@ -468,7 +468,9 @@ void lw_pipe_operand(LwFn *f, const IrOp *op) {
         return;
     }
     if (f->pipe && f->pipe->plan->nwg && ly_only_products(f->plan, op)) {
-        lw_set(f, op->res[0], (LwVal){0, NULL});   /* read by descriptors */
+        /* read by descriptors, or into registers by the product
+         * (lw_pipe_reg_a) */
+        lw_set(f, op->res[0], (LwVal){0, NULL});
         return;
     }
     LLVMValueRef base = slot_base(f, r, slot);
@@ -491,6 +493,30 @@ void lw_pipe_operand(LwFn *f, const IrOp *op) {
     } else {
         lw_set(f, op->res[0], lw_read_operand(f, base, k, op->res[0]->layout, r->s));
     }
+}
+
+/* A tf32 A read from its ring into registers (plan reg_a) when product
+ * `dot` runs, after the stage buffers' stores and the barrier that
+ * publishes them. With a group in flight (`pending`), the registers the
+ * group before reads must not be written until it is done (PTX: a
+ * wgmma's A registers are undefined to write before the wait_group
+ * covering it; without this wait, tiles of 128 rows came out wrong on
+ * the H200): so a wait for it first, which by then, past the stage's
+ * stores, costs little; *acc, the product's accumulator, is then the
+ * waited one. */
+void lw_pipe_reg_a(LwFn *f, const IrOp *dot, LwVal *acc) {
+    struct LwPipe *p = f->pipe;
+    const IrOp *cv = dot->args[0]->def;
+    LLVMValueRef slot;
+    if (!p || !ly_reg_a(p->plan, cv)) return;
+    const LyRing *r = find_ring(f, cv->args[0]->def, &slot);
+    if (!r) {
+        lw_error(f, dot->loc, "internal error: a register A outside its ring's loop");
+        return;
+    }
+    if (p->plan->pending) *acc = lw_wgmma_wait(f, *acc, 0);
+    lw_set(f, cv->res[0], lw_read_operand(f, slot_base(f, r, slot), (ScalarKind)dot->args[0]->ty.k,
+                                          cv->res[0]->layout, r->s));
 }
 
 void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
@@ -576,6 +602,11 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *
     for (int i = 0; i < 2; i++) {
         LLVMValueRef slot;
         const IrOp *cv = dot->args[i]->def;
+        if (i == 0 && ly_reg_a(p->plan, cv)) {   /* A read from its ring into registers */
+            base[0] = NULL;
+            s[0] = NULL;
+            continue;
+        }
         const LyStage *st = stage_of(f, cv);   /* before a ring it reads */
         const LyRing *r = !st && cv && cv->op == IR_CONVERT_LAYOUT
                               ? find_ring(f, cv->args[0]->def, &slot) : NULL;

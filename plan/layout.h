@@ -622,6 +622,10 @@ typedef struct LyPipe {
      * iteration j writes buffer j % 2 while group j-1 reads the other). */
     LyStage stage[8];
     int nstage, stage_bufs;
+    /* Conversions of A rings the products take from registers instead
+     * of descriptors: tf32 loaded along M (ly_reg_a). */
+    const IrOp *reg_a[4];
+    int nreg_a;
     int64_t bytes;      /* the ring region grows by this, alignment included */
 } LyPipe;
 
@@ -645,6 +649,9 @@ typedef struct LyPlan {
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared);
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
+/* Conversion cv (of a ring) is read into registers for loop q's wgmma
+ * products (LyPipe.reg_a). */
+int ly_reg_a(const LyPipe *q, const IrOp *cv);
 /* The stage buffer of conversion cv in loop q's plan, or NULL (q NULL:
  * none). */
 const LyStage *ly_stage_of(const LyPipe *q, const IrOp *cv);

@@ -193,6 +193,29 @@ static int stage_ring(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *d
     return add_stage(pl, q, body, dot, i);
 }
 
+/* A of `dot`, a ring's, tf32 loaded along M: the product takes it from
+ * registers, read from the ring's slot in its mma.sync fragment layout
+ * (4-byte loads), rather than moved K-major into a stage buffer and
+ * read by a descriptor: no stores, no barrier, half the shared-memory
+ * traffic. 1 when so (recorded in q). */
+static int ring_a_regs(LyPipe *q, const IrOp *dot) {
+    const IrOp *cv = dot->args[0]->def;
+    const Layout *ptr = cv->args[0]->def->args[0]->layout;
+    ScalarKind k = (ScalarKind)dot->args[0]->ty.k;
+    if (!ly_wgmma_kmajor_only(k) || ty_bytes(k) != 4 || !ptr || ly_fastest_dim(ptr) == 1)
+        return 0;
+    if (ly_reg_a(q, cv)) return 1;
+    if (q->nreg_a == (int)(sizeof q->reg_a / sizeof q->reg_a[0])) return 0;
+    q->reg_a[q->nreg_a++] = cv;
+    return 1;
+}
+
+int ly_reg_a(const LyPipe *q, const IrOp *cv) {
+    for (int i = 0; q && i < q->nreg_a; i++)
+        if (q->reg_a[i] == cv) return 1;
+    return 0;
+}
+
 /* The stages of q whose source is a ring's load (stage_ring): their ring
  * and the layout the threads move the tile in; 0 when one has none. */
 static int ring_stages(Planner *pl, LyPipe *q) {
@@ -238,7 +261,7 @@ static int wgmma_plan(Planner *pl, LyPipe *q, int nmarked) {
         }
         if (ly_ring_operand(p, body, op, 0)) {
             rings += new_ring(p, body, q->wg_dot, n, op);
-            if (!stage_ring(pl, q, body, op, 0)) return q->nstage = 0;
+            if (!ring_a_regs(q, op) && !stage_ring(pl, q, body, op, 0)) return q->nstage = 0;
         } else if (!add_stage(pl, q, body, op, 0) &&   /* else A from registers */
                    ly_wgmma_kmajor_only((ScalarKind)op->args[0]->ty.k)) {
             return q->nstage = 0;
@@ -463,8 +486,8 @@ static const char *misfit_text(Arena *ar, const IrKernel *k, const IrOp *dot,
                          "only%s)", why == LY_WG_A_MN ? "A" : "B", why == LY_WG_A_MN ? "M" : "N",
                          dot->iattr[2] ? "" : " in pieces narrower than 16 bytes",
                          dot->iattr[2] ? "f8" : "tf32",
-                         dot->iattr[2] ? "" : "; moved K-major from 4-byte copies, it ran "
-                         "slower than mma.sync");
+                         dot->iattr[2] ? "" : "; from 4-byte copies a product stays on "
+                         "mma.sync, which measured faster");
     case LY_WG_A_LOOP:
         return "its A operand is not loaded in the product's `for` loop (wgmma "
                "takes A from registers for f16 and bf16 only)";

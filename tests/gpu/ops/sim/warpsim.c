@@ -99,11 +99,12 @@ static _Thread_local unsigned t_wg_group;   /* wgmma groups committed */
 /* A wgmma: its operands, and while in flight (ws_wgmma_async) its
  * group, C and tokens. With A in registers (rega), arow holds the two
  * rows of A this thread's accumulators lie in (16w + l/4 and 8 below),
- * the bits of their 16 elements, from the rendezvous at issue. */
+ * the bits of their 16 elements (tf32: 8), from the rendezvous at
+ * issue. */
 typedef struct WgOp {
     int32_t n, kind, scale_d, sa, sb, ta, tb, rega;
     uint64_t da, db;
-    uint16_t arow[2][16];
+    uint32_t arow[2][16];
     unsigned group;
     float c[128];
     int in[128], out[128];   /* token slots of C (-1: c holds it) and of D */
@@ -755,7 +756,7 @@ static double wg_elem(int k, const unsigned char *p) {
 static void wgmma_compute(const WgOp *op, float *acc) {
     if (!t_smem) sim_fail("wgmma: no shared memory registered", NULL);
     int ka = wg_kind_a(op->kind), kb = wg_kind_b(op->kind);
-    if (ka > WG_E5M2 || kb > WG_E5M2 || (op->rega && ka >= WG_TF32) ||
+    if (ka > WG_E5M2 || kb > WG_E5M2 || (op->rega && ka > WG_TF32) ||
         (ka != kb && (ka < WG_E4M3 || kb < WG_E4M3)))
         sim_fail("wgmma: an operand kind not modelled", NULL);
     int w = t_tid % 128 / 32, lane = t_tid % 32, K = 32 / wg_esize(ka);
@@ -763,8 +764,9 @@ static void wgmma_compute(const WgOp *op, float *acc) {
         int row = 16 * w + lane / 4 + 8 * (i / 2 % 2), col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
         double sum = 0;
         for (int k = 0; k < K; k++) {
-            double x = op->rega ? half_value(op->arow[i / 2 % 2][k], ka == WG_BF16)
-                                : wg_elem(ka, t_smem + desc_addr(op->da, wg_esize(ka), !op->ta, row, k));
+            double x = !op->rega ? wg_elem(ka, t_smem + desc_addr(op->da, wg_esize(ka), !op->ta, row, k))
+                       : ka == WG_TF32 ? mma_elem(MMA_TF32, op->arow[i / 2 % 2][k], 0)
+                                       : half_value((uint16_t)op->arow[i / 2 % 2][k], ka == WG_BF16);
             sum += x * wg_elem(kb, t_smem + desc_addr(op->db, wg_esize(kb), !op->tb, col, k));
         }
         sum *= op->sa * op->sb;
@@ -777,22 +779,27 @@ static void wgmma_compute(const WgOp *op, float *acc) {
  * by the ISA's fragment layout (Figure 148, .m64nNk16 A: warp w of the
  * warpgroup, lane l, element i of a0..a7 — register i/2, its low half
  * first — at row 16w + l/4 + 8((i/2)%2), column 2(l%4) + i%2 + 8(i/4))
- * and keeps the two rows its accumulators lie in. */
-static void wgmma_a_rows(const uint32_t a[4], uint16_t arow[2][16]) {
+ * and keeps the two rows its accumulators lie in; for tf32 (.m64nNk8,
+ * 64 x 8) register i at row 16w + l/4 + 8(i%2), column l%4 + 4(i/2), as
+ * mma.m16n8k8's A. */
+static void wgmma_a_rows(const uint32_t a[4], int tf32, uint32_t arow[2][16]) {
     int g = t_tid / 128, me = t_tid % 128;
     if (g >= prog.ngroups) sim_fail("wgmma: thread outside a whole warpgroup", NULL);
-    uint16_t A[64][16];
+    uint32_t A[64][16];
     memcpy(prog.areg[g][me], a, sizeof prog.areg[g][me]);
     pthread_barrier_wait(&prog.group[g]);
     for (int t = 0; t < 128; t++) {
         int w = t / 32, l = t % 32;
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < 8 && !tf32; i++) {
             int row = 16 * w + l / 4 + 8 * (i / 2 % 2), col = 2 * (l % 4) + i % 2 + 8 * (i / 4);
             A[row][col] = (uint16_t)(prog.areg[g][t][i / 2] >> 16 * (i % 2));
         }
+        for (int i = 0; i < 4 && tf32; i++)   /* .m64nNk8 A: a_i at (l/4 + 8(i%2), l%4 + 4(i/2)) */
+            A[16 * w + l / 4 + 8 * (i % 2)][l % 4 + 4 * (i / 2)] = prog.areg[g][t][i];
     }
     pthread_barrier_wait(&prog.group[g]);
-    for (int h = 0; h < 2; h++) memcpy(arow[h], A[16 * (me / 32) + me % 32 / 4 + 8 * h], 32);
+    for (int h = 0; h < 2; h++)
+        memcpy(arow[h], A[16 * (me / 32) + me % 32 / 4 + 8 * h], sizeof arow[h]);
 }
 
 /* wgmma.mma_async.sync.aligned.m64n{n}k{16,8,32}.f32.{f16,bf16,tf32,
@@ -817,7 +824,7 @@ void ws_wgmma_ra(int32_t n, int32_t kind, const uint32_t *a, uint64_t db, int32_
                  int32_t sa, int32_t sb, int32_t tb, float *acc) {
     WgOp op = {.n = n, .kind = kind, .scale_d = scale_d, .sa = sa, .sb = sb, .tb = tb,
                .rega = 1, .db = db};
-    wgmma_a_rows(a, op.arow);
+    wgmma_a_rows(a, wg_kind_a(kind) == WG_TF32, op.arow);
     wgmma_compute(&op, acc);
 }
 
@@ -907,7 +914,7 @@ void ws_wgmma_ra_async(int32_t n, int32_t kind, const uint32_t *a, uint64_t db,
                        int32_t scale_d, int32_t sa, int32_t sb, int32_t tb, float *acc) {
     WgOp op = {.n = n, .kind = kind, .scale_d = scale_d, .sa = sa, .sb = sb, .tb = tb,
                .rega = 1, .db = db};
-    wgmma_a_rows(a, op.arow);
+    wgmma_a_rows(a, wg_kind_a(kind) == WG_TF32, op.arow);
     wgmma_issue(&op, acc);
 }
 

@@ -217,12 +217,12 @@ WG_KIND = {"f16.f16": (0, 16), "bf16.bf16": (1, 16), "tf32.tf32": (2, 8),
 WG_KMAJOR = ("tf32", "e4m3", "e5m2")
 # ... and with A in registers (wgmma_check's sim/wgmma.ll has both): the
 # four A registers in braces where the A descriptor was, no imm-trans-a
-# (A from registers is K-major).
+# (A from registers is K-major), and no imm-trans-b for tf32.
 WGMMA_RA = re.compile(
     r"\{\.reg\.pred([%\w]+);setp\.ne\.b32\1,(\$\d+),0;"
-    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k16\.f32\.(f16|bf16)\.\4"
-    r"\{([$\d,]*)\},\{(\$\d+),(\$\d+),(\$\d+),(\$\d+)\},(\$\d+),\1,(-?1),(-?1),"
-    r"(\$\d+|\d+);\}$")
+    r"wgmma\.mma_async\.sync\.aligned\.m64n(\d+)k(?:16|8)\.f32\.(f16|bf16|tf32)\.\4"
+    r"\{([$\d,]*)\},\{(\$\d+),(\$\d+),(\$\d+),(\$\d+)\},(\$\d+),\1,(-?1),(-?1)"
+    r"(?:,(\$\d+|\d+))?;\}$")
 
 
 # mov.b64 of two 32-bit words, the first the low one (wgmma descriptors)
@@ -304,9 +304,9 @@ def wgmma_body(m, cons, tys, ret, rega):
         return None
     kind, k = WG_KIND[pair]
     kmajor = pair.split(".")[0] in WG_KMAJOR
-    if ("k%d.f32" % k) not in m.group(0) or (kmajor and rega) or (
-            not rega and kmajor != (m.group(10) is None)):
-        return None   # K of another kind; tf32, f8: no transposes, A not in registers
+    trans_b = m.group(13) if rega else m.group(10)
+    if ("k%d.f32" % k) not in m.group(0) or (rega and kind > 2) or kmajor != (trans_b is None):
+        return None   # K of another kind; tf32, f8: no transposes; f8: A not in registers
     outs = [c for c in cons if c.startswith("=")]
     ins = [c for c in cons if not c.startswith("=") and not c.startswith("~")]
     if (n % 8 or not 8 <= n <= 256 or len(outs) != n // 2 or any(c != "=f" for c in outs) or
@@ -340,7 +340,7 @@ def wgmma_body(m, cons, tys, ret, rega):
             body += conv + ["  %%ap%d = getelementptr i32, ptr %%areg, i64 %d" % (j, j),
                             "  store i32 %s, ptr %%ap%d" % (v, j)]
         toks = ((m.group(10), "i64"), (m.group(2), "i32"), (m.group(11), "i32"),
-                (m.group(12), "i32"), (m.group(13), "i32"))
+                (m.group(12), "i32"), (m.group(13) or "0", "i32"))
     else:      # A and B descriptors, scale-d, scales, transposes
         toks = ((m.group(6), "i64"), (m.group(7), "i64"), (m.group(2), "i32"),
                 (m.group(8), "i32"), (m.group(9), "i32"), (m.group(10) or "0", "i32"),
