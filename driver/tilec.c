@@ -361,30 +361,41 @@ static void print_stats(Arena *ar, Diag *dg, const char *arch,
 }
 
 /* The first product of block b (nested blocks included) that runs on
- * mma.sync though the target has wgmma, and why (plan/lowering.c). */
-static const IrOp *first_mma_sync(Arena *ar, const LwEntry *en, const IrBlock *b,
+ * mma.sync though the target has wgmma, or on wgmma at a cost (operands
+ * moved K-major by the threads), and the sentence that says so
+ * (plan/lowering.c). */
+static const IrOp *first_mma_note(Arena *ar, const LwEntry *en, const IrBlock *b,
                                   const char **why) {
     for (const IrOp *op = b->first; op; op = op->next) {
         for (int r = 0; r < op->nregions; r++) {
-            const IrOp *d = first_mma_sync(ar, en, op->regions[r], why);
+            const IrOp *d = first_mma_note(ar, en, op->regions[r], why);
             if (d) return d;
         }
-        if (op->op == IR_DOT && (*why = ly_mma_reason(ar, en->plan, en->variant->k, op)))
+        if (op->op != IR_DOT) continue;
+        const char *x = ly_mma_reason(ar, en->plan, en->variant->k, op);
+        if (x) {
+            *why = ar_printf(ar, "this product runs on mma.sync, not wgmma: %s", x);
             return op;
+        }
+        if ((x = ly_wgmma_note(ar, en->plan, op))) {
+            *why = ar_printf(ar, "this product runs on wgmma; %s", x);
+            return op;
+        }
     }
     return NULL;
 }
 
 /* --stats on a target with warpgroup MMA: each entry's first product
- * left on mma.sync, with the reason, at the product; the variants of one
- * configuration that agree share the note. */
-static void print_mma_sync(Arena *ar, Diag *dg, const LwOutput *lo, const char *arch) {
+ * left on mma.sync, with the reason, or run on wgmma at a cost, with
+ * what it pays, at the product; the variants of one configuration that
+ * agree share the note. */
+static void print_mma_notes(Arena *ar, Diag *dg, const LwOutput *lo, const char *arch) {
     if (!arch || !lw_arch_wgmma(arch) || !lo->nentries) return;
     const IrOp **dot = ar_alloc(ar, sizeof *dot * (size_t)lo->nentries);
     const char **why = ar_alloc(ar, sizeof *why * (size_t)lo->nentries);
     for (int e = 0; e < lo->nentries; e++) {
         why[e] = NULL;
-        dot[e] = first_mma_sync(ar, &lo->entries[e], lo->entries[e].variant->k->body, &why[e]);
+        dot[e] = first_mma_note(ar, &lo->entries[e], lo->entries[e].variant->k->body, &why[e]);
     }
     for (int e = 0; e < lo->nentries;) {
         const LwEntry *en = &lo->entries[e];
@@ -399,8 +410,7 @@ static void print_mma_sync(Arena *ar, Diag *dg, const LwOutput *lo, const char *
         }
         if (dot[e]) {
             const IrKernel *k = en->kernel;
-            dg_note(dg, dot[e]->loc, "%s %s (%s): this product runs on mma.sync, not wgmma: "
-                    "%s", n > 1 ? "entries" : "entry", names,
+            dg_note(dg, dot[e]->loc, "%s %s (%s): %s", n > 1 ? "entries" : "entry", names,
                     ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages), why[e]);
         }
         e += n;
@@ -515,7 +525,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         print_stats(ar, dg, o->arch, &res.lw, res.stats, res.nstats);
         print_guards(ar, dg, &res.lw);
         print_realigned(ar, dg, &res.lw);
-        print_mma_sync(ar, dg, &res.lw, o->arch);
+        print_mma_notes(ar, dg, &res.lw, o->arch);
         print_padding(ar, dg, &res.lw);
     }
     free(res.bundle);

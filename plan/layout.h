@@ -659,6 +659,10 @@ const LyStage *ly_stage_of(const LyPipe *q, const IrOp *cv);
  * with warpgroup MMA: a sentence for --stats; NULL when it runs on wgmma
  * or not on tensor cores at all. */
 const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const IrOp *dot);
+/* What a product that runs as wgmma pays for operands wgmma cannot read
+ * as loaded (tf32 along M or N: moved K-major by the threads, or an A
+ * read into registers): a phrase for --stats, or NULL when nothing. */
+const char *ly_wgmma_note(Arena *ar, const LyPlan *p, const IrOp *dot);
 /* l is an mma.sync operand layout (#dot_op of an MMA parent, rank 2). */
 int ly_is_mma_operand(const Layout *l);
 /* Every use of conversion op's result is an operand of a product later

@@ -497,6 +497,33 @@ static const char *misfit_text(Arena *ar, const IrKernel *k, const IrOp *dot,
     return "?";
 }
 
+/* The stage of q that conversion cv fills from a ring, or NULL. */
+static const LyStage *ring_stage(const LyPipe *q, const IrOp *cv) {
+    const LyStage *st = ly_stage_of(q, cv);
+    return st && st->ring ? st : NULL;
+}
+
+const char *ly_wgmma_note(Arena *ar, const LyPlan *p, const IrOp *dot) {
+    const Layout *cl = dot->res[0]->layout;
+    const IrOp *loop = dot->parent ? dot->parent->parent : NULL;
+    const LyPipe *q = loop && loop->op == IR_FOR ? ly_pipe_of(p, loop) : NULL;
+    int planned = 0;
+    for (int i = 0; q && i < q->nwg; i++) planned |= q->wg_dot[i] == dot;
+    if (!cl || cl->kind != LY_MMA || !cl->wgmma || !planned) return NULL;
+    const IrOp *ca = dot->args[0]->def, *cb = dot->args[1]->def;
+    const char *a = ly_reg_a(q, ca) ? "its A operand, loaded along M, is read from its ring "
+                                      "into registers"
+                    : ring_stage(q, ca) ? "its A operand, loaded along M, is moved K-major by "
+                                          "the threads each iteration" : NULL;
+    const char *b = ring_stage(q, cb) ? "its B operand, loaded along N, is moved K-major by "
+                                        "the threads each iteration" : NULL;
+    if (!a && !b) return NULL;
+    const char *one = q->nstage && q->stage_bufs == 1 && q->carry >= 0 && q->stages >= 3
+                          ? " (one stage buffer each: two do not fit beside the rings, so no "
+                            "wgmma group stays in flight across iterations)" : "";
+    return ar_printf(ar, "%s%s%s%s", a ? a : "", a && b ? "; " : "", b ? b : "", one);
+}
+
 const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const IrOp *dot) {
     const Layout *cl = dot->res[0]->layout;
     if (!cl || cl->kind != LY_MMA) return NULL;   /* FMA chains: no tensor cores */
