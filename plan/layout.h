@@ -486,7 +486,8 @@ typedef enum LyWgmmaMisfit {
     LY_WG_COLS,         /* N below 8 */
     LY_WG_STAGES,       /* stages < 2 */
     LY_WG_LOOP,         /* B not loaded in the product's `for` loop */
-    LY_WG_A_LOOP,       /* tf32, f8: A not loaded there (registers: 16-bit only) */
+    LY_WG_A_LOOP,       /* tf32, f8: A not loaded there (registers: 16-bit,
+                           or tf32 read from its ring) */
     LY_WG_A_MN,         /* tf32, f8: A loaded along M (dot_layout's check) */
     LY_WG_B_MN,         /* tf32, f8: B loaded along N (dot_layout's check) */
     LY_WG_F8,           /* f8 operands converted to f16 (widen_f8.c; the

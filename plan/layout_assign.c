@@ -250,8 +250,9 @@ static int stage_operand(const LaCtx *c, const IrOp *op) {
 
 /* Whether warpgroup MMA can take product `op` of k (sm_90a), and if not
  * the first reason: f16/bf16 operands (m16n8k16) or f32 ones in tf32
- * (m16n8k8, A loaded in the loop too: wgmma takes A from registers only
- * in 16-bit types) into f32 accumulators
+ * (m16n8k8, A loaded in the loop too: a tf32 A comes from registers
+ * only as read from its ring, plan/lowering.c ring_a_regs) into f32
+ * accumulators
  * (lower/dot.c issues wgmma with f32 ones only), B loaded in the
  * product's loop (wgmma reads it from its ring or its stage buffer; A
  * from its ring or stage buffer too when it is loaded there, else from

@@ -490,7 +490,7 @@ static const char *misfit_text(Arena *ar, const IrKernel *k, const IrOp *dot,
                          "mma.sync, which measured faster");
     case LY_WG_A_LOOP:
         return "its A operand is not loaded in the product's `for` loop (wgmma "
-               "takes A from registers for f16 and bf16 only)";
+               "takes a tf32 A from registers only as read from its ring in the loop)";
     case LY_WG_FITS:
         break;
     }
