@@ -113,6 +113,9 @@ struct LwPipe {
     /* The stage buffers in this iteration's emission: 0 none written
      * yet, 1 written since the last barrier, 2 published. */
     int staged;
+    /* This iteration opened with the copies' wait and barrier (every
+     * warpgroup past its wait for the iteration before). */
+    int top_barrier;
 };
 
 /* Marks v and, within `body`, everything it is computed from. */
@@ -347,6 +350,7 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     LLVMBuilderRef b = c->b;
     p->iv = iv;
     p->staged = 0;
+    p->top_barrier = 0;
     p->stage_par = p->plan->stage_bufs == 2 ? header_phi(f, iv, lw_i32(c, 0)) : NULL;
     if (!p->plan->nring) return;   /* stage buffers only */
     p->read_slot = header_phi(f, iv, lw_i32(c, 0));
@@ -369,6 +373,7 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
         if (p->plan->nwg)
             lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         lw_barrier(f);
+        p->top_barrier = 1;
     }
     p->copy_iv = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
     p->copy_slot = wslot;
@@ -570,9 +575,7 @@ void lw_pipe_stage(LwFn *f, const IrOp *op) {
         return;
     }
     struct LwPipe *p = f->pipe;
-    /* with rings, the iteration's first barrier (lw_pipe_iter) already
-     * comes after every warpgroup's wait for the iteration before */
-    if (!p->staged && !(p->plan->nring && !p->carry_dot)) lw_barrier(f);
+    if (!p->staged && !p->top_barrier) lw_barrier(f);
     p->staged = 1;
     const IrValue *sv = op->args[0];
     ScalarKind k = (ScalarKind)sv->ty.k;
@@ -596,9 +599,7 @@ static void publish_stages(LwFn *f, struct LwPipe *p) {
 int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *s[2],
                   int *pending) {
     struct LwPipe *p = f->pipe;
-    int planned = 0;
-    for (int i = 0; p && i < p->plan->nwg; i++) planned |= p->plan->wg_dot[i] == dot;
-    if (!planned) return 0;
+    if (!p || !ly_wgmma_planned(p->plan, dot)) return 0;
     for (int i = 0; i < 2; i++) {
         LLVMValueRef slot;
         const IrOp *cv = dot->args[i]->def;

@@ -650,6 +650,8 @@ typedef struct LyPlan {
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared);
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
+/* Product dot runs as wgmma in loop q's plan (q NULL: no). */
+int ly_wgmma_planned(const LyPipe *q, const IrOp *dot);
 /* Conversion cv (of a ring) is read into registers for loop q's wgmma
  * products (LyPipe.reg_a). */
 int ly_reg_a(const LyPipe *q, const IrOp *cv);

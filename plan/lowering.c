@@ -180,17 +180,20 @@ static int add_stage(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *do
     return 1;
 }
 
-/* Operand i of `dot`, a ring's, of a kind wgmma reads K-major only
- * (tf32) and loaded along M or N: staged K-major from the ring
- * (ring_stages gives it its layout once the rings are laid out). 1 when
- * that is not needed or done. */
+/* Operand i of `dot`, a ring's load (ly_ring_operand), is of a kind
+ * wgmma reads K-major only (tf32, f8) and its pointer layout runs along
+ * M (A) or N (B). */
+static int ring_mn_major(const IrOp *dot, int i) {
+    const Layout *ptr = dot->args[i]->def->args[0]->def->args[0]->layout;
+    return ly_wgmma_kmajor_only((ScalarKind)dot->args[i]->ty.k) && ptr &&
+           ly_fastest_dim(ptr) != (i == 0 ? 1 : 0);
+}
+
+/* Operand i of `dot`, a ring's, along M or N (ring_mn_major): staged
+ * K-major from the ring (ring_stages gives it its layout once the rings
+ * are laid out). 1 when that is not needed or done. */
 static int stage_ring(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *dot, int i) {
-    const IrOp *cv = dot->args[i]->def;
-    const Layout *ptr = cv->args[0]->def->args[0]->layout;
-    if (!ly_wgmma_kmajor_only((ScalarKind)dot->args[i]->ty.k) || !ptr ||
-        ly_fastest_dim(ptr) == (i == 0 ? 1 : 0))
-        return 1;
-    return add_stage(pl, q, body, dot, i);
+    return !ring_mn_major(dot, i) || add_stage(pl, q, body, dot, i);
 }
 
 /* A of `dot`, a ring's, tf32 loaded along M: the product takes it from
@@ -200,14 +203,17 @@ static int stage_ring(Planner *pl, LyPipe *q, const IrBlock *body, const IrOp *d
  * traffic. 1 when so (recorded in q). */
 static int ring_a_regs(LyPipe *q, const IrOp *dot) {
     const IrOp *cv = dot->args[0]->def;
-    const Layout *ptr = cv->args[0]->def->args[0]->layout;
-    ScalarKind k = (ScalarKind)dot->args[0]->ty.k;
-    if (!ly_wgmma_kmajor_only(k) || ty_bytes(k) != 4 || !ptr || ly_fastest_dim(ptr) == 1)
-        return 0;
+    if (!ring_mn_major(dot, 0) || ty_bytes((ScalarKind)dot->args[0]->ty.k) != 4) return 0;
     if (ly_reg_a(q, cv)) return 1;
     if (q->nreg_a == (int)(sizeof q->reg_a / sizeof q->reg_a[0])) return 0;
     q->reg_a[q->nreg_a++] = cv;
     return 1;
+}
+
+int ly_wgmma_planned(const LyPipe *q, const IrOp *dot) {
+    for (int i = 0; q && i < q->nwg; i++)
+        if (q->wg_dot[i] == dot) return 1;
+    return 0;
 }
 
 int ly_reg_a(const LyPipe *q, const IrOp *cv) {
@@ -507,9 +513,7 @@ const char *ly_wgmma_note(Arena *ar, const LyPlan *p, const IrOp *dot) {
     const Layout *cl = dot->res[0]->layout;
     const IrOp *loop = dot->parent ? dot->parent->parent : NULL;
     const LyPipe *q = loop && loop->op == IR_FOR ? ly_pipe_of(p, loop) : NULL;
-    int planned = 0;
-    for (int i = 0; q && i < q->nwg; i++) planned |= q->wg_dot[i] == dot;
-    if (!cl || cl->kind != LY_MMA || !cl->wgmma || !planned) return NULL;
+    if (!cl || cl->kind != LY_MMA || !cl->wgmma || !ly_wgmma_planned(q, dot)) return NULL;
     const IrOp *ca = dot->args[0]->def, *cb = dot->args[1]->def;
     const char *a = ly_reg_a(q, ca) ? "its A operand, loaded along M, is read from its ring "
                                       "into registers"
@@ -531,8 +535,7 @@ const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const I
     if (why != LY_WG_FITS) return misfit_text(ar, k, dot, why);
     const IrOp *loop = dot->parent ? dot->parent->parent : NULL;
     const LyPipe *q = loop && loop->op == IR_FOR ? ly_pipe_of(p, loop) : NULL;
-    for (int i = 0; q && i < q->nwg; i++)
-        if (q->wg_dot[i] == dot) return NULL;
+    if (ly_wgmma_planned(q, dot)) return NULL;
     if (!q)
         return "its loop's rings and stage buffers, beside the scratch, do not fit "
                "the shared memory";
