@@ -513,6 +513,12 @@ void ly_assign_module(Arena *ar, IrModule *m, int aligned, int wgmma);
  * per thread. Returns the number of values rewritten. */
 enum { LY_CARRY_MAX_REGS = 64 };
 int ly_carry_reduce(Arena *ar, IrKernel *k);
+/* Common subexpressions merged (cse.c, run by ly_assign_kernel first):
+ * an op without regions that computes what an earlier op in scope
+ * computed from the same operands is dropped and read as that one; loads
+ * too where no store, atomic or barrier may come between. Returns the
+ * number of ops dropped. */
+int ly_cse(Arena *ar, IrKernel *k);
 /* Transposed loads read only by products (fold_trans.c, run by
  * ly_assign_kernel after ly_carry_reduce): `dot(a, trans(load(p)))`
  * becomes a load of the transposed pointers, the product's operand

@@ -7,7 +7,9 @@
  *    dimensions ordered by the pointer's contiguity, most contiguous
  *    first (ties: the later dimension, i.e. row-major); elements per
  *    thread along it = min(byte alignment / element size, contiguity,
- *    16 bytes / element size), capped by elements / threads; lanes then
+ *    16 bytes / element size) — for a load, at least what another access
+ *    of the same shape along the same dimension takes (shared_per) —,
+ *    capped by elements / threads; lanes then
  *    warps laid along the order (ly_blocked_default). A product's operand
  *    loaded in its loop takes 16 bytes' worth whatever the alignment
  *    (stage_operand says why). A load's result
@@ -37,7 +39,9 @@
  *    of a loop-invariant value happens once, outside the loop). Both are
  *    cached per (value, layout).
  *
- * Before step 1, ly_carry_reduce (carry_reduce.c) rewrites loops that
+ * Before step 1, ly_cse (cse.c) merges common subexpressions (loads
+ * among them, where no write comes between), ly_carry_reduce
+ * (carry_reduce.c) rewrites loops that
  * accumulate a reduction (`acc += sum(t, 0)`) to carry t's whole tile
  * and reduce it once after the loop; planning then gives the carried
  * tile t's layout like any element-wise value. Then ly_fold_trans
@@ -115,12 +119,12 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 static int stage_operand(const LaCtx *c, const IrOp *op);
 
-static const Layout *coalesced(LaCtx *c, const IrOp *op) {
+/* Elements per thread along the fastest dimension that memory op op's
+ * own facts allow, and the dimensions' order (fastest first). */
+static int64_t own_per(LaCtx *c, const IrOp *op, uint8_t *order) {
     const IrValue *p = op->args[0];
     const AxInfo *a = ax_of(c->ax, p);
-    int rank = p->ty.rank;
-    uint8_t order[IR_MAXRANK];
-    mem_order(a, rank, order);
+    mem_order(a, p->ty.rank, order);
     int fast = order[0];
     int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
     int64_t aligned = a->div[fast] / esize > 1 ? a->div[fast] / esize : 1;
@@ -128,11 +132,60 @@ static const Layout *coalesced(LaCtx *c, const IrOp *op) {
     int64_t contig = min64(a->contig[fast], pt.dim[fast]);
     if (stage_operand(c, op)) aligned = 16 / esize;
     if (ly_realigned(&c->realign, op)) aligned = contig = ly_realigned(&c->realign, op)->vec;
-    int64_t per = min64(min64(aligned, contig), 16 / esize > 1 ? 16 / esize : 1);
+    return min64(min64(aligned, contig), 16 / esize > 1 ? 16 / esize : 1);
+}
+
+/* An access whose width is its facts' (not a product's operand given 16
+ * bytes whatever its alignment, nor a realigned row). */
+static int plain_access(LaCtx *c, const IrOp *op) {
+    return !stage_operand(c, op) && !ly_realigned(&c->realign, op);
+}
+
+/* A memory op and what its own facts allow (find_anchors). */
+typedef struct MemAccess {
+    IrOp *op;
+    int64_t per;                 /* own_per */
+    uint8_t order[IR_MAXRANK];
+    int plain;                   /* plain_access */
+} MemAccess;
+
+typedef Vec(MemAccess) MemVec;
+
+/* Access i's elements per thread: its own, or for a plain load as many
+ * as another plain access of the same padded shape along the same
+ * fastest dimension moves at once by its own facts, up to 16 bytes
+ * (Triton's Coalesce.cpp does the same). The load then shares that
+ * access's layout, read in pieces as narrow as its own facts allow
+ * (ly_mem_vec), rather than having a layout of its own and a conversion
+ * through shared memory where the two tiles meet; the gaps one warp
+ * instruction leaves, the next ones read from L1. A stencil's neighbours
+ * one element left and right of its aligned centre are such loads
+ * (examples/stencil.tile; H200, 32x64 tiles at 8192^2: heat1 182 -> 152
+ * us, jacobi 207 -> 184, Triton 155 and 181). Stores keep their own
+ * width: their gaps would be partial writes. */
+static int64_t shared_per(const MemAccess *m, int n, int i) {
+    const IrValue *p = m[i].op->args[0];
+    int64_t per = m[i].per;
+    if (m[i].op->op != IR_LOAD || !m[i].plain) return per;
+    int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
+    for (int j = 0; j < n; j++) {
+        const IrValue *q = m[j].op->args[0];
+        if (j == i || !m[j].plain || m[j].order[0] != m[i].order[0] || m[j].per <= per ||
+            !ty_same_shape(ty_pad(q->ty), ty_pad(p->ty)))
+            continue;
+        per = min64(m[j].per, 16 / esize > 1 ? 16 / esize : 1);
+    }
+    return per;
+}
+
+/* Access i's anchor layout: a blocked layout along its order. */
+static const Layout *coalesced(LaCtx *c, const MemAccess *m, int n, int i) {
+    const IrValue *p = m[i].op->args[0];
+    const Type pt = ty_pad(p->ty);
     int64_t threads = (int64_t)c->k->warps * 32;
     int64_t share = ty_numel(pt) / threads;
-    per = min64(per, share > 1 ? share : 1);
-    return ly_blocked_default(c->ar, rank, pt.dim, c->k->warps, (int)per, order);
+    int64_t per = min64(shared_per(m, n, i), share > 1 ? share : 1);
+    return ly_blocked_default(c->ar, p->ty.rank, pt.dim, c->k->warps, (int)per, m[i].order);
 }
 
 /* --------------------------------------------------------- matrix products */
@@ -361,13 +414,24 @@ static void anchor_dots(LaCtx *c) {
         assign(c, dots.v[i]->res[0], dot_layout(c, dots.v, dots.n, dots.v[i]));
 }
 
-static void find_anchors(LaCtx *c, IrBlock *b) {
+static void collect_mem(LaCtx *c, IrBlock *b, MemVec *mem) {
     for (IrOp *op = b->first; op; op = op->next) {
-        for (int r = 0; r < op->nregions; r++) find_anchors(c, op->regions[r]);
-        int mem = op->op == IR_LOAD || op->op == IR_STORE ||
-                  op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS;
-        if (!mem || !is_tile(op->args[0])) continue;
-        Anchor an = {op, coalesced(c, op)};
+        for (int r = 0; r < op->nregions; r++) collect_mem(c, op->regions[r], mem);
+        int m = op->op == IR_LOAD || op->op == IR_STORE ||
+                op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS;
+        if (!m || !is_tile(op->args[0])) continue;
+        MemAccess a = {.op = op, .plain = plain_access(c, op)};
+        a.per = own_per(c, op, a.order);
+        vec_push(c->ar, mem, a);
+    }
+}
+
+static void find_anchors(LaCtx *c) {
+    MemVec mem = {0};
+    collect_mem(c, c->k->body, &mem);
+    for (int i = 0; i < mem.n; i++) {
+        IrOp *op = mem.v[i].op;
+        Anchor an = {op, coalesced(c, mem.v, mem.n, i)};
         vec_push(c->ar, &c->anchors, an);
         if (op->nres) assign(c, op->res[0], an.ly);
     }
@@ -677,12 +741,13 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.ar = ar;
     c.k = k;
     c.wgmma = wgmma;
+    ly_cse(ar, k);
     ly_carry_reduce(ar, k);
     ly_fold_trans(ar, k);
     c.ax = ax_analyze(ar, k, f);
     if (ly_widen_f8(ar, k, f8_misfit, &c)) c.ax = ax_analyze(ar, k, f);
     if (ly_realign(ar, k, c.ax, &c.realign)) c.ax = ax_analyze(ar, k, f);
-    find_anchors(&c, k->body);
+    find_anchors(&c);
     anchor_dots(&c);
     plan(&c);
     materialize_block(&c, k->body);
