@@ -1252,7 +1252,8 @@ def main():
                          "layernorm, xent, transpose, matmul, attention)")
     ap.add_argument("--user", default="",
                     help="step user: only these workloads (comma list of rope, gelu_bwd, "
-                         "top1, rmsnorm, softmax_rows, swiglu, quant_i8, quant_f8, cumsum)")
+                         "top1, rmsnorm, softmax_rows, swiglu, quant_i8, quant_f8, cumsum, heat2, "
+                         "jacobi)")
     ap.add_argument("steps", nargs="*", choices=STEPS + EXTRA_STEPS + [[]], default=[])
     ARGS = ap.parse_args()
     LIB = Libtile(os.path.join(ARGS.build, "libtile.so"))

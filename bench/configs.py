@@ -238,6 +238,11 @@ USER_TILES = {
                   {"BLOCK": 4096}, 4)],
     "cumsum": [("BLOCK=1024 w4", "bench/kernels/user_cumsum.tile", "row_cumsum",
                 {"BLOCK": 1024}, 4)],
+    # examples/stencil.tile as written (helpers at shifted coordinates)
+    "heat2": [("16x32 w4", "examples/stencil.tile", "heat2", {"BM": 16, "BN": 32}, 4),
+              ("32x64 w4", "examples/stencil.tile", "heat2", {"BM": 32, "BN": 64}, 4)],
+    "jacobi": [("16x32 w4", "examples/stencil.tile", "jacobi", {"BM": 16, "BN": 32}, 4),
+               ("32x64 w4", "examples/stencil.tile", "jacobi", {"BM": 32, "BN": 64}, 4)],
 }
 
 

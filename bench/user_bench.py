@@ -27,7 +27,7 @@ import configs
 B = None           # the bench module (bench.py): timing, rows, Tile loading
 torch = triton = tl = None
 ORDER = ["rope", "gelu_bwd", "top1", "rmsnorm", "softmax_rows", "swiglu", "quant_i8", "quant_f8",
-         "cumsum"]
+         "cumsum", "heat2", "jacobi"]
 
 
 # ---------------------------------------------------------------- checks
@@ -234,6 +234,8 @@ def define_triton():
     for f in (rope, gelu_bwd, top1, rmsnorm, rmsnorm_tile, softmax_rows, swiglu, quant_i8,
               quant_f8, cumsum):
         g[f.__name__] = f
+    import user_stencil
+    g["heat2"], g["jacobi"] = user_stencil.heat2, user_stencil.jacobi
     return g
 
 
@@ -459,6 +461,51 @@ def w_cumsum(tr):
                [(out, ref, tol)], nbytes)
     _tile(work, "cumsum", [_p(out), _p(x), B.i64(R), B.i64(C)], [(out, ref, tol)],
           nbytes=nbytes)
+
+
+def _stencil_ref(name, u, a):
+    """heat2 (two fused heat steps, 0 outside the grid) or jacobi (one
+    step, the border kept) in float64."""
+    p = torch.nn.functional.pad(u.double(), (1, 1, 1, 1))
+
+    def step(p):
+        return p[1:-1, 1:-1] + a * (p[:-2, 1:-1] + p[2:, 1:-1] + p[1:-1, :-2] + p[1:-1, 2:]
+                                    - 4 * p[1:-1, 1:-1])
+    if name == "heat2":
+        return step(torch.nn.functional.pad(step(p), (1, 1, 1, 1)))
+    out = u.double().clone()
+    out[1:-1, 1:-1] = step(p)[1:-1, 1:-1]
+    return out
+
+
+def _stencil(tr, name):
+    """examples/stencil.tile's kernel `name` on an n x n f32 grid at n =
+    8192 and 8190 (rows not 16-byte aligned: the generic variant), each
+    tile of USER_TILES beside Triton's same kernel at the same tile."""
+    a = 0.1
+    for n in (8192, 8190):
+        work = f"user {name} f32 {n}x{n}"
+        u = torch.randn(n, n, device="cuda")
+        out = torch.empty_like(u)
+        ref = _stencil_ref(name, u, a)
+        checks, nbytes = [(out, ref, B.TOL["float32"])], 2 * n * n * 4
+        for label, _src, _k, d, w in configs.USER_TILES[name]:
+            bm, bn = d["BM"], d["BN"]
+            grid = (triton.cdiv(n, bm), triton.cdiv(n, bn))
+            _timed(work, f"triton {bm}x{bn} w{w}",
+                   lambda: tr[name][grid](out, u, n, n, n, a, BM=bm, BN=bn, num_warps=w),
+                   checks, nbytes)
+        _tile(work, name, [_p(out), _p(u), B.i64(n), B.i64(n), B.i64(n), B.f64(a)], checks,
+              nbytes=nbytes)
+        del u, out
+
+
+def w_heat2(tr):
+    _stencil(tr, "heat2")
+
+
+def w_jacobi(tr):
+    _stencil(tr, "jacobi")
 
 
 def run(bench_module, only=""):
