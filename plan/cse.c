@@ -35,13 +35,15 @@
  * count of loops passed): the earlier value would stay live through the
  * loop, and where the later use wants another layout, its cheap copy is
  * made right after the earlier value (layout_assign.c), before the loop
- * too. A matmul's epilogue mask, merged with its loads' before the K
- * loop, held registers through the loop and cost up to 10% (H200,
- * session 18); the loop's body still reads values from before it.
+ * too. Merging a product's epilogue masks with its loads' before the K
+ * loop made swiglu's 64x64 configuration 1.25x slower on the H200
+ * (docs/PERF.md, session 18, runs 6-7); the loop's body still reads
+ * values from before it.
  *
  * Bounds: one hash table of the ops in scope (chained; a block's entries
- * are popped when it ends, last in first out), so the pass is linear in
- * the kernel's ops. It runs on the per-variant copy at the start of
+ * are popped when it ends, last in first out), so the pass takes time
+ * linear in the kernel's ops times its nesting depth (whether a region
+ * writes is asked at each level). It runs on the per-variant copy at the start of
  * layout assignment, as carry_reduce.c does; the IR sema built, which
  * the interpreter runs, is not touched, so the difftest compares the two.
  */
