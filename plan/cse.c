@@ -70,25 +70,27 @@ typedef struct CseCtx {
     int merged;
 } CseCtx;
 
+/* Op starts a new memory epoch: a store, an atomic or a barrier. */
+static int writes_memory(const IrOp *op) {
+    return op->op == IR_STORE || op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS ||
+           op->op == IR_BARRIER;
+}
+
 static int writes(const IrBlock *b) {
     for (const IrOp *op = b->first; op; op = op->next) {
-        switch (op->op) {
-        case IR_STORE: case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_BARRIER: return 1;
-        default: break;
-        }
+        if (writes_memory(op)) return 1;
         for (int r = 0; r < op->nregions; r++)
             if (writes(op->regions[r])) return 1;
     }
     return 0;
 }
 
-/* Ops that compute a value from their operands and attributes alone. */
+/* Ops that compute a value from their operands and attributes alone
+ * (stores, yields, prints, asserts and barriers have no result). */
 static int pure(const IrOp *op) {
     if (op->nregions || op->nres != 1) return 0;
     switch (op->op) {
-    case IR_DOT: case IR_STORE: case IR_ATOMIC: case IR_ATOMIC_CAS:
-    case IR_YIELD: case IR_CONDITION: case IR_PRINT: case IR_ASSERT:
-    case IR_BARRIER: case IR_CONVERT_LAYOUT:
+    case IR_DOT: case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_CONVERT_LAYOUT:
         return 0;
     case IR_LOAD:
         return op->iattr[1] != CACHE_CV;
@@ -202,9 +204,7 @@ static void cse_block(CseCtx *c, IrBlock *b) {
             c->era += op->op == IR_FOR || op->op == IR_WHILE;
             continue;
         }
-        if (op->op == IR_STORE || op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS ||
-            op->op == IR_BARRIER)
-            c->epoch++;
+        c->epoch += writes_memory(op);
         if (!pure(op)) continue;
         IrValue *same = cancelled(op);
         uint32_t h = key_hash(op, c->epoch);

@@ -509,10 +509,15 @@ static const LyStage *ring_stage(const LyPipe *q, const IrOp *cv) {
     return st && st->ring ? st : NULL;
 }
 
+/* The pipeline plan of the `for` loop product dot is in, or NULL. */
+static const LyPipe *dot_pipe(const LyPlan *p, const IrOp *dot) {
+    const IrOp *loop = dot->parent ? dot->parent->parent : NULL;
+    return loop && loop->op == IR_FOR ? ly_pipe_of(p, loop) : NULL;
+}
+
 const char *ly_wgmma_note(Arena *ar, const LyPlan *p, const IrOp *dot) {
     const Layout *cl = dot->res[0]->layout;
-    const IrOp *loop = dot->parent ? dot->parent->parent : NULL;
-    const LyPipe *q = loop && loop->op == IR_FOR ? ly_pipe_of(p, loop) : NULL;
+    const LyPipe *q = dot_pipe(p, dot);
     if (!cl || cl->kind != LY_MMA || !cl->wgmma || !ly_wgmma_planned(q, dot)) return NULL;
     const IrOp *ca = dot->args[0]->def, *cb = dot->args[1]->def;
     const char *a = ly_reg_a(q, ca) ? "its A operand, loaded along M, is read from its ring "
@@ -533,8 +538,7 @@ const char *ly_mma_reason(Arena *ar, const LyPlan *p, const IrKernel *k, const I
     if (!cl || cl->kind != LY_MMA) return NULL;   /* FMA chains: no tensor cores */
     LyWgmmaMisfit why = cl->wgmma ? LY_WG_FITS : (LyWgmmaMisfit)dot->iattr[1];
     if (why != LY_WG_FITS) return misfit_text(ar, k, dot, why);
-    const IrOp *loop = dot->parent ? dot->parent->parent : NULL;
-    const LyPipe *q = loop && loop->op == IR_FOR ? ly_pipe_of(p, loop) : NULL;
+    const LyPipe *q = dot_pipe(p, dot);
     if (ly_wgmma_planned(q, dot)) return NULL;
     if (!q)
         return "its loop's rings and stage buffers, beside the scratch, do not fit "
