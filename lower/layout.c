@@ -100,13 +100,19 @@ static LLVMValueRef lw_thread_part_here(LwFn *f, const Layout *l) {
     return acc;
 }
 
-int lw_reg_const(const Layout *l, int r, uint32_t *reg) {
+/* Does no bit of a register basis vector of l appear in a lane or warp
+ * one? Then T & R(r) = 0 for every thread and register: T ^ R(r) is
+ * T + R(r), and T | R(r). */
+static int lw_reg_bits_apart(const Layout *l) {
     uint32_t regs = 0, threads = 0;
-    if (!l || l->rank != 1) return 0;
     for (int i = 0; i < lw_nbits(l, LY_REG); i++) regs |= lw_basis(l, LY_REG, i);
     for (int in = LY_LANE; in <= LY_WARP; in++)
         for (int i = 0; i < lw_nbits(l, (LyIn)in); i++) threads |= lw_basis(l, (LyIn)in, i);
-    if (regs & threads) return 0;
+    return !(regs & threads);
+}
+
+int lw_reg_const(const Layout *l, int r, uint32_t *reg) {
+    if (!l || l->rank != 1 || !lw_reg_bits_apart(l)) return 0;
     *reg = lw_reg_part(l, r);
     return 1;
 }
@@ -168,6 +174,29 @@ static LLVMValueRef lw_smem_at(LwFn *f, LLVMTypeRef t, LLVMValueRef i) {
 static LLVMValueRef lw_padded(LwFn *f, LLVMValueRef y) {
     LwCtx *c = f->c;
     return LLVMBuildAdd(c->b, y, LLVMBuildLShr(c->b, y, lw_i32(c, 5), ""), "");
+}
+
+uint32_t lw_padded_const(uint32_t y) { return y + (y >> 5); }
+
+/* The scratch slot of register r of l: its packed coordinate T ^ R(r),
+ * padded. Where l's register bits lie apart from its thread bits
+ * (lw_reg_bits_apart), T ^ R = T + R and (T + R) >> 5 = (T >> 5) +
+ * (R >> 5) (the two shifted values are still disjoint), so the slot is
+ * pad(T) + pad(R): one value per thread plus a constant, which LLVM folds
+ * into each access's immediate offset. Computed per register as
+ * pad(T ^ R), every access had its own address register (transpose
+ * 64x64, 4 warps: 32 of them), and ptxas, short of registers, issued the
+ * global loads a few at a time between the scratch stores. */
+static LLVMValueRef lw_scratch_slot(LwFn *f, const Layout *l, int r) {
+    LwCtx *c = f->c;
+    if (!lw_reg_bits_apart(l)) return lw_padded(f, lw_packed_coord(f, l, r));
+    LLVMValueRef t = lw_padded(f, lw_thread_part(f, l));
+    uint32_t k = lw_padded_const(lw_reg_part(l, r));
+    if (!k) return t;
+    LLVMValueRef y = LLVMBuildAdd(c->b, t, lw_i32(c, k), "");
+    LLVMSetNUW(y, 1);
+    LLVMSetNSW(y, 1);
+    return y;
 }
 
 /* ----------------------------------------------------------- ownership */
@@ -404,15 +433,24 @@ void lw_smem_put(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, int64_t bas
     uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
     for (int s = 0; s < src.n; s++) {
         if (s & (int)copies) continue;
-        LLVMValueRef y = lw_packed_coord(f, sl, s);
-        if (base) y = LLVMBuildAdd(c->b, y, lw_i32(c, base), "");
-        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), lw_smem_at(f, t, lw_padded(f, y)));
+        LLVMValueRef slot;
+        if (base)
+            slot = lw_padded(f, LLVMBuildAdd(c->b, lw_packed_coord(f, sl, s),
+                                             lw_i32(c, base), ""));
+        else
+            slot = lw_scratch_slot(f, sl, s);
+        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), lw_smem_at(f, t, slot));
     }
 }
 
-LLVMValueRef lw_smem_get(LwFn *f, ScalarKind k, LLVMValueRef i) {
+/* The element at a scratch slot (a padded index). */
+static LLVMValueRef lw_smem_load(LwFn *f, ScalarKind k, LLVMValueRef slot) {
     LLVMTypeRef t = lw_mem_type(f->c, k);
-    return lw_from_mem(f, LLVMBuildLoad2(f->c->b, t, lw_smem_at(f, t, lw_padded(f, i)), ""), k);
+    return lw_from_mem(f, LLVMBuildLoad2(f->c->b, t, lw_smem_at(f, t, slot), ""), k);
+}
+
+LLVMValueRef lw_smem_get(LwFn *f, ScalarKind k, LLVMValueRef i) {
+    return lw_smem_load(f, k, lw_padded(f, i));
 }
 
 int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
@@ -447,7 +485,7 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
     lw_scratch_barrier(f);
     lw_smem_put(f, src, k, sl, 0);
     lw_barrier(f);
-    for (int r = 0; r < nd; r++) out.r[r] = lw_smem_get(f, k, lw_packed_coord(f, &pd, r));
+    for (int r = 0; r < nd; r++) out.r[r] = lw_smem_load(f, k, lw_scratch_slot(f, &pd, r));
     return out;
 }
 

@@ -14,6 +14,6 @@ lower_liblower_la_LIBADD = $(LLVM_LDFLAGS) $(LLVM_LIBS)
 check_PROGRAMS += tests/unit/test_lower
 TESTS += tests/unit/test_lower
 tests_unit_test_lower_SOURCES = tests/unit/test_lower.c tests/unit/check.h
-tests_unit_test_lower_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_lower_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS) $(LLVM_CPPFLAGS)
 tests_unit_test_lower_LDADD = driver/libcompile.la lower/liblower.la bundle/libtlbir.la \
 	bundle/libtlb.la sema/libsema.la parser/libparser.la base/libbase.la -lm

@@ -212,6 +212,8 @@ LLVMValueRef lw_smem(LwFn *f, int64_t bytes);
 int64_t lw_smem_elems_bytes(int64_t n, ScalarKind k);
 void lw_smem_put(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, int64_t base);
 LLVMValueRef lw_smem_get(LwFn *f, ScalarKind k, LLVMValueRef i);
+/* y with the scratch's padding (one element every 32): y + (y >> 5). */
+uint32_t lw_padded_const(uint32_t y);
 /* The barrier a scratch user crosses before writing: every thread is
  * done reading what the previous user left. None for the kernel's first
  * user outside any loop (nothing came before; inside a loop the next

@@ -10,6 +10,7 @@
 #include "driver/compile.h"
 #include "plan/layout.h"
 #include "lower/lower.h"
+#include "lower/lw.h"
 #include "sema/sema.h"
 #include "tests/unit/check.h"
 
@@ -220,7 +221,27 @@ done:
     ar_free(ar);
 }
 
+/* The scratch slot of a register is pad(T) + pad(R) where the register
+ * and thread bits of its layout lie apart (layout.c lw_scratch_slot):
+ * pad(T ^ R) = pad(T) + pad(R) for every pair of disjoint 14-bit values
+ * (3^14 pairs: each bit in T, in R or in neither), and not in general. */
+static void test_scratch_slot(void) {
+    enum { BITS = 14 };
+    long bad = 0, pairs = 0;
+    for (uint32_t t = 0; t < 1u << BITS; t++)
+        for (uint32_t r = ~t & ((1u << BITS) - 1);; r = (r - 1) & ~t & ((1u << BITS) - 1)) {
+            pairs++;
+            bad += lw_padded_const(t ^ r) != lw_padded_const(t) + lw_padded_const(r);
+            if (!r) break;
+        }
+    CHECK(pairs == 4782969);   /* 3^14 */
+    CHECK(bad == 0);
+    CHECK(lw_padded_const(16 ^ 16) != lw_padded_const(16) + lw_padded_const(16));
+    CHECK(lw_padded_const(31) == 31 && lw_padded_const(32) == 33 && lw_padded_const(64) == 66);
+}
+
 int main(void) {
+    test_scratch_slot();
     test_units();
     test_budget();
     test_ptx_versions();
