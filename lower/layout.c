@@ -170,13 +170,25 @@ static LLVMValueRef lw_smem_at(LwFn *f, LLVMTypeRef t, LLVMValueRef i) {
     return LLVMBuildGEP2(f->c->b, t, f->smem, &i, 1, "");
 }
 
-/* One element every 32 of padding. */
-static LLVMValueRef lw_padded(LwFn *f, LLVMValueRef y) {
+/* One element every 32 of padding, and q more every 2^p (lw_remap_pad). */
+static LLVMValueRef lw_pad_value(LwFn *f, LwPad d, LLVMValueRef y) {
     LwCtx *c = f->c;
-    return LLVMBuildAdd(c->b, y, LLVMBuildLShr(c->b, y, lw_i32(c, 5), ""), "");
+    LLVMValueRef s = LLVMBuildAdd(c->b, y, LLVMBuildLShr(c->b, y, lw_i32(c, 5), ""), "");
+    if (!d.q) return s;
+    LLVMValueRef hi = LLVMBuildMul(c->b, LLVMBuildLShr(c->b, y, lw_i32(c, d.p), ""),
+                                   lw_i32(c, d.q), "");
+    return LLVMBuildAdd(c->b, s, hi, "");
 }
 
-uint32_t lw_padded_const(uint32_t y) { return y + (y >> 5); }
+static LLVMValueRef lw_padded(LwFn *f, LLVMValueRef y) {
+    return lw_pad_value(f, LW_PAD_DEFAULT, y);
+}
+
+uint32_t lw_pad_const(LwPad d, uint32_t y) {
+    return y + (y >> 5) + (d.q ? (y >> d.p) * (uint32_t)d.q : 0);
+}
+
+uint32_t lw_padded_const(uint32_t y) { return lw_pad_const(LW_PAD_DEFAULT, y); }
 
 /* The scratch slot of register r of l: its packed coordinate T ^ R(r),
  * padded. Where l's register bits lie apart from its thread bits
@@ -187,11 +199,11 @@ uint32_t lw_padded_const(uint32_t y) { return y + (y >> 5); }
  * pad(T ^ R), every access had its own address register (transpose
  * 64x64, 4 warps: 32 of them), and ptxas, short of registers, issued the
  * global loads a few at a time between the scratch stores. */
-static LLVMValueRef lw_scratch_slot(LwFn *f, const Layout *l, int r) {
+static LLVMValueRef lw_scratch_slot(LwFn *f, const Layout *l, int r, LwPad d) {
     LwCtx *c = f->c;
-    if (!lw_reg_bits_apart(l)) return lw_padded(f, lw_packed_coord(f, l, r));
-    LLVMValueRef t = lw_padded(f, lw_thread_part(f, l));
-    uint32_t k = lw_padded_const(lw_reg_part(l, r));
+    if (!lw_reg_bits_apart(l)) return lw_pad_value(f, d, lw_packed_coord(f, l, r));
+    LLVMValueRef t = lw_pad_value(f, d, lw_thread_part(f, l));
+    uint32_t k = lw_pad_const(d, lw_reg_part(l, r));
     if (!k) return t;
     LLVMValueRef y = LLVMBuildAdd(c->b, t, lw_i32(c, k), "");
     LLVMSetNUW(y, 1);
@@ -421,25 +433,99 @@ int64_t lw_smem_elems_bytes(int64_t n, ScalarKind k) {
     return (n + n / 32 + 1) * ty_bytes(k);
 }
 
-static int64_t lw_remap_bytes(const Layout *sl, ScalarKind k) {
+static int64_t lw_numel(const Layout *l) {
     int64_t numel = 1;
-    for (int d = 0; sl && d < sl->rank; d++) numel *= sl->shape[d];
-    return lw_smem_elems_bytes(numel, k);
+    for (int d = 0; l && d < l->rank; d++) numel *= l->shape[d];
+    return numel;
+}
+
+/* The scratch of a conversion from sl padded by d: every slot below
+ * pad(numel) (the padding is increasing in y). */
+static int64_t lw_remap_bytes(const Layout *sl, LwPad d, ScalarKind k) {
+    return ((int64_t)lw_pad_const(d, (uint32_t)lw_numel(sl)) + 1) * ty_bytes(k);
+}
+
+/* Shared-memory wavefronts that the accesses of warp 0 to l's registers
+ * (copies left out when `owners`) take with padding d: per access, the
+ * most distinct 4-byte words that its lanes touch in one bank. Other
+ * warps' addresses differ by a constant per access, which preserves the
+ * count for 4-byte elements and nearly so for others. */
+static int lw_pad_cost(const Layout *l, LwPad d, ScalarKind k, int owners) {
+    int nreg = 1 << lw_nbits(l, LY_REG), bytes = ty_bytes(k), cost = 0;
+    uint32_t copies = owners ? lw_copy_bits(l, LY_REG, lw_nbits(l, LY_REG)) : 0;
+    for (int r = 0; r < nreg; r++) {
+        if (r & (int)copies) continue;
+        uint32_t w[64];
+        int n = 0, worst = 0;
+        for (uint32_t lane = 0; lane < 32; lane++) {
+            uint32_t y = lw_reg_part(l, r);
+            for (int i = 0; i < lw_nbits(l, LY_LANE); i++)
+                if (lane >> i & 1) y ^= lw_basis(l, LY_LANE, i);
+            uint32_t at = lw_pad_const(d, y) * (uint32_t)bytes;
+            for (uint32_t b = at / 4; b <= (at + (uint32_t)bytes - 1) / 4; b++) {
+                int seen = 0;
+                for (int j = 0; j < n && !seen; j++) seen = w[j] == b;
+                if (!seen) w[n++] = b;
+            }
+        }
+        for (int bank = 0; bank < 32; bank++) {
+            int m = 0;
+            for (int j = 0; j < n; j++) m += (int)(w[j] % 32) == bank;
+            if (m > worst) worst = m;
+        }
+        cost += worst;
+    }
+    return cost;
+}
+
+/* The padding of a conversion from sl through the scratch, read as pd
+ * (the destination in source coordinates): the default (one element
+ * every 32, which makes the columns of 32-wide rows distinct banks)
+ * unless a second interval (q elements every 2^p) takes fewer
+ * wavefronts for the stores and loads together; among equals the
+ * smaller buffer. A transpose of [64, 64] f32 with 4 warps reads 16 rows
+ * 4 apart in one access: 4-way conflicts by default, none with 2 more
+ * elements every 1024. Pure: scratch.c sizes the buffer with it. */
+static LwPad lw_remap_pad(const Layout *sl, const Layout *pd, ScalarKind k) {
+    LwPad best = LW_PAD_DEFAULT;
+    int cost = lw_pad_cost(sl, best, k, 1) + lw_pad_cost(pd, best, k, 0);
+    int top = ly_log2((int)lw_numel(sl));
+    static const int qs[] = {1, 2, 4, 8, 16};
+    for (int p = 6; p < top; p++)
+        for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+            LwPad d = {p, qs[i]};
+            int c = lw_pad_cost(sl, d, k, 1) + lw_pad_cost(pd, d, k, 0);
+            if (c < cost || (c == cost && lw_pad_const(d, (uint32_t)lw_numel(sl)) <
+                                              lw_pad_const(best, (uint32_t)lw_numel(sl)))) {
+                best = d;
+                cost = c;
+            }
+        }
+    return best;
+}
+
+/* Stores src's registers (but copies) at their slots padded by d. */
+static void lw_smem_put_slots(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, LwPad d) {
+    LLVMTypeRef t = lw_mem_type(f->c, k);
+    uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
+    for (int s = 0; s < src.n; s++)
+        if (!(s & (int)copies))
+            LLVMBuildStore(f->c->b, lw_to_mem(f, src.r[s], k),
+                           lw_smem_at(f, t, lw_scratch_slot(f, sl, s, d)));
 }
 
 void lw_smem_put(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, int64_t base) {
     LwCtx *c = f->c;
+    if (!base) {
+        lw_smem_put_slots(f, src, k, sl, LW_PAD_DEFAULT);
+        return;
+    }
     LLVMTypeRef t = lw_mem_type(c, k);
     uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
     for (int s = 0; s < src.n; s++) {
         if (s & (int)copies) continue;
-        LLVMValueRef slot;
-        if (base)
-            slot = lw_padded(f, LLVMBuildAdd(c->b, lw_packed_coord(f, sl, s),
-                                             lw_i32(c, base), ""));
-        else
-            slot = lw_scratch_slot(f, sl, s);
-        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), lw_smem_at(f, t, slot));
+        LLVMValueRef y = LLVMBuildAdd(c->b, lw_packed_coord(f, sl, s), lw_i32(c, base), "");
+        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), lw_smem_at(f, t, lw_padded(f, y)));
     }
 }
 
@@ -458,7 +544,8 @@ int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
     Layout pd;
     lw_remap_target(sl, dl, proj, &pd);
     int nd = dl ? ly_size(dl, LY_REG) : 1, ns = sl ? ly_size(sl, LY_REG) : 1;
-    return lw_remap_way(sl, dl, &pd, nd, ns) == LW_REMAP_SCRATCH ? lw_remap_bytes(sl, k) : 0;
+    if (lw_remap_way(sl, dl, &pd, nd, ns) != LW_REMAP_SCRATCH) return 0;
+    return lw_remap_bytes(sl, lw_remap_pad(sl, &pd, k), k);
 }
 
 LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
@@ -481,11 +568,12 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
     }
 
     /* Across warps: shared memory. */
-    lw_smem(f, lw_remap_bytes(sl, k));
+    LwPad d = lw_remap_pad(sl, &pd, k);
+    lw_smem(f, lw_remap_bytes(sl, d, k));
     lw_scratch_barrier(f);
-    lw_smem_put(f, src, k, sl, 0);
+    lw_smem_put_slots(f, src, k, sl, d);
     lw_barrier(f);
-    for (int r = 0; r < nd; r++) out.r[r] = lw_smem_load(f, k, lw_scratch_slot(f, &pd, r));
+    for (int r = 0; r < nd; r++) out.r[r] = lw_smem_load(f, k, lw_scratch_slot(f, &pd, r, d));
     return out;
 }
 

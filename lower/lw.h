@@ -212,8 +212,14 @@ LLVMValueRef lw_smem(LwFn *f, int64_t bytes);
 int64_t lw_smem_elems_bytes(int64_t n, ScalarKind k);
 void lw_smem_put(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, int64_t base);
 LLVMValueRef lw_smem_get(LwFn *f, ScalarKind k, LLVMValueRef i);
-/* y with the scratch's padding (one element every 32): y + (y >> 5). */
-uint32_t lw_padded_const(uint32_t y);
+/* The scratch's padding: one element every 32, and q more every 2^p
+ * (q = 0: none), so slot(y) = y + (y >> 5) + (y >> p) * q. Increasing in
+ * y (so one to one), and additive over disjoint bits: slot(a | b) =
+ * slot(a) + slot(b) when a & b = 0. */
+typedef struct LwPad { int p, q; } LwPad;
+#define LW_PAD_DEFAULT ((LwPad){5, 0})
+uint32_t lw_pad_const(LwPad d, uint32_t y);
+uint32_t lw_padded_const(uint32_t y);   /* lw_pad_const(LW_PAD_DEFAULT, y) */
 /* The barrier a scratch user crosses before writing: every thread is
  * done reading what the previous user left. None for the kernel's first
  * user outside any loop (nothing came before; inside a loop the next

@@ -238,6 +238,23 @@ static void test_scratch_slot(void) {
     CHECK(bad == 0);
     CHECK(lw_padded_const(16 ^ 16) != lw_padded_const(16) + lw_padded_const(16));
     CHECK(lw_padded_const(31) == 31 && lw_padded_const(32) == 33 && lw_padded_const(64) == 66);
+    /* every padding lw_remap_pad may choose: additive over disjoint bits
+     * and increasing (one to one) over 2^14 coordinates */
+    static const int qs[] = {1, 2, 4, 8, 16};
+    long wrong = 0;
+    for (int p = 6; p < BITS; p++)
+        for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
+            LwPad d = {p, qs[i]};
+            for (uint32_t y = 1; y < 1u << BITS; y++)
+                wrong += lw_pad_const(d, y) <= lw_pad_const(d, y - 1);
+            for (uint32_t t = 0; t < 1u << BITS; t += 7)
+                for (uint32_t r = ~t & ((1u << BITS) - 1);; r = (r - 1) & ~t & ((1u << BITS) - 1)) {
+                    wrong += lw_pad_const(d, t | r) != lw_pad_const(d, t) + lw_pad_const(d, r);
+                    if (!r) break;
+                }
+        }
+    CHECK(wrong == 0);
+    CHECK(lw_pad_const((LwPad){10, 2}, 1024) == 1024 + 32 + 2);
 }
 
 int main(void) {
