@@ -180,10 +180,6 @@ static LLVMValueRef lw_pad_value(LwFn *f, LwPad d, LLVMValueRef y) {
     return LLVMBuildAdd(c->b, s, hi, "");
 }
 
-static LLVMValueRef lw_padded(LwFn *f, LLVMValueRef y) {
-    return lw_pad_value(f, LW_PAD_DEFAULT, y);
-}
-
 uint32_t lw_pad_const(LwPad d, uint32_t y) {
     return y + (y >> 5) + (d.q ? (y >> d.p) * (uint32_t)d.q : 0);
 }
@@ -429,20 +425,20 @@ static LwRemapWay lw_remap_way(const Layout *sl, const Layout *dl, const Layout 
     return shuffle ? LW_REMAP_SHUFFLE : LW_REMAP_SCRATCH;
 }
 
+/* The scratch for n elements padded by d: every slot up to pad(n) (the
+ * padding is increasing in y). */
+static int64_t lw_pad_bytes(LwPad d, int64_t n, ScalarKind k) {
+    return ((int64_t)lw_pad_const(d, (uint32_t)n) + 1) * ty_bytes(k);
+}
+
 int64_t lw_smem_elems_bytes(int64_t n, ScalarKind k) {
-    return (n + n / 32 + 1) * ty_bytes(k);
+    return lw_pad_bytes(LW_PAD_DEFAULT, n, k);
 }
 
 static int64_t lw_numel(const Layout *l) {
     int64_t numel = 1;
     for (int d = 0; l && d < l->rank; d++) numel *= l->shape[d];
     return numel;
-}
-
-/* The scratch of a conversion from sl padded by d: every slot below
- * pad(numel) (the padding is increasing in y). */
-static int64_t lw_remap_bytes(const Layout *sl, LwPad d, ScalarKind k) {
-    return ((int64_t)lw_pad_const(d, (uint32_t)lw_numel(sl)) + 1) * ty_bytes(k);
 }
 
 /* Shared-memory wavefronts that the accesses of warp 0 to l's registers
@@ -488,45 +484,42 @@ static int lw_pad_cost(const Layout *l, LwPad d, ScalarKind k, int owners) {
  * elements every 1024. Pure: scratch.c sizes the buffer with it. */
 static LwPad lw_remap_pad(const Layout *sl, const Layout *pd, ScalarKind k) {
     LwPad best = LW_PAD_DEFAULT;
+    uint32_t n = (uint32_t)lw_numel(sl), size = lw_pad_const(best, n);
     int cost = lw_pad_cost(sl, best, k, 1) + lw_pad_cost(pd, best, k, 0);
-    int top = ly_log2((int)lw_numel(sl));
     static const int qs[] = {1, 2, 4, 8, 16};
-    for (int p = 6; p < top; p++)
+    for (int p = 6; p < ly_log2((int)n); p++)
         for (size_t i = 0; i < sizeof qs / sizeof qs[0]; i++) {
             LwPad d = {p, qs[i]};
             int c = lw_pad_cost(sl, d, k, 1) + lw_pad_cost(pd, d, k, 0);
-            if (c < cost || (c == cost && lw_pad_const(d, (uint32_t)lw_numel(sl)) <
-                                              lw_pad_const(best, (uint32_t)lw_numel(sl)))) {
+            if (c < cost || (c == cost && lw_pad_const(d, n) < size)) {
                 best = d;
                 cost = c;
+                size = lw_pad_const(d, n);
             }
         }
     return best;
 }
 
-/* Stores src's registers (but copies) at their slots padded by d. */
-static void lw_smem_put_slots(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, LwPad d) {
-    LLVMTypeRef t = lw_mem_type(f->c, k);
-    uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
-    for (int s = 0; s < src.n; s++)
-        if (!(s & (int)copies))
-            LLVMBuildStore(f->c->b, lw_to_mem(f, src.r[s], k),
-                           lw_smem_at(f, t, lw_scratch_slot(f, sl, s, d)));
-}
-
-void lw_smem_put(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, int64_t base) {
+/* Stores src's registers (but copies) at their slots padded by d, the
+ * packed coordinates offset by base elements (gather.c's operands; d is
+ * then the default). */
+static void lw_smem_put_padded(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, LwPad d,
+                               int64_t base) {
     LwCtx *c = f->c;
-    if (!base) {
-        lw_smem_put_slots(f, src, k, sl, LW_PAD_DEFAULT);
-        return;
-    }
     LLVMTypeRef t = lw_mem_type(c, k);
     uint32_t copies = lw_copy_bits(sl, LY_REG, lw_nbits(sl, LY_REG));
     for (int s = 0; s < src.n; s++) {
         if (s & (int)copies) continue;
-        LLVMValueRef y = LLVMBuildAdd(c->b, lw_packed_coord(f, sl, s), lw_i32(c, base), "");
-        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), lw_smem_at(f, t, lw_padded(f, y)));
+        LLVMValueRef slot =
+            base ? lw_pad_value(f, d, LLVMBuildAdd(c->b, lw_packed_coord(f, sl, s),
+                                                   lw_i32(c, base), ""))
+                 : lw_scratch_slot(f, sl, s, d);
+        LLVMBuildStore(c->b, lw_to_mem(f, src.r[s], k), lw_smem_at(f, t, slot));
     }
+}
+
+void lw_smem_put(LwFn *f, LwVal src, ScalarKind k, const Layout *sl, int64_t base) {
+    lw_smem_put_padded(f, src, k, sl, LW_PAD_DEFAULT, base);
 }
 
 /* The element at a scratch slot (a padded index). */
@@ -536,7 +529,7 @@ static LLVMValueRef lw_smem_load(LwFn *f, ScalarKind k, LLVMValueRef slot) {
 }
 
 LLVMValueRef lw_smem_get(LwFn *f, ScalarKind k, LLVMValueRef i) {
-    return lw_smem_load(f, k, lw_padded(f, i));
+    return lw_smem_load(f, k, lw_pad_value(f, LW_PAD_DEFAULT, i));
 }
 
 int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
@@ -545,7 +538,7 @@ int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
     lw_remap_target(sl, dl, proj, &pd);
     int nd = dl ? ly_size(dl, LY_REG) : 1, ns = sl ? ly_size(sl, LY_REG) : 1;
     if (lw_remap_way(sl, dl, &pd, nd, ns) != LW_REMAP_SCRATCH) return 0;
-    return lw_remap_bytes(sl, lw_remap_pad(sl, &pd, k), k);
+    return lw_pad_bytes(lw_remap_pad(sl, &pd, k), lw_numel(sl), k);
 }
 
 LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
@@ -569,9 +562,9 @@ LwVal lw_remap(LwFn *f, LwVal src, ScalarKind k, const Layout *sl,
 
     /* Across warps: shared memory. */
     LwPad d = lw_remap_pad(sl, &pd, k);
-    lw_smem(f, lw_remap_bytes(sl, d, k));
+    lw_smem(f, lw_pad_bytes(d, lw_numel(sl), k));
     lw_scratch_barrier(f);
-    lw_smem_put_slots(f, src, k, sl, d);
+    lw_smem_put_padded(f, src, k, sl, d, 0);
     lw_barrier(f);
     for (int r = 0; r < nd; r++) out.r[r] = lw_smem_load(f, k, lw_scratch_slot(f, &pd, r, d));
     return out;
