@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #define TLB_MAGIC "\x89TLB\r\n\x1a\n"  /* 8 bytes, PNG-style */
-#define TLB_VERSION 3u                  /* what tlb_write writes */
+#define TLB_VERSION 4u                  /* what tlb_write writes */
 #define TLB_VERSION_OLDEST 1u           /* the oldest tlb_read reads */
 #define TLB_HEADER_SIZE 32u
 #define TLB_EXPR_MAXDEPTH 32            /* evaluation stack, in values */
@@ -110,6 +110,10 @@ typedef struct TlbVariant {
     const uint8_t *guard;  /* [kernel.nparams] */
     uint32_t dyn_smem;   /* dynamic shared memory bytes the launch passes */
     const char *entry;   /* `.entry` name in the PTX (and cubins) */
+    uint16_t l1_programs;  /* version 4: programs per SM whose shared
+                              memory the runtime carves out where the most
+                              that fit would crowd out L1; 0: no preference
+                              (docs/bundle.md) */
 } TlbVariant;
 
 typedef struct TlbConfig {

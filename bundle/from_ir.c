@@ -138,7 +138,8 @@ static int config_from_ir(Arena *ar, const IrKernel *ik, int index, const TlbCod
     for (int i = 0; i < code->nvariants; i++) {
         const TlbCodeVariant *v = &code->variants[i];
         if (v->kernel == index)
-            c->variants[c->nvariants++] = (TlbVariant){v->guard, v->dyn_smem, v->entry};
+            c->variants[c->nvariants++] =
+                (TlbVariant){v->guard, v->dyn_smem, v->entry, v->l1_programs};
     }
     if (c->nvariants == 0) {
         snprintf(err, errlen, "kernel '%s': no code for configuration %d",

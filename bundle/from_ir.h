@@ -23,6 +23,7 @@ typedef struct TlbCodeVariant {
     const uint8_t *guard;  /* [the kernel's parameters]: TlbVariant.guard */
     uint32_t dyn_smem;   /* dynamic shared memory bytes per program */
     const char *entry;   /* its `.entry` name in `ptx` */
+    uint16_t l1_programs;  /* TlbVariant.l1_programs */
 } TlbCodeVariant;
 
 typedef struct TlbCode {

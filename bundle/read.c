@@ -312,6 +312,7 @@ static void rd_variant(Rd *r, const TlbKernel *k, TlbVariant *v) {
     r->p += k->nparams;
     for (uint32_t i = 0; i < k->nparams; i++) check_guard(r, &k->params[i], g[i], v->entry);
     v->guard = g;
+    if (r->version >= 4) v->l1_programs = rd_u16(r, "variant L1 programs");
 }
 
 static int guard_facts(const TlbKernel *k, const TlbVariant *v) {

@@ -77,6 +77,7 @@ static void put_config(Wr *w, const TlbKernel *k, const TlbConfig *c) {
         put_u32(w, c->variants[i].dyn_smem);
         put_name(w, c->variants[i].entry);
         put(w, c->variants[i].guard, k->nparams);
+        put_u16(w, c->variants[i].l1_programs);
     }
 }
 

@@ -478,6 +478,18 @@ static void print_guards(Arena *ar, Diag *dg, const LwOutput *lo) {
     }
 }
 
+/* --stats: each entry that asks libtile to leave L1 its room
+ * (LwEntry.l1_programs, lower/kernel.c). */
+static void print_l1(const LwOutput *lo) {
+    for (int e = 0; e < lo->nentries; e++) {
+        const LwEntry *en = &lo->entries[e];
+        if (en->l1_programs)
+            fprintf(stderr, "%s L1: shared memory carved out for %d programs per SM where "
+                    "more would crowd out L1 (shared memory only exchanges values)\n",
+                    en->name, en->l1_programs);
+    }
+}
+
 /* --stats: each entry's accesses realigned at run time (plan/realign.c):
  * rows rotated to their own alignment, each 16-byte group tested. */
 static void print_realigned(Arena *ar, Diag *dg, const LwOutput *lo) {
@@ -525,6 +537,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         print_stats(ar, dg, o->arch, &res.lw, res.stats, res.nstats);
         print_guards(ar, dg, &res.lw);
         print_realigned(ar, dg, &res.lw);
+        print_l1(&res.lw);
         print_mma_notes(ar, dg, &res.lw, o->arch);
         print_padding(ar, dg, &res.lw);
     }

@@ -288,7 +288,7 @@ void lw_op(LwFn *f, const IrOp *op) {
     case IR_IF: lw_if(f, op); return;
     case IR_WHILE: f->loops++; lw_while(f, op); return;
     case IR_YIELD: case IR_CONDITION: return;   /* read by the parent */
-    case IR_DOT: lw_dot(f, op); return;
+    case IR_DOT: f->products++; lw_dot(f, op); return;
     case IR_LOAD:
         if (f->plan->how[op->res[0]->id] == LY_HOW_RING) lw_pipe_load(f, op);
         else lw_load(f, op);
@@ -365,6 +365,24 @@ static void lw_params(LwFn *f, const LyFacts *facts) {
     }
 }
 
+/* Programs per SM whose shared memory libtile should carve out where the
+ * most that fit would leave L1 crowded out (runtime/launch.c, prefer_l1):
+ * for an entry whose shared memory only moves values between threads
+ * (layout conversions, reductions, scans: no matrix product, no staged
+ * operand, no cp.async ring), LW_L1_WARPS warps' worth. Such a kernel
+ * reads global memory through L1, and on the H200 a 64x64 f32 transpose
+ * ran 12-20% slower with the 12 programs that fit and L1 at its 28 KiB
+ * minimum than with 5 and the rest of the store as L1 (docs/PERF.md,
+ * session 20). Kernels that stage operands keep every program that fits
+ * (0). */
+#define LW_L1_WARPS 20
+static int lw_l1_programs(const LwFn *f, int warps) {
+    if (!f->smem || f->ring || f->products || warps <= 0) return 0;
+    for (int id = 0; id < f->k->nvalues; id++)
+        if (f->plan->how[id] != LY_HOW_KIND) return 0;
+    return (LW_L1_WARPS + warps - 1) / warps;
+}
+
 /* The shared scratch: a placeholder global of no size while lowering,
  * replaced by one of the final size — a static `.shared` array up to
  * 48 KiB (what a launch gets without asking), else dynamic shared memory:
@@ -435,6 +453,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     LLVMPositionBuilderAtEnd(c->b, body);
     lw_block(f, k->body);
     LLVMBuildRetVoid(c->b);
+    entry->l1_programs = lw_l1_programs(f, k->warps);
     lw_finish_smem(f, name, entry);
     entry->name = name;
     entry->kernel = k;

@@ -383,7 +383,8 @@ struct TlbCodeVariant *lw_code_variants(Arena *ar, const LwOutput *res) {
     for (int e = 0; e < res->nentries; e++) {
         const LwEntry *en = &res->entries[e];
         vs[e] = (TlbCodeVariant){en->config, lw_guard(ar, &en->variant->facts),
-                                 (uint32_t)en->dyn_shared_bytes, en->name};
+                                 (uint32_t)en->dyn_shared_bytes, en->name,
+                                 (uint16_t)en->l1_programs};
     }
     return vs;
 }

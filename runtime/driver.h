@@ -43,7 +43,10 @@ enum {
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
     CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
     CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE = 38,
+    CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
+    CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR = 81,
     CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97,
+    CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK = 111,
 };
 enum {
     CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
@@ -51,6 +54,7 @@ enum {
     CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT = 9,
 };
 enum { CU_EVENT_DEFAULT = 0 };
 enum { CU_STREAM_CAPTURE_STATUS_NONE = 0 };
@@ -85,6 +89,8 @@ enum {
       (CUfunction * f, CUmodule mod, const char *name))                           \
     X(func_set_attribute, "cuFuncSetAttribute", (CUfunction f, int attr, int value)) \
     X(func_get_attribute, "cuFuncGetAttribute", (int *v, int attr, CUfunction f)) \
+    X(occupancy_max_blocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor",       \
+      (int *blocks, CUfunction f, int threads, size_t dyn_smem))                  \
     X(launch_kernel, "cuLaunchKernel",                                            \
       (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,          \
        unsigned by, unsigned bz, unsigned smem, CUstream stream, void **params,   \

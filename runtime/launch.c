@@ -111,9 +111,14 @@ static TileStatus load_module(const RtDriver *d, TileBundle *b, CUcontext ctx,
                         b->tlb->arch, b->tlb->ncubins ? " (and its cubins do not fit)" : "",
                         m->dev, name, major, minor, major, minor);
     m->funcs = calloc(b->nslots ? b->nslots : 1, sizeof *m->funcs);
+    m->carve = calloc(b->nslots ? b->nslots : 1, sizeof *m->carve);
+    if (d->device_get_attribute(&m->sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, m->dev))
+        m->sms = 0;
     m->tune = calloc(b->tlb->nkernels ? b->tlb->nkernels : 1, sizeof *m->tune);
-    if (!m->funcs || !m->tune || (r = d->module_load_data(&m->mod, image))) {
+    if (!m->funcs || !m->tune || !m->carve || (r = d->module_load_data(&m->mod, image))) {
         free(m->funcs);
+        free(m->carve);
+        m->carve = NULL;
         free(m->tune);
         m->funcs = NULL;
         m->tune = NULL;
@@ -126,6 +131,65 @@ static TileStatus load_module(const RtDriver *d, TileBundle *b, CUcontext ctx,
     atomic_store_explicit(&b->nmodules, n + 1, memory_order_release);
     *out = m;
     return TILE_OK;
+}
+
+/* Leaves L1 its share of the SM where the function's shared memory would
+ * take it and the variant asks (rt_carve_blocks): finds the least
+ * carveout for which the driver's occupancy calculator gives the programs
+ * wanted and records it for launches of grids larger than a full wave and
+ * a quarter (m->carve; rt_launch switches). A hint: where a driver call fails the
+ * driver's own choice stays. */
+static void prefer_l1(const RtDriver *d, const TileKernel *k, RtModule *m,
+                      const RtVariant *v, CUfunction f) {
+    int fit = 0, shared = 0, sm = 0, reserved = 0, got = 0;
+    int threads = (int)v->threads;
+    size_t dyn = v->v->dyn_smem;
+    if (!v->v->l1_programs) return;
+    if (d->occupancy_max_blocks(&fit, f, threads, dyn) ||
+        d->func_get_attribute(&shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f) ||
+        d->device_get_attribute(&sm, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                                m->dev) ||
+        d->device_get_attribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+                                m->dev) ||
+        fit <= 1 || sm <= 0 || shared < 0 || reserved < 0)
+        return;
+    uint32_t block = (uint32_t)shared + v->v->dyn_smem + (uint32_t)reserved;
+    uint32_t want = rt_carve_blocks((uint32_t)fit, v->v->l1_programs, block, (uint32_t)sm);
+    if (want >= (uint32_t)fit) return;
+    for (int pct = rt_carveout_percent(want, block, (uint32_t)sm); pct <= 100; pct++) {
+        if (d->func_set_attribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, pct) ||
+            d->occupancy_max_blocks(&got, f, threads, dyn))
+            break;
+        if (got >= (int)want) {
+            RtCarve *cv = &m->carve[v->slot];
+            cv->pct = pct;
+            uint64_t wave = (uint64_t)fit * (uint64_t)(m->sms > 0 ? m->sms : 1);
+            cv->past = wave + wave / 4;
+            atomic_store_explicit(&cv->on, 1, memory_order_relaxed);
+            rt_note(k->bundle, "kernel '%s': entry '%s' carves out %d%% of the SM's %d bytes "
+                    "of shared memory (%d programs of %u bytes per SM, of the %d that fit) "
+                    "for grids of more than %llu programs; the rest stays L1", k->k->name,
+                    v->v->entry, pct, sm, got, block, fit, (unsigned long long)cv->past);
+            return;
+        }
+    }
+    d->func_set_attribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, -1);
+}
+
+/* Gives function f (of slot `slot`) its L1 carveout for a grid of
+ * `programs`, or the driver's own for a grid about one full wave holds; a
+ * driver call only when that changes. Two threads launching the same
+ * function at once may set it in either order: it is a preference, and
+ * only speed depends on it. */
+static void switch_carveout(const RtDriver *d, RtModule *m, uint32_t slot, CUfunction f,
+                            uint64_t programs) {
+    RtCarve *cv = &m->carve[slot];
+    if (!cv->pct) return;
+    int want = programs > cv->past;
+    if (atomic_load_explicit(&cv->on, memory_order_relaxed) == want) return;
+    if (!d->func_set_attribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                               want ? cv->pct : -1))
+        atomic_store_explicit(&cv->on, want, memory_order_relaxed);
 }
 
 /* The function of variant v in module m; called with b->lock. */
@@ -142,6 +206,7 @@ static TileStatus resolve_function(const RtDriver *d, const TileKernel *k, RtMod
                                    (int)v->v->dyn_smem)))
         return cuda_fail(d, r, "kernel '%s': entry '%s' needs %u bytes of shared memory",
                          k->k->name, v->v->entry, v->v->dyn_smem);
+    prefer_l1(d, k, m, v, *f);
     atomic_store_explicit(&m->funcs[v->slot], *f, memory_order_release);
     return TILE_OK;
 }
@@ -183,6 +248,8 @@ TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream str
     if (!m && (s = rt_module(d, k, &ctx, &m))) return s;
     CUfunction f;
     if ((s = rt_function(d, k, m, p->variant, &f))) return s;
+    switch_carveout(d, m, p->variant->slot, f,
+                    (uint64_t)p->grid[0] * p->grid[1] * p->grid[2]);
     void *params[RT_MAX_PARAMS];
     for (uint32_t i = 0; i < k->k->nparams; i++) params[i] = (void *)&p->slots[i];
     CUresult r = d->launch_kernel(f, p->grid[0], p->grid[1], p->grid[2], p->config->threads,
@@ -261,5 +328,6 @@ void rt_unload_modules(TileBundle *b) {
         for (uint32_t k = 0; k < b->tlb->nkernels; k++) free(atomic_load(&m->tune[k]));
         free(m->tune);
         free(m->funcs);
+        free(m->carve);
     }
 }

@@ -113,7 +113,7 @@ static int prepare_kernel(TileBundle *b, TileKernel *tk, const TlbKernel *k) {
         if (!rc->variants) return -1;
         tk->has_require |= tc->nrequire > 0;
         for (uint32_t v = 0; v < tc->nvariants; v++) {
-            rc->variants[v] = (RtVariant){&tc->variants[v], b->nslots + v};
+            rc->variants[v] = (RtVariant){&tc->variants[v], b->nslots + v, rc->threads};
             for (uint32_t i = 0; i < k->nparams; i++) {
                 uint8_t g = tc->variants[v].guard[i];
                 if (g == TLB_GUARD_ONE) tk->params[i].guard_one = 1;

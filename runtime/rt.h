@@ -62,6 +62,7 @@ typedef struct RtParam {
 typedef struct RtVariant {
     const TlbVariant *v;
     uint32_t slot;        /* index into RtModule.funcs */
+    uint32_t threads;     /* its configuration's warps * 32 */
 } RtVariant;
 
 typedef struct RtConfig {
@@ -121,11 +122,25 @@ typedef struct RtTuneTable {
     RtTuneEntry e[RT_TUNE_SLOTS];
 } RtTuneTable;
 
+/* A function's L1 carveout (launch.c, prefer_l1): `pct` (0: none) for
+ * grids of more than `past` programs (a quarter more than one full wave,
+ * every program that fits on every SM: a grid about one wave holds keeps
+ * the driver's carveout, running at once being worth more than L1 then);
+ * `on`: whether the function has it now. */
+typedef struct RtCarve {
+    int pct;
+    uint64_t past;
+    atomic_int on;
+} RtCarve;
+
 typedef struct RtModule {
     _Atomic(CUcontext) ctx;    /* set last: the entry is ready */
     CUmodule mod;
     CUdevice dev;
+    int sms;                   /* the device's multiprocessors */
     _Atomic(CUfunction) *funcs;
+    RtCarve *carve;            /* by slot, as funcs; written before the
+                                  function is published */
     _Atomic(RtTuneTable *) *tune;   /* [nkernels], made on first tuning */
     char device_name[128];
     CUdeviceptr flush;              /* L2 flush buffer for timing (lazy) */
@@ -185,6 +200,21 @@ static inline int rt_selected(const TileKernel *k, int selection, uint32_t c) {
 
 /* The calling thread's context and the module of k's bundle there
  * (loaded on first use); errors name k. */
+/* Shared memory against L1 (docs/runtime.md, "Shared memory and L1"). An
+ * SM's L1 and shared memory are one store; left alone, the driver carves
+ * out as much shared memory as the most programs that fit take, which can
+ * leave L1 at its minimum (28 KiB on sm_80 and sm_90) and starve the
+ * global loads that go through it. rt_carve_blocks is how many programs'
+ * shared memory to carve out: all `fit` the driver would run, unless they
+ * would take all but less than RT_L1_SPARE bytes of `sm` (the most an SM
+ * can carve out) and the variant names fewer (`want`, its bundle's
+ * l1_programs; 0: no preference); then `want`. `block` is one program's
+ * shared memory, the driver's reserved part included. rt_carveout_percent
+ * is the carveout, in percent of `sm`, that holds `blocks` programs. Pure. */
+#define RT_L1_SPARE (36u * 1024)
+uint32_t rt_carve_blocks(uint32_t fit, uint32_t want, uint32_t block, uint32_t sm);
+int rt_carveout_percent(uint32_t blocks, uint32_t block, uint32_t sm);
+
 TileStatus rt_module(const RtDriver *d, TileKernel *k, CUcontext *ctx, RtModule **m);
 /* The function of the plan's variant in m (resolved on first use). */
 TileStatus rt_function(const RtDriver *d, TileKernel *k, RtModule *m, const RtVariant *v,

@@ -19,6 +19,8 @@
  *   FAKE_CUDA_SMEM        static shared memory bytes (default 0)
  *   FAKE_CUDA_LOCAL       local memory bytes per thread (default 0)
  *   FAKE_CUDA_MAXTHREADS  threads per block the registers allow (1024)
+ * (shared memory, carveouts and the occupancy calculator as on sm_90:
+ * w_occupancy; fake_cuda_carveout(entry) is the preference libtile set)
  *   FAKE_CUDA_BADENTRY    entries cuModuleGetFunction does not find
  * and FAKE_CUDA_CAPTURING=1 makes every stream "capturing". The test sees
  * what ran through fake_cuda_launches(), fake_cuda_last_entry() and
@@ -88,6 +90,7 @@ static struct {
     unsigned last_grid[3];
     void *last_stream;
     char funcs[256][128];
+    int carveout[256];      /* per function: the preference set, or -1 */
     int nfuncs;
     struct { CUdeviceptr base; size_t size; } allocs[64];
 } w;
@@ -184,10 +187,14 @@ static CUresult w_ctx_get_device(int *dev) {
     *dev = cur->dev;
     return 0;
 }
+/* Shared memory as on sm_90: 228 KiB per SM at most, 1 KiB reserved per
+ * program; 4 SMs. */
+enum { SM_SMEM = 233472, RESERVED_SMEM = 1024, SMS = 4 };
 static CUresult w_device_get_attribute(int *v, int attr, int dev) {
     (void)dev;
     *v = attr == 75 ? 9 : attr == 76 ? 0 : attr == 38 ? 1 << 16
-       : attr == 97 ? env("FAKE_CUDA_SMEM_MAX", 232448) : 0;
+       : attr == 97 ? env("FAKE_CUDA_SMEM_MAX", 232448)
+       : attr == 81 ? SM_SMEM : attr == 111 ? RESERVED_SMEM : attr == 16 ? SMS : 0;
     return 0;
 }
 static CUresult w_device_get_name(char *name, int len, int dev) {
@@ -212,6 +219,7 @@ static CUresult w_module_get_function(void **f, void *mod, const char *name) {
     (void)mod;
     if (listed("FAKE_CUDA_BADENTRY", name, 0) || w.nfuncs == 256) return 500;
     snprintf(w.funcs[w.nfuncs], sizeof w.funcs[0], "%s", name);
+    w.carveout[w.nfuncs] = -1;
     *f = w.funcs[w.nfuncs++];
     return 0;
 }
@@ -222,6 +230,36 @@ static CUresult w_func_get_attribute(int *v, int attr, const char *f) {
     return 0;
 }
 static CUresult w_ok(void) { return 0; }
+
+static int func_index(const char *f) { return (int)((f - w.funcs[0]) / sizeof w.funcs[0]); }
+/* The carveout preference of p% gives p% of SM_SMEM (the real driver
+ * rounds up to a size it supports), none gives all of it. The occupancy
+ * calculator: at most 32 programs and 2048 threads per SM, and what the
+ * carveout holds. */
+static CUresult w_func_set_attribute(const char *f, int attr, int value) {
+    if (attr == 9) {
+        if (value < -1 || value > 100) return 1;
+        w.carveout[func_index(f)] = value;
+    }
+    return 0;
+}
+static CUresult w_occupancy(int *blocks, const char *f, int threads, size_t dyn) {
+    int pct = w.carveout[func_index(f)];
+    long carve = pct < 0 ? SM_SMEM : (long)SM_SMEM * pct / 100;
+    long block = listed("FAKE_CUDA_SMEM", f, 0) + (long)dyn + RESERVED_SMEM;
+    long n = threads > 0 ? 2048 / threads : 0;
+    if (n > 32) n = 32;
+    if (carve / block < n) n = carve / block;
+    *blocks = (int)n;
+    return 0;
+}
+/* The carveout preference last set on `entry`'s newest function, or -1. */
+int fake_cuda_carveout(const char *entry);
+int fake_cuda_carveout(const char *entry) {
+    for (int i = w.nfuncs - 1; i >= 0; i--)
+        if (!strcmp(w.funcs[i], entry)) return w.carveout[i];
+    return -1;
+}
 static CUresult w_launch(const char *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                          unsigned by, unsigned bz, unsigned smem, void *stream,
                          void **params, void **extra) {
@@ -324,7 +362,8 @@ static const struct { const char *name; void *fn; } working_funcs[] = {
     {"cuCtxSynchronize", (void *)w_ok},
     {"cuStreamSynchronize", (void *)w_ok},
     {"cuEventSynchronize", (void *)w_ok},
-    {"cuFuncSetAttribute", (void *)w_ok},
+    {"cuFuncSetAttribute", (void *)w_func_set_attribute},
+    {"cuOccupancyMaxActiveBlocksPerMultiprocessor", (void *)w_occupancy},
     {"cuFuncGetAttribute", (void *)w_func_get_attribute},
     {"cuLaunchKernel", (void *)w_launch},
     {"cuMemAlloc", (void *)w_mem_alloc},

@@ -34,9 +34,9 @@ static TlbCparam vadd_cparams[] = {{"BLOCK", TLB_CPARAM_INT, TLB_I32},
                                    {"EVEN", TLB_CPARAM_BOOL, TLB_VOID}};
 static int64_t vadd_cv0[] = {1024, TLB_F32, 1}, vadd_cv1[] = {2048, TLB_BF16, 0};
 static const uint8_t none[8], vadd_guard[] = {4, 4, 3, 2};
-static TlbVariant vadd_v0[] = {{vadd_guard, 0, "vadd_c0_aligned16"},
-                               {none, 0, "vadd_c0_generic"}};
-static TlbVariant vadd_v1[] = {{none, 49152, "vadd_c1_generic"}};
+static TlbVariant vadd_v0[] = {{vadd_guard, 0, "vadd_c0_aligned16", 0},
+                               {none, 0, "vadd_c0_generic", 0}};
+static TlbVariant vadd_v1[] = {{none, 49152, "vadd_c1_generic", 0}};
 static uint32_t vadd_key[] = {3};
 static TlbConfig vadd_configs[] = {
     {4, 1, vadd_cv0, {{3, cdiv_n_1024}}, 0, NULL, 2, vadd_v0},
@@ -49,8 +49,8 @@ static TlbParam sm_params[] = {
 static TlbExpr sm_req[] = {{3, block_ge_cols}, {4, sel}};
 static const uint8_t sm_guard[] = {4, 30, 1, 0, 0, 0},
                      sm_unit[] = {4, 4, TLB_GUARD_ONE, 0, 0, 0};
-static TlbVariant sm_v[] = {{sm_unit, 0, "softmax_u1"}, {sm_guard, 16, "softmax_a"},
-                            {none, 0, "softmax_g"}};
+static TlbVariant sm_v[] = {{sm_unit, 0, "softmax_u1", 3}, {sm_guard, 16, "softmax_a", 0},
+                            {none, 0, "softmax_g", 65535}};
 static TlbConfig sm_configs[] = {{16, 2, NULL, {{1, rows}, {4, sel}}, 2, sm_req, 3, sm_v}};
 
 static const uint8_t cubin_bytes[] = {0x7f, 'E', 'L', 'F', 0, 1, 2, 3, 0xff};
@@ -96,6 +96,7 @@ static int same_config(const TlbKernel *k, const TlbConfig *a, const TlbConfig *
     for (uint32_t i = 0; i < a->nvariants; i++)
         if (memcmp(a->variants[i].guard, b->variants[i].guard, k->nparams) ||
             a->variants[i].dyn_smem != b->variants[i].dyn_smem ||
+            a->variants[i].l1_programs != b->variants[i].l1_programs ||
             !same_str(a->variants[i].entry, b->variants[i].entry))
             return 0;
     return 1;
@@ -261,20 +262,28 @@ static void test_foreign_and_versions(void) {
     TlbBundle in = sample();
     size_t n;
     uint8_t *d = write_sample(&in, &n);
-    put32(d + 8, 4);
+    put32(d + 8, 5);
     reseal(d, n);
-    expect_reject(d, n, "unsupported Tile bundle format version 4 (this reader "
-                        "understands versions 1 to 3)");
+    expect_reject(d, n, "unsupported Tile bundle format version 5 (this reader "
+                        "understands versions 1 to 4)");
     put32(d + 8, 0);
     reseal(d, n);
     expect_reject(d, n, "unsupported Tile bundle format version 0 (this reader "
-                        "understands versions 1 to 3)");
+                        "understands versions 1 to 4)");
     /* Version 2 has no "equal to 1" guard: read as one, softmax_u1's is
-     * out of range. */
-    put32(d + 8, 2);
-    reseal(d, n);
-    expect_reject(d, n, "invalid Tile bundle");
+     * out of range (a bundle of softmax alone: its first variant is read
+     * before version 4's additions could throw the reading off). */
+    TlbBundle sm_only = in;
+    sm_only.kernels = &kernels[1];
+    sm_only.nkernels = 1;
+    size_t n2;
+    uint8_t *d2 = write_sample(&sm_only, &n2);
+    put32(d2 + 8, 2);
+    reseal(d2, n2);
+    expect_reject(d2, n2, "invalid Tile bundle");
     CHECK(strstr(err, "variant 'softmax_u1' guards parameter 'rows' with 2^128 (at most 2^30)"));
+    free(d2);
+    put32(d + 8, TLB_VERSION);
     put32(d + 12, 4);
     reseal(d, n);
     expect_reject(d, n, "unsupported Tile bundle: unknown flags 0x4");
@@ -395,7 +404,7 @@ static void test_invalid_content(void) {
     expect_write_error(&b, "a configuration without variants");
     c = sm_configs[0];
     uint8_t g[6] = {31};
-    TlbVariant v = {g, 0, "x"};
+    TlbVariant v = {g, 0, "x", 0};
     c.variants = &v;
     c.nvariants = 1;
     expect_write_error(&b, "variant 'x' guards parameter 'out' with 2^31 (at most 2^30)");
@@ -416,7 +425,7 @@ static void test_invalid_content(void) {
         expect_write_error(&b, want);
         g[i] = 0;
     }
-    v = (TlbVariant){none, 0, ""};
+    v = (TlbVariant){none, 0, "", 0};
     expect_write_error(&b, "empty variant entry name");
     c = sm_configs[0];
 
@@ -608,7 +617,7 @@ static void test_from_ir(void) {
             vs[nv++] = (TlbCodeVariant){i, g, 0,
                                         ar_printf(ar, "%s_%d_%s", m->kernels[i]->name,
                                                   m->kernels[i]->config_index,
-                                                  a ? "aligned16" : "generic")};
+                                                  a ? "aligned16" : "generic"), 0};
         }
     TlbCode code = {"tilec test", "sm_90", ".version 8.0\n", nv, vs, 0, NULL};
     TlbBundle b;
@@ -694,7 +703,7 @@ static void test_from_ir(void) {
     code.nvariants = nv - 2;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
     CHECK_STR(err, "kernel 'vadd': no code for configuration 0");
-    TlbCodeVariant bad = {m->nkernels, NULL, 0, "x"};
+    TlbCodeVariant bad = {m->nkernels, NULL, 0, "x", 0};
     code.variants = &bad;
     code.nvariants = 1;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
@@ -702,18 +711,29 @@ static void test_from_ir(void) {
     ar_free(ar);
 }
 
+/* The bytes of tests/unit/Inputs/NAME (at most 64 KiB) into buf; their
+ * count, 0 when it cannot be read. */
+static size_t read_input(const char *name, uint8_t *buf, size_t cap) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/unit/Inputs/%s", TILE_SRCDIR, name);
+    FILE *f = fopen(path, "rb");
+    CHECK(f != NULL);
+    if (!f) return 0;
+    size_t n = fread(buf, 1, cap, f);
+    fclose(f);
+    CHECK(n > TLB_HEADER_SIZE && n < cap);
+    return n;
+}
+
 /* A bundle of format version 1 (Inputs/v1-vadd.tlb: examples/vadd.tile
  * by the tilec of 2026-11, generic variant listed first, then the one
  * assuming 16-byte pointers and integers divisible by 16) still loads:
  * its assumption bits read as guards, most assumptions first. */
 static void test_version1(void) {
-    FILE *f = fopen(TILE_SRCDIR "/tests/unit/Inputs/v1-vadd.tlb", "rb");
-    CHECK(f != NULL);
-    if (!f) return;
     static uint8_t buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    CHECK(n > TLB_HEADER_SIZE && buf[8] == 1);
+    size_t n = read_input("v1-vadd.tlb", buf, sizeof buf);
+    if (!n) return;
+    CHECK(buf[8] == 1);
     TlbBundle *r = NULL;
     CHECK(tlb_read(buf, n, &r, err, sizeof err) == 0);
     const TlbKernel *k = r ? find(r, "vadd") : NULL;
@@ -722,6 +742,28 @@ static void test_version1(void) {
         const TlbVariant *a = &k->configs[0].variants[0], *g = &k->configs[0].variants[1];
         CHECK(strstr(a->entry, "__a16") && strstr(g->entry, "__g"));
         for (int i = 0; i < 4; i++) CHECK(a->guard[i] == 4 && g->guard[i] == 0);
+    }
+    tlb_free(r);
+}
+
+/* A bundle of format version 3 (Inputs/v3-transpose.tlb: examples/
+ * transpose.tile at 32x32, 4 warps, PTX only, by the tilec of 2026-12-03)
+ * still loads: its variants ask for no carveout (l1_programs 0), where
+ * today's tilec asks for 5 programs per SM (20 warps). */
+static void test_version3(void) {
+    static uint8_t buf[1 << 16];
+    size_t n = read_input("v3-transpose.tlb", buf, sizeof buf);
+    if (!n) return;
+    CHECK(buf[8] == 3);
+    TlbBundle *r = NULL;
+    CHECK(tlb_read(buf, n, &r, err, sizeof err) == 0);
+    const TlbKernel *k = r ? find(r, "transpose") : NULL;
+    CHECK(k && k->nparams == 6 && k->nconfigs == 1 && k->configs[0].nvariants == 2);
+    if (k && k->configs[0].nvariants == 2) {
+        const TlbVariant *a = &k->configs[0].variants[0], *g = &k->configs[0].variants[1];
+        CHECK(strstr(a->entry, "__a16") && strstr(g->entry, "__g"));
+        CHECK(a->l1_programs == 0 && g->l1_programs == 0);
+        for (int i = 0; i < 6; i++) CHECK(a->guard[i] == (i < 2 ? 4 : 2) && g->guard[i] == 0);
     }
     tlb_free(r);
 }
@@ -746,6 +788,7 @@ static void test_guard_holds(void) {
 int main(void) {
     test_guard_holds();
     test_version1();
+    test_version3();
     test_crc();
     test_arch();
     test_round_trip();

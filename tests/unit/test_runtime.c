@@ -36,9 +36,10 @@ static TlbParam sm_params[] = {{"out", TLB_PTR, TLB_F32, TLB_PARAM_STORED},
  * equal to 1 (rows anything); the same with stride anything; every fact. */
 static const uint8_t none[16], sm_a[] = {4, 4, 0, 3, 0}, all[] = {4, 4, 4, 4, 4},
                      sm_u[] = {4, 4, 0, 3, TLB_GUARD_ONE};
-static TlbVariant smv0[] = {{sm_u, 0, "sm0_u"}, {sm_a, 0, "sm0_a"}, {none, 0, "sm0_g"}};
-static TlbVariant smv1[] = {{all, 0, "sm1_a"}, {none, 0, "sm1_g"}};
-static TlbVariant smv2[] = {{none, 0, "sm2_g"}};
+static TlbVariant smv0[] = {{sm_u, 0, "sm0_u", 0}, {sm_a, 0, "sm0_a", 0},
+                            {none, 0, "sm0_g", 0}};
+static TlbVariant smv1[] = {{all, 0, "sm1_a", 0}, {none, 0, "sm1_g", 0}};
+static TlbVariant smv2[] = {{none, 0, "sm2_g", 0}};
 static TlbConfig sm_configs[] = {{4, 3, NULL, {{1, g_rows}}, 1, r0, 3, smv0},
                                  {8, 3, NULL, {{1, g_rows}}, 2, r1, 2, smv1},
                                  {16, 3, NULL, {{1, g_rows}}, 1, r2, 1, smv2}};
@@ -53,8 +54,8 @@ static TlbParam mix_params[] = {
     {"p", TLB_PTR, TLB_F16, 0}, {"ns", TLB_I32, 0, TLB_PARAM_NOSPECIALIZE}};
 static const uint8_t mix_ints[14] = {0, 4, 4, 4, 4, 4, 4, 4},
                      mix_ptr[14] = {[12] = 4}, mix_one[14] = {[6] = TLB_GUARD_ONE};
-static TlbVariant mixv[] = {{mix_ints, 0, "mix_div"}, {mix_ptr, 0, "mix_align"},
-                            {mix_one, 0, "mix_one"}};
+static TlbVariant mixv[] = {{mix_ints, 0, "mix_div", 0}, {mix_ptr, 0, "mix_align", 0},
+                            {mix_one, 0, "mix_one", 0}};
 static TlbConfig mix_config = {1, 1, NULL, {{0}}, 0, NULL, 3, mixv};
 
 static TlbKernel kernels[] = {
@@ -460,8 +461,44 @@ static void test_tilec_bundles(void) {
     tile_bundle_free(b);
 }
 
+/* rt_carve_blocks and rt_carveout_percent over every program count a
+ * device could report, program count a variant could ask for, shared
+ * memory per program (in steps of 256 bytes) and the SM sizes of sm_80,
+ * sm_86/89 and sm_90: the carveout holds every program that fits unless
+ * they crowd L1 and the variant asks for fewer, then exactly those; the
+ * percentage is the least that holds them. */
+static void test_carveout(void) {
+    const uint32_t sms[] = {167936, 102400, 233472};
+    long bad = 0, capped = 0;
+    for (size_t s = 0; s < sizeof sms / sizeof *sms; s++)
+        for (uint32_t want = 0; want <= 33; want++)
+            for (uint32_t block = 0; block <= sms[s]; block += 256)
+                for (uint32_t fit = 0; fit <= 32; fit++) {
+                    uint32_t sm = sms[s], got = rt_carve_blocks(fit, want, block, sm);
+                    int crowded = (uint64_t)fit * block > sm - RT_L1_SPARE;
+                    bad += got != (want && want < fit && crowded ? want : fit);
+                    capped += got < fit;
+                    if (!block || got > 32) continue;
+                    int pct = rt_carveout_percent(got, block, sm);
+                    uint64_t need = (uint64_t)got * block * 100;
+                    bad += pct < 0 || pct > 100;
+                    bad += pct < 100 && (uint64_t)pct * sm < need;
+                    bad += pct > 0 && (uint64_t)(pct - 1) * sm >= need;
+                }
+    CHECK(bad == 0);
+    CHECK(capped > 0);
+    /* examples/transpose.tile 64x64, 4 warps, on an H200: 16932 bytes
+     * (1024 reserved), 12 fit, the variant asks for 5: 39% */
+    CHECK(rt_carve_blocks(12, 5, 17956, 233472) == 5);
+    CHECK(rt_carveout_percent(5, 17956, 233472) == 39);
+    CHECK(rt_carve_blocks(8, 3, 17956, 233472) == 8);     /* 8 warps: L1 keeps room */
+    CHECK(rt_carve_blocks(12, 0, 17956, 233472) == 12);   /* no preference */
+    CHECK(rt_carve_blocks(16, 5, 2048, 233472) == 16);    /* a reduction's scratch */
+}
+
 int main(void) {
     setenv("TILE_LIBCUDA", "/nonexistent/libcuda.so.1", 1);
+    test_carveout();
     test_load();
     test_hostile_files();
     test_argument_errors();

@@ -12,7 +12,7 @@
  * truncated cache file is ignored with a warning and rewritten; a FIFO or
  * directory at the cache path is neither read nor replaced;
  * TILE_AUTOTUNE=0 and force; stream capture; selections and the
- * introspection calls. */
+ * introspection calls; the shared-memory carveout a function gets. */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -46,9 +46,9 @@ static TlbInsn req512[] = {{TLB_X_PARAM, 2, 0}, {TLB_X_CONST, 0, 512}, {TLB_X_GE
 static TlbExpr r512[] = {{3, req512}};
 /* b512's first variant: `out` 16-byte aligned (the largest guard: 4) */
 static const uint8_t none[3], out16[3] = {4};
-static TlbVariant v64[] = {{none, 0, "pick_b64"}}, v128[] = {{none, 0, "pick_b128"}},
-                  v256[] = {{none, 0, "pick_b256"}},
-                  v512[] = {{out16, 0, "pick_b512"}, {none, 0, "pick_b512"}};
+static TlbVariant v64[] = {{none, 0, "pick_b64", 5}}, v128[] = {{none, 0, "pick_b128", 5}},
+                  v256[] = {{none, 0, "pick_b256", 0}},
+                  v512[] = {{out16, 0, "pick_b512", 0}, {none, 0, "pick_b512", 0}};
 static TlbConfig configs[] = {{4, 1, blocks[0], {{3, g64}}, 0, NULL, 1, v64},
                               {4, 1, blocks[1], {{3, g128}}, 0, NULL, 1, v128},
                               {4, 1, blocks[2], {{3, g256}}, 0, NULL, 1, v256},
@@ -447,6 +447,46 @@ static void test_spin_bundle(void) {
 #endif
 }
 
+/* The shared-memory carveout libtile prefers (launch.c, prefer_l1 and
+ * switch_carveout), seen through the fake's sm_90 occupancy calculator
+ * and 4 SMs: pick_b64 with 16932 bytes of shared memory fits 13 programs
+ * of 4 warps, which crowd L1, and its variant asks for 5 (39% of 228 KiB)
+ * — for grids of more than 65 programs (a wave of 52 and a quarter); a
+ * grid of 16 or 65 gets the driver's carveout back. pick_b128's 2048 bytes leave L1 room at any occupancy,
+ * and pick_b256 asks for nothing: the driver's choice stays for both. */
+static void test_carveout(int (*carveout)(const char *)) {
+    use_cache("carveout");
+    setenv("FAKE_CUDA_SMEM", "pick_b64:16932,pick_b128:2048,pick_b256:16932", 1);
+    setenv("TILE_VERBOSE", "1", 1);
+    char log[8192];
+    TileBundle *b = load();
+    begin_capture();
+    CHECK(choose(pick(b), 0, 1000) >= 0);
+    end_capture(log, sizeof log);
+    CHECK(carveout("pick_b64") == -1);    /* its last launch: 16 programs */
+    CHECK(carveout("pick_b128") == -1);
+    CHECK(carveout("pick_b256") == -1);
+    CHECK(strstr(log, "tile: kernel 'pick': entry 'pick_b64' carves out 39% of the SM's "
+                      "233472 bytes of shared memory (5 programs of 17956 bytes per SM, of "
+                      "the 13 that fit) for grids of more than 65 programs; the rest stays "
+                      "L1\n") != NULL);
+    CHECK(strstr(log, "'pick_b128' carves") == NULL);
+    int sel = -1;
+    TileKernel *k = pick(b);
+    CHECK(tile_kernel_select(k, "BLOCK=64", &sel) == TILE_OK);
+    const int64_t ns[] = {64 * 66, 64 * 65, 64 * 1000, 64 * 1000, 64};
+    const int want[] = {39, -1, 39, 39, -1};
+    for (int i = 0; i < 5; i++) {
+        TileLaunchArg a[3] = {tile_ptr(out), tile_ptr(x), tile_int(ns[i])};
+        CHECK(tile_launch_select(k, sel, NULL, a, 3, NULL, NULL) == TILE_OK);
+        CHECK(carveout("pick_b64") == want[i]);
+    }
+    tile_bundle_free(b);
+    unsetenv("TILE_VERBOSE");
+    unsetenv("FAKE_CUDA_SMEM");
+    CHECK(remove_tree(cache_dir) == 0);
+}
+
 int main(void) {
     setenv("TILE_LIBCUDA", FAKE, 1);
     setenv("FAKE_CUDA_WORKING", "1", 1);
@@ -466,6 +506,11 @@ int main(void) {
     test_corrupt_cache();
     test_special_cache();
     test_spin_bundle();
+    sym = dlsym(lib, "fake_cuda_carveout");
+    int (*carveout)(const char *);
+    memcpy(&carveout, &sym, sizeof sym);
+    CHECK(carveout != NULL);
+    if (carveout) test_carveout(carveout);
     d->mem_free(out);
     d->mem_free(x);
     dlclose(lib);
