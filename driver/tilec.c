@@ -485,7 +485,7 @@ static void print_l1(const LwOutput *lo) {
         const LwEntry *en = &lo->entries[e];
         if (en->l1_programs)
             fprintf(stderr, "%s L1: shared memory carved out for %d programs per SM where "
-                    "more would crowd out L1 (shared memory only exchanges values)\n",
+                    "more would crowd out L1 (shared memory holds only conversions and reductions)\n",
                     en->name, en->l1_programs);
     }
 }

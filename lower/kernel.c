@@ -288,7 +288,7 @@ void lw_op(LwFn *f, const IrOp *op) {
     case IR_IF: lw_if(f, op); return;
     case IR_WHILE: f->loops++; lw_while(f, op); return;
     case IR_YIELD: case IR_CONDITION: return;   /* read by the parent */
-    case IR_DOT: f->products++; lw_dot(f, op); return;
+    case IR_DOT: lw_dot(f, op); return;
     case IR_LOAD:
         if (f->plan->how[op->res[0]->id] == LY_HOW_RING) lw_pipe_load(f, op);
         else lw_load(f, op);
@@ -365,21 +365,40 @@ static void lw_params(LwFn *f, const LyFacts *facts) {
     }
 }
 
+/* Block b's shared memory, as planned, holds nothing but layout
+ * conversions and reductions: no product, scan, sort, slice, cat or
+ * gather, and every load and conversion done by kind (no ring, ldmatrix,
+ * swizzled or staged buffer). */
+static int lw_exchanges_only(const LyPlan *p, const IrBlock *b) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        switch (op->op) {
+        case IR_DOT: case IR_SCAN: case IR_SORT: case IR_SLICE: case IR_CAT: case IR_GATHER:
+            return 0;
+        case IR_LOAD: case IR_CONVERT_LAYOUT:
+            if (p->how[op->res[0]->id] != LY_HOW_KIND) return 0;
+            break;
+        default:
+            break;
+        }
+        for (int r = 0; r < op->nregions; r++)
+            if (!lw_exchanges_only(p, op->regions[r])) return 0;
+    }
+    return 1;
+}
+
 /* Programs per SM whose shared memory libtile should carve out where the
  * most that fit would leave L1 crowded out (runtime/launch.c, prefer_l1):
- * for an entry whose shared memory only moves values between threads
- * (layout conversions, reductions, scans: no matrix product, no staged
- * operand, no cp.async ring), LW_L1_WARPS warps' worth. Such a kernel
- * reads global memory through L1, and on the H200 a 64x64 f32 transpose
- * ran 12-20% slower with the 12 programs that fit and L1 at its 28 KiB
- * minimum than with 5 and the rest of the store as L1 (docs/PERF.md,
- * session 20). Kernels that stage operands keep every program that fits
- * (0). */
+ * LW_L1_WARPS warps' worth for an entry whose shared memory only holds
+ * layout conversions and reductions. Such a kernel reads global memory
+ * through L1, and on the H200 a 64x64 f32 transpose ran 12-20% slower
+ * with the 12 programs that fit and L1 at its 28 KiB minimum than with 5
+ * and the rest of the store as L1 (docs/PERF.md, session 20). Other
+ * kernels (operands staged for products, cp.async rings, sorts and scans
+ * working in shared memory) keep every program that fits (0): nothing
+ * was measured for them. */
 #define LW_L1_WARPS 20
 static int lw_l1_programs(const LwFn *f, int warps) {
-    if (!f->smem || f->ring || f->products || warps <= 0) return 0;
-    for (int id = 0; id < f->k->nvalues; id++)
-        if (f->plan->how[id] != LY_HOW_KIND) return 0;
+    if (!f->smem || f->ring || warps <= 0 || !lw_exchanges_only(f->plan, f->k->body)) return 0;
     return (LW_L1_WARPS + warps - 1) / warps;
 }
 

@@ -94,7 +94,6 @@ typedef struct LwFn {
     LLVMMetadataRef di_sp;     /* subprogram, with -g */
     int loops;                 /* for/while ops lowered so far (memory.c
                                   predicates stores only before any) */
-    int products;              /* dot ops lowered so far */
     int failed;                /* an error was reported */
 } LwFn;
 
