@@ -111,9 +111,8 @@ typedef struct TlbVariant {
     uint32_t dyn_smem;   /* dynamic shared memory bytes the launch passes */
     const char *entry;   /* `.entry` name in the PTX (and cubins) */
     uint16_t l1_programs;  /* version 4: programs per SM whose shared
-                              memory the runtime carves out where the most
-                              that fit would crowd out L1; 0: no preference
-                              (docs/bundle.md) */
+                              memory the runtime carves out, the rest
+                              staying L1; 0: no preference (docs/bundle.md) */
 } TlbVariant;
 
 typedef struct TlbConfig {

@@ -484,8 +484,8 @@ static void print_l1(const LwOutput *lo) {
     for (int e = 0; e < lo->nentries; e++) {
         const LwEntry *en = &lo->entries[e];
         if (en->l1_programs)
-            fprintf(stderr, "%s L1: shared memory carved out for %d programs per SM where "
-                    "more would crowd out L1 (shared memory holds only conversions and reductions)\n",
+            fprintf(stderr, "%s L1: shared memory carved out for %d programs per SM, the "
+                    "rest stays L1 (it holds only conversions and reductions)\n",
                     en->name, en->l1_programs);
     }
 }

@@ -386,20 +386,30 @@ static int lw_exchanges_only(const LyPlan *p, const IrBlock *b) {
     return 1;
 }
 
-/* Programs per SM whose shared memory libtile should carve out where the
- * most that fit would leave L1 crowded out (runtime/launch.c, prefer_l1):
- * LW_L1_WARPS warps' worth for an entry whose shared memory only holds
- * layout conversions and reductions. Such a kernel reads global memory
- * through L1, and on the H200 a 64x64 f32 transpose ran 12-20% slower
- * with the 12 programs that fit and L1 at its 28 KiB minimum than with 5
- * and the rest of the store as L1 (docs/PERF.md, session 20). Other
- * kernels (operands staged for products, cp.async rings, sorts and scans
- * working in shared memory) keep every program that fits (0): nothing
- * was measured for them. */
+/* Programs per SM whose shared memory libtile should carve out, the rest
+ * of the store staying L1 (runtime/launch.c, prefer_l1), for an entry
+ * whose shared memory holds only layout conversions and reductions, and
+ * at least LW_L1_SCRATCH bytes of them (a tile's conversion, not a
+ * reduction's few words): enough programs for LW_L1_WARPS warps and for
+ * LW_L1_INFLIGHT bytes of scratch per SM. Such a kernel reads global
+ * memory through L1. On the H200 (docs/PERF.md, session 20), f32
+ * transposes of 64x64 and 32x64 tiles ran 8189^2 12-15% and 8200^2 up to
+ * 12% faster with 3 to 6 programs per SM and L1 large than with the most
+ * that fit, and 8192^2 no slower; 32x32 tiles (4 KiB) lost 17% at 8192^2
+ * with 6 programs (24 KiB in flight) and nothing with 12. Other kernels
+ * (operands staged for products, cp.async rings, scans, sorts, gathers in
+ * shared memory, or too little of it to matter) keep every program that
+ * fits (0): nothing was measured for them. */
 #define LW_L1_WARPS 20
+#define LW_L1_INFLIGHT (48 * 1024)
+#define LW_L1_SCRATCH 4096
 static int lw_l1_programs(const LwFn *f, int warps) {
-    if (!f->smem || f->ring || warps <= 0 || !lw_exchanges_only(f->plan, f->k->body)) return 0;
-    return (LW_L1_WARPS + warps - 1) / warps;
+    if (!f->smem || f->ring || warps <= 0 || f->smem_bytes < LW_L1_SCRATCH ||
+        !lw_exchanges_only(f->plan, f->k->body))
+        return 0;
+    int64_t by_warps = (LW_L1_WARPS + warps - 1) / warps;
+    int64_t by_bytes = (LW_L1_INFLIGHT + f->smem_bytes - 1) / f->smem_bytes;
+    return (int)(by_warps > by_bytes ? by_warps : by_bytes);
 }
 
 /* The shared scratch: a placeholder global of no size while lowering,

@@ -91,9 +91,9 @@ typedef struct LwEntry {
     int64_t dyn_shared_bytes;  /* of which dynamic, passed at launch: all of
                                   it past LW_STATIC_SHARED_MAX, else 0 */
     int l1_programs;         /* programs per SM to carve shared memory out
-                                for where the most that fit would crowd out
-                                L1 (the bundle's TlbVariant.l1_programs;
-                                kernel.c, lw_l1_programs); 0: as many */
+                                for, the rest staying L1 (the bundle's
+                                TlbVariant.l1_programs; kernel.c,
+                                lw_l1_programs); 0: as many as fit */
     int unpipelined;         /* loops with loads marked for cp.async that
                                 were lowered without pipelining (their
                                 rings do not fit, or a copy would cross a

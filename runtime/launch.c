@@ -133,11 +133,11 @@ static TileStatus load_module(const RtDriver *d, TileBundle *b, CUcontext ctx,
     return TILE_OK;
 }
 
-/* Leaves L1 its share of the SM where the function's shared memory would
- * take it and the variant asks (rt_carve_blocks): finds the least
- * carveout for which the driver's occupancy calculator gives the programs
- * wanted and records it for launches of grids larger than a full wave and
- * a quarter (m->carve; rt_launch switches). A hint: where a driver call fails the
+/* Where the variant asks for fewer programs per SM than fit (its
+ * l1_programs), finds the least carveout for which the driver's occupancy
+ * calculator gives that many, the rest of the store staying L1, and
+ * records it for launches of grids larger than a full wave and a quarter
+ * (m->carve; rt_launch switches). A hint: where a driver call fails the
  * driver's own choice stays. */
 static void prefer_l1(const RtDriver *d, const TileKernel *k, RtModule *m,
                       const RtVariant *v, CUfunction f) {
@@ -154,7 +154,7 @@ static void prefer_l1(const RtDriver *d, const TileKernel *k, RtModule *m,
         fit <= 1 || sm <= 0 || shared < 0 || reserved < 0)
         return;
     uint32_t block = (uint32_t)shared + v->v->dyn_smem + (uint32_t)reserved;
-    uint32_t want = rt_carve_blocks((uint32_t)fit, v->v->l1_programs, block, (uint32_t)sm);
+    uint32_t want = v->v->l1_programs;
     if (want >= (uint32_t)fit) return;
     for (int pct = rt_carveout_percent(want, block, (uint32_t)sm); pct <= 100; pct++) {
         if (d->func_set_attribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, pct) ||

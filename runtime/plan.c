@@ -231,13 +231,6 @@ TileStatus rt_plan_select(const TileKernel *k, int selection, const uint32_t *gr
     return s ? s : rt_plan_config(k, c, grid, p);
 }
 
-uint32_t rt_carve_blocks(uint32_t fit, uint32_t want, uint32_t block, uint32_t sm) {
-    if (!want || want >= fit || sm <= RT_L1_SPARE ||
-        (uint64_t)fit * block <= sm - RT_L1_SPARE)
-        return fit;
-    return want;
-}
-
 int rt_carveout_percent(uint32_t blocks, uint32_t block, uint32_t sm) {
     if (!sm) return 100;
     uint64_t pct = ((uint64_t)blocks * block * 100 + sm - 1) / sm;

@@ -203,16 +203,12 @@ static inline int rt_selected(const TileKernel *k, int selection, uint32_t c) {
 /* Shared memory against L1 (docs/runtime.md, "Shared memory and L1"). An
  * SM's L1 and shared memory are one store; left alone, the driver carves
  * out as much shared memory as the most programs that fit take, which can
- * leave L1 at its minimum (28 KiB on sm_80 and sm_90) and starve the
- * global loads that go through it. rt_carve_blocks is how many programs'
- * shared memory to carve out: all `fit` the driver would run, unless they
- * would take all but less than RT_L1_SPARE bytes of `sm` (the most an SM
- * can carve out) and the variant names fewer (`want`, its bundle's
- * l1_programs; 0: no preference); then `want`. `block` is one program's
- * shared memory, the driver's reserved part included. rt_carveout_percent
- * is the carveout, in percent of `sm`, that holds `blocks` programs. Pure. */
-#define RT_L1_SPARE (36u * 1024)
-uint32_t rt_carve_blocks(uint32_t fit, uint32_t want, uint32_t block, uint32_t sm);
+ * leave L1 at its minimum (28 KiB on sm_80 and sm_90). A variant whose
+ * bundle asks for `want` programs per SM (l1_programs) fewer than the
+ * `fit` the driver would run gets a carveout that holds `want`:
+ * rt_carveout_percent is that carveout, in percent of `sm` (the most an
+ * SM can carve out), for `blocks` programs of `block` bytes (the driver's
+ * reserved part included). Pure. */
 int rt_carveout_percent(uint32_t blocks, uint32_t block, uint32_t sm);
 
 TileStatus rt_module(const RtDriver *d, TileKernel *k, CUcontext *ctx, RtModule **m);

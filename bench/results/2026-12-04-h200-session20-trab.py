@@ -40,7 +40,8 @@ def case(n, b, tcfg):
             res.setdefault(tag, []).append(f"{t:.1f}{'' if ok else ' BAD'}")
     line = f"| {b[10:]} | {n} | " + " | ".join("/".join(res[t]) for t in ("old", "new", "triton")) + " |"
     rows_out.append(line); print(line, flush=True)
-for n in (2048, 2560, 2600, 2816, 2880, 3000, 3072, 3100, 4093, 8189, 8200):
-    case(n, "transpose_64x64_w4", (64, 64, 4))
+for b, cfg in (("transpose_64x64_w4", (64, 64, 4)), ("transpose_64x64_w8", (64, 64, 8)), ("transpose_32x64_w4", (32, 64, 4)), ("transpose_32x32_w4", (32, 32, 4))):
+    for n in (2560, 3000, 4093, 8189, 8192, 8200):
+        case(n, b, cfg)
 print("| tile | n | before (v3 bundles, driver carveout) µs, 2 alternations | after (l1_programs) | Triton |\n| --- | --- | ---: | ---: | ---: |")
 print("\n".join(rows_out))

@@ -461,39 +461,29 @@ static void test_tilec_bundles(void) {
     tile_bundle_free(b);
 }
 
-/* rt_carve_blocks and rt_carveout_percent over every program count a
- * device could report, program count a variant could ask for, shared
- * memory per program (in steps of 256 bytes) and the SM sizes of sm_80,
- * sm_86/89 and sm_90: the carveout holds every program that fits unless
- * they crowd L1 and the variant asks for fewer, then exactly those; the
- * percentage is the least that holds them. */
+/* rt_carveout_percent over every program count a device could report,
+ * shared memory per program (in steps of 64 bytes) and the SM sizes of
+ * sm_80, sm_86/89 and sm_90: the least percentage of the SM's shared
+ * memory that holds the programs, at most 100. */
 static void test_carveout(void) {
     const uint32_t sms[] = {167936, 102400, 233472};
-    long bad = 0, capped = 0;
+    long bad = 0;
     for (size_t s = 0; s < sizeof sms / sizeof *sms; s++)
-        for (uint32_t want = 0; want <= 33; want++)
-            for (uint32_t block = 0; block <= sms[s]; block += 256)
-                for (uint32_t fit = 0; fit <= 32; fit++) {
-                    uint32_t sm = sms[s], got = rt_carve_blocks(fit, want, block, sm);
-                    int crowded = (uint64_t)fit * block > sm - RT_L1_SPARE;
-                    bad += got != (want && want < fit && crowded ? want : fit);
-                    capped += got < fit;
-                    if (!block || got > 32) continue;
-                    int pct = rt_carveout_percent(got, block, sm);
-                    uint64_t need = (uint64_t)got * block * 100;
-                    bad += pct < 0 || pct > 100;
-                    bad += pct < 100 && (uint64_t)pct * sm < need;
-                    bad += pct > 0 && (uint64_t)(pct - 1) * sm >= need;
-                }
+        for (uint32_t block = 64; block <= sms[s]; block += 64)
+            for (uint32_t blocks = 1; blocks <= 32; blocks++) {
+                uint32_t sm = sms[s];
+                int pct = rt_carveout_percent(blocks, block, sm);
+                uint64_t need = (uint64_t)blocks * block * 100;
+                bad += pct < 1 || pct > 100;
+                bad += pct < 100 && (uint64_t)pct * sm < need;
+                bad += (uint64_t)(pct - 1) * sm >= need;
+            }
     CHECK(bad == 0);
-    CHECK(capped > 0);
     /* examples/transpose.tile 64x64, 4 warps, on an H200: 16932 bytes
-     * (1024 reserved), 12 fit, the variant asks for 5: 39% */
-    CHECK(rt_carve_blocks(12, 5, 17956, 233472) == 5);
+     * (1024 reserved), 5 programs: 39% */
     CHECK(rt_carveout_percent(5, 17956, 233472) == 39);
-    CHECK(rt_carve_blocks(8, 3, 17956, 233472) == 8);     /* 8 warps: L1 keeps room */
-    CHECK(rt_carve_blocks(12, 0, 17956, 233472) == 12);   /* no preference */
-    CHECK(rt_carve_blocks(16, 5, 2048, 233472) == 16);    /* a reduction's scratch */
+    CHECK(rt_carveout_percent(32, 233472, 233472) == 100);
+    CHECK(rt_carveout_percent(1, 1, 233472) == 1);
 }
 
 int main(void) {

@@ -450,13 +450,14 @@ static void test_spin_bundle(void) {
 /* The shared-memory carveout libtile prefers (launch.c, prefer_l1 and
  * switch_carveout), seen through the fake's sm_90 occupancy calculator
  * and 4 SMs: pick_b64 with 16932 bytes of shared memory fits 13 programs
- * of 4 warps, which crowd L1, and its variant asks for 5 (39% of 228 KiB)
- * — for grids of more than 65 programs (a wave of 52 and a quarter); a
- * grid of 16 or 65 gets the driver's carveout back. pick_b128's 2048 bytes leave L1 room at any occupancy,
- * and pick_b256 asks for nothing: the driver's choice stays for both. */
+ * of 4 warps and its variant asks for 5 (39% of 228 KiB) — for grids of
+ * more than 65 programs (a wave of 52 and a quarter); a grid of 16 or 65
+ * gets the driver's carveout back. pick_b128 asks for 5 too, and fits
+ * only 4 (48000 bytes each): the driver's choice stays; pick_b256 asks
+ * for nothing. */
 static void test_carveout(int (*carveout)(const char *)) {
     use_cache("carveout");
-    setenv("FAKE_CUDA_SMEM", "pick_b64:16932,pick_b128:2048,pick_b256:16932", 1);
+    setenv("FAKE_CUDA_SMEM", "pick_b64:16932,pick_b128:48000,pick_b256:16932", 1);
     setenv("TILE_VERBOSE", "1", 1);
     char log[8192];
     TileBundle *b = load();
