@@ -118,9 +118,9 @@ static TileStatus load_module(const RtDriver *d, TileBundle *b, CUcontext ctx,
     if (!m->funcs || !m->tune || !m->carve || (r = d->module_load_data(&m->mod, image))) {
         free(m->funcs);
         free(m->carve);
-        m->carve = NULL;
         free(m->tune);
         m->funcs = NULL;
+        m->carve = NULL;
         m->tune = NULL;
         if (!r) return rt_error(TILE_ERROR_OUT_OF_MEMORY, "out of memory loading a module");
         return cuda_fail(d, r, "cannot load the bundle's %s on device %d (%s, sm_%d%d, "
@@ -151,11 +151,11 @@ static void prefer_l1(const RtDriver *d, const TileKernel *k, RtModule *m,
                                 m->dev) ||
         d->device_get_attribute(&reserved, CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
                                 m->dev) ||
-        fit <= 1 || sm <= 0 || shared < 0 || reserved < 0)
+        sm <= 0 || shared < 0 || reserved < 0)
         return;
     uint32_t block = (uint32_t)shared + v->v->dyn_smem + (uint32_t)reserved;
     uint32_t want = v->v->l1_programs;
-    if (want >= (uint32_t)fit) return;
+    if (fit <= 0 || want >= (uint32_t)fit) return;
     for (int pct = rt_carveout_percent(want, block, (uint32_t)sm); pct <= 100; pct++) {
         if (d->func_set_attribute(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, pct) ||
             d->occupancy_max_blocks(&got, f, threads, dyn))

@@ -198,8 +198,6 @@ static inline int rt_selected(const TileKernel *k, int selection, uint32_t c) {
     return selection == 0 || k->selections[selection].in[c];
 }
 
-/* The calling thread's context and the module of k's bundle there
- * (loaded on first use); errors name k. */
 /* Shared memory against L1 (docs/runtime.md, "Shared memory and L1"). An
  * SM's L1 and shared memory are one store; left alone, the driver carves
  * out as much shared memory as the most programs that fit take, which can
@@ -211,6 +209,8 @@ static inline int rt_selected(const TileKernel *k, int selection, uint32_t c) {
  * reserved part included). Pure. */
 int rt_carveout_percent(uint32_t blocks, uint32_t block, uint32_t sm);
 
+/* The calling thread's context and the module of k's bundle there
+ * (loaded on first use); errors name k. */
 TileStatus rt_module(const RtDriver *d, TileKernel *k, CUcontext *ctx, RtModule **m);
 /* The function of the plan's variant in m (resolved on first use). */
 TileStatus rt_function(const RtDriver *d, TileKernel *k, RtModule *m, const RtVariant *v,

@@ -1,4 +1,6 @@
 # transpose: libtile before/after the L1 carveout, Triton beside, one process
+# The list of sizes and tiles at the bottom changed from run to run (4, 6-8, 10, 12, 13); each
+# run's results file shows the rows it ran. This is the form of run 13.
 import os, sys, torch, triton, triton.language as tl
 from triton.testing import do_bench
 sys.path.insert(0, "bench")

@@ -19,12 +19,13 @@
  *   FAKE_CUDA_SMEM        static shared memory bytes (default 0)
  *   FAKE_CUDA_LOCAL       local memory bytes per thread (default 0)
  *   FAKE_CUDA_MAXTHREADS  threads per block the registers allow (1024)
- * (shared memory, carveouts and the occupancy calculator as on sm_90:
- * w_occupancy; fake_cuda_carveout(entry) is the preference libtile set)
  *   FAKE_CUDA_BADENTRY    entries cuModuleGetFunction does not find
  * and FAKE_CUDA_CAPTURING=1 makes every stream "capturing". The test sees
  * what ran through fake_cuda_launches(), fake_cuda_last_entry() and
  * fake_cuda_last_launch() (the grid and stream of the last launch).
+ * Shared memory, carveout preferences and the occupancy calculator are
+ * modelled as on sm_90 (w_occupancy); fake_cuda_carveout(entry) is the
+ * preference libtile set last.
  * Contexts are modelled as the driver has them: each of the
  * FAKE_CUDA_DEVICES devices has a primary context, each thread a current
  * context (none at first) and a push/pop stack; module loads and launches
