@@ -490,6 +490,23 @@ static void print_l1(const LwOutput *lo) {
     }
 }
 
+/* --stats: each entry whose registers were capped to fit as many
+ * programs per SM as its configuration's first entry (lower/regcap.c). */
+static void print_reg_caps(const LwOutput *lo, const char *arch) {
+    LwSm sm = lw_arch_sm(arch);
+    for (int e = 0, first = 0; e < lo->nentries; e++) {
+        const LwEntry *en = &lo->entries[e];
+        if (en->config != lo->entries[first].config) first = e;
+        if (!en->reg_cap) continue;
+        int threads = 32 * en->warps;
+        fprintf(stderr, "%s registers: at most %d (.maxnreg) for %d programs per SM, as "
+                "%s; ptxas chose %d (%d programs)\n", en->name, en->reg_cap,
+                lw_sm_programs(sm, en->reg_cap, threads, en->shared_bytes),
+                lo->entries[first].name, en->reg_natural,
+                lw_sm_programs(sm, en->reg_natural, threads, en->shared_bytes));
+    }
+}
+
 /* --stats: each entry's accesses realigned at run time (plan/realign.c):
  * rows rotated to their own alignment, each 16-byte group tested. */
 static void print_realigned(Arena *ar, Diag *dg, const LwOutput *lo) {
@@ -538,6 +555,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
         print_guards(ar, dg, &res.lw);
         print_realigned(ar, dg, &res.lw);
         print_l1(&res.lw);
+        print_reg_caps(&res.lw, o->arch);
         print_mma_notes(ar, dg, &res.lw, o->arch);
         print_padding(ar, dg, &res.lw);
     }

@@ -386,6 +386,16 @@ static int lw_exchanges_only(const LyPlan *p, const IrBlock *b) {
     return 1;
 }
 
+/* Whether block b (nested blocks included) has a matrix product. */
+static int lw_has_product(const IrBlock *b) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        if (op->op == IR_DOT) return 1;
+        for (int r = 0; r < op->nregions; r++)
+            if (lw_has_product(op->regions[r])) return 1;
+    }
+    return 0;
+}
+
 /* Programs per SM whose shared memory libtile should carve out, the rest
  * of the store staying L1 (runtime/launch.c, prefer_l1), for an entry
  * whose shared memory holds only layout conversions and reductions, and
@@ -483,6 +493,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     lw_block(f, k->body);
     LLVMBuildRetVoid(c->b);
     entry->l1_programs = lw_l1_programs(f, k->warps);
+    entry->memory_pass = !f->ring && !lw_has_product(k->body);
     lw_finish_smem(f, name, entry);
     entry->name = name;
     entry->kernel = k;

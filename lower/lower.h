@@ -66,6 +66,29 @@ int lw_arch_fp8_cvt(const char *arch);
  * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): 227 KiB on sm_90. */
 int64_t lw_arch_max_shared(const char *arch);
 
+/* What one SM of arch holds at once (the CUDA guide's table): registers
+ * (32-bit), warps, programs, and shared memory in bytes. */
+typedef struct LwSm {
+    int registers, warps, programs;
+    int64_t shared;
+} LwSm;
+LwSm lw_arch_sm(const char *arch);
+
+/* Programs of `threads` threads, `regs` registers each and `shared` bytes
+ * of shared memory that fit one SM of `sm` at once (regcap.c): registers
+ * go 256 to a warp at a time (8 a thread), and each program also holds
+ * 1 KiB of shared memory for the system. */
+int lw_sm_programs(LwSm sm, int regs, int threads, int64_t shared);
+
+/* The most registers a thread may have (a multiple of 8, at most 255) for
+ * `programs` such programs to fit one SM; 0 when no count does. */
+int lw_register_cap(LwSm sm, int threads, int64_t shared, int programs);
+
+/* `ptx` with `.maxnreg n` given to entry `name` (after its `.reqntid`
+ * line, replacing a `.maxnreg` already there), or NULL when the entry is
+ * not found. */
+char *lw_ptx_set_maxnreg(Arena *ar, const char *ptx, const char *name, int n);
+
 /* ------------------------------------------------------------ compiling */
 
 typedef struct LwOptions {
@@ -90,6 +113,11 @@ typedef struct LwEntry {
     int64_t shared_bytes;    /* shared memory the entry uses */
     int64_t dyn_shared_bytes;  /* of which dynamic, passed at launch: all of
                                   it past LW_STATIC_SHARED_MAX, else 0 */
+    int memory_pass;         /* no product and no cp.async ring: its speed
+                                follows the programs in flight (regcap.c) */
+    int reg_cap;             /* .maxnreg given after ptxas's first report
+                                (regcap.c), 0: none; */
+    int reg_natural;         /* then the registers ptxas had chosen */
     int l1_programs;         /* programs per SM to carve shared memory out
                                 for, the rest staying L1 (the bundle's
                                 TlbVariant.l1_programs; kernel.c,
@@ -150,5 +178,14 @@ int lw_have_ptxas(void);
  * ptxas's messages through dg and returns -1. */
 int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
              char **cubin, size_t *cubin_len, LwStats **stats, int *nstats);
+
+/* After ptxas's report: gives each less specialized entry of a memory
+ * pass that fits fewer programs per SM than its configuration's first
+ * entry the register cap that fits as many (regcap.c), runs ptxas again
+ * and drops the caps of entries that then spill. Updates lw's PTX and
+ * entries, the cubin (when not NULL) and the stats. Returns 0, or -1 when
+ * ptxas fails (reported through dg). */
+int lw_cap_registers(Arena *ar, Diag *dg, LwOutput *lw, const char *arch, char **cubin,
+                     size_t *cubin_len, LwStats **stats, int *nstats);
 
 #endif

@@ -35,14 +35,17 @@ typedef struct {
     const char *name;
     int ptx;       /* PTX ISA version that introduced it, times ten */
     int smem_kib;  /* shared memory one program may opt in to (CUDA guide,
-                      "Technical Specifications per Compute Capability") */
+                      "Technical Specifications per Compute Capability");
+                      an SM has 1 KiB more */
+    int warps;     /* resident warps per SM (same table) */
+    int programs;  /* resident programs (thread blocks) per SM */
 } LwArch;
 
 static const LwArch lw_archs[] = {
-    {"sm_80", 70, 163},  {"sm_86", 71, 99},   {"sm_87", 74, 163},
-    {"sm_89", 78, 99},   {"sm_90", 78, 227},  {"sm_90a", 80, 227},
-    {"sm_100", 86, 227}, {"sm_100a", 86, 227}, {"sm_120", 87, 99},
-    {"sm_120a", 87, 99},
+    {"sm_80", 70, 163, 64, 32},  {"sm_86", 71, 99, 48, 16},   {"sm_87", 74, 163, 48, 16},
+    {"sm_89", 78, 99, 48, 24},   {"sm_90", 78, 227, 64, 32},  {"sm_90a", 80, 227, 64, 32},
+    {"sm_100", 86, 227, 64, 32}, {"sm_100a", 86, 227, 64, 32}, {"sm_120", 87, 99, 48, 32},
+    {"sm_120a", 87, 99, 48, 32},
 };
 
 size_t lw_arch_count(void) { return sizeof lw_archs / sizeof lw_archs[0]; }
@@ -143,6 +146,15 @@ int64_t lw_arch_max_shared(const char *arch) {
     for (size_t i = 0; arch && i < lw_arch_count(); i++)
         if (strcmp(arch, lw_archs[i].name) == 0) return 1024 * (int64_t)lw_archs[i].smem_kib;
     return LW_STATIC_SHARED_MAX;
+}
+
+LwSm lw_arch_sm(const char *arch) {
+    if (!arch) arch = "sm_90";   /* the default target (LwOptions.arch) */
+    for (size_t i = 0; i < lw_arch_count(); i++)
+        if (strcmp(arch, lw_archs[i].name) == 0)
+            return (LwSm){65536, lw_archs[i].warps, lw_archs[i].programs,
+                          1024 * ((int64_t)lw_archs[i].smem_kib + 1)};
+    return (LwSm){65536, 48, 16, 100 * 1024};   /* the least of the table */
 }
 
 int lw_arch_ptx_version(const char *arch) {

@@ -257,7 +257,92 @@ static void test_scratch_slot(void) {
     CHECK(lw_pad_const((LwPad){10, 2}, 1024) == 1024 + 32 + 2);
 }
 
+/* lw_sm_programs against programs added one at a time while every
+ * resource of the SM still holds them, and against the occupancy the
+ * H200's driver reported (cuOccupancyMaxActiveBlocksPerMultiprocessor,
+ * session 21) for 256-thread softmax and layernorm entries. */
+static void test_sm_programs(void) {
+    for (size_t a = 0; a < lw_arch_count(); a++) {
+        LwSm sm = lw_arch_sm(lw_arch_name(a));
+        CHECK(sm.registers == 65536 && sm.warps >= 48 && sm.programs >= 16);
+        CHECK(sm.shared == lw_arch_max_shared(lw_arch_name(a)) + 1024);
+        const int64_t shareds[] = {0, 32, 4096, 16932, 50000, 100 * 1024};
+        for (int t = 32; t <= 1024; t += 32)
+            for (int r = 1; r <= 255; r++)
+                for (size_t s = 0; s < sizeof shareds / sizeof shareds[0]; s++) {
+                    int64_t w = t / 32, regs = 256 * w * ((r + 7) / 8), sh = shareds[s] + 1024;
+                    int n = 0;
+                    while (n + 1 <= sm.programs && (n + 1) * w <= sm.warps &&
+                           (n + 1) * regs <= sm.registers && (n + 1) * sh <= sm.shared)
+                        n++;
+                    CHECK(lw_sm_programs(sm, r, t, shareds[s]) == n);
+                }
+    }
+    LwSm h = lw_arch_sm("sm_90a");
+    CHECK(lw_sm_programs(h, 79, 256, 32) == 3);
+    CHECK(lw_sm_programs(h, 80, 256, 32) == 3);
+    CHECK(lw_sm_programs(h, 64, 256, 32) == 4);
+    CHECK(lw_sm_programs(h, 56, 256, 32) == 4);
+    CHECK(lw_sm_programs(h, 62, 256, 32) == 4);
+    CHECK(lw_sm_programs(h, 48, 256, 32) == 5);
+    CHECK(lw_sm_programs(lw_arch_sm(NULL), 48, 256, 32) == 5);   /* sm_90 */
+}
+
+/* lw_register_cap is the most registers at which as many programs fit:
+ * none above it does. */
+static void test_register_cap(void) {
+    const char *archs[] = {"sm_80", "sm_86", "sm_89", "sm_90a"};
+    for (size_t a = 0; a < sizeof archs / sizeof archs[0]; a++) {
+        LwSm sm = lw_arch_sm(archs[a]);
+        for (int t = 32; t <= 1024; t += 32)
+            for (int64_t sh = 0; sh <= 40000; sh += 10000)
+                for (int want = 1; want <= 33; want++) {
+                    int cap = lw_register_cap(sm, t, sh, want);
+                    CHECK(cap == 0 || cap == 255 || cap % 8 == 0);
+                    if (cap) CHECK(lw_sm_programs(sm, cap, t, sh) >= want);
+                    for (int r = cap + 1; r <= 255; r++)
+                        if (lw_sm_programs(sm, r, t, sh) >= want) {
+                            CHECK(!"a larger cap fits as many");
+                            break;
+                        }
+                }
+    }
+    LwSm h = lw_arch_sm("sm_90a");
+    CHECK(lw_register_cap(h, 256, 32, 5) == 48);
+    CHECK(lw_register_cap(h, 256, 32, 4) == 64);
+    CHECK(lw_register_cap(h, 32, 0, 1) == 255);
+    CHECK(lw_register_cap(h, 1024, 0, 2) == 32);
+    CHECK(lw_register_cap(h, 1024, 0, 3) == 0);   /* 96 warps never fit */
+}
+
+/* .maxnreg in an entry's directives: put after .reqntid, replaced, taken
+ * out; the other entry (whose name extends this one's) untouched. */
+static void test_ptx_maxnreg(void) {
+    Arena *ar = ar_new();
+    const char *ptx = ".visible .entry k__c0__g(\n\t.param .u32 k__c0__g_param_0\n)\n"
+                      ".reqntid 256\n{\n\tret;\n}\n"
+                      ".visible .entry k__c0__g2(\n)\n.reqntid 128\n{\n\tret;\n}\n";
+    const char *one = ".visible .entry k__c0__g(\n\t.param .u32 k__c0__g_param_0\n)\n"
+                      ".reqntid 256\n.maxnreg 48\n{\n\tret;\n}\n"
+                      ".visible .entry k__c0__g2(\n)\n.reqntid 128\n{\n\tret;\n}\n";
+    char *a = lw_ptx_set_maxnreg(ar, ptx, "k__c0__g", 48);
+    CHECK_STR(a, one);
+    char *b = lw_ptx_set_maxnreg(ar, a, "k__c0__g", 64);
+    CHECK(b && strstr(b, ".maxnreg 64\n{") && !strstr(b, ".maxnreg 48"));
+    CHECK_STR(lw_ptx_set_maxnreg(ar, b, "k__c0__g", 0), ptx);
+    char *c = lw_ptx_set_maxnreg(ar, ptx, "k__c0__g2", 40);
+    CHECK(c && strstr(c, ".reqntid 128\n.maxnreg 40\n{") && !strstr(c, "256\n.maxnreg"));
+    CHECK(lw_ptx_set_maxnreg(ar, ptx, "k__c0", 40) == NULL);
+    CHECK(lw_ptx_set_maxnreg(ar, ptx, "nope", 40) == NULL);
+    const char *bare = ".visible .entry q(\n)\n{\n}\n";
+    CHECK_STR(lw_ptx_set_maxnreg(ar, bare, "q", 32), ".visible .entry q(\n)\n.maxnreg 32\n{\n}\n");
+    ar_free(ar);
+}
+
 int main(void) {
+    test_sm_programs();
+    test_register_cap();
+    test_ptx_maxnreg();
     test_scratch_slot();
     test_units();
     test_budget();

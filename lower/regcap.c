@@ -1,0 +1,148 @@
+/*
+ * regcap.c — register caps that keep a variant's programs per SM.
+ *
+ * The variants of one configuration run one program on different facts
+ * (plan/guard.c). Where the most specialized one moves rows 16 bytes at a
+ * time, the generic one moves them an element at a time, and ptxas, left
+ * to itself, spends registers on keeping more of those loads in flight,
+ * so that fewer programs fit an SM. In a pass over memory (no product, no
+ * cp.async ring), whose speed follows the programs in flight, that costs
+ * more than it gains: on the H200 (docs/PERF.md, session 21) softmax over
+ * rows of 4097 f32 (BLOCK 8192, 8 warps) ran 43.7 us with ptxas's 79
+ * registers (3 programs per SM) and 38.8 us with 48 (5, as many as its
+ * aligned variant), layernorm f16 42.0 us at 80 registers and 40.0 at 64.
+ *
+ * So once ptxas has reported every entry, each less specialized entry of
+ * a memory pass that fits fewer programs per SM than the first entry of
+ * its configuration gets `.maxnreg`: the most registers at which as many
+ * fit. ptxas runs again; an entry that then spills loses its cap (and
+ * ptxas runs once more). The model of an SM (lw_sm_programs) counts
+ * registers, warps, programs and shared memory, as the CUDA occupancy
+ * calculator does. Without ptxas (`--emit=ptx` alone, a machine without
+ * the toolkit) there is no report and nothing is capped.
+ */
+#include "lower/lower.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int lw_sm_programs(LwSm sm, int regs, int threads, int64_t shared) {
+    if (threads <= 0) return 0;
+    int warps = (threads + 31) / 32;
+    int64_t n = sm.programs;
+    int64_t by_warps = sm.warps / warps;
+    if (by_warps < n) n = by_warps;
+    int64_t per_warp = 256 * (((int64_t)(regs > 0 ? regs : 1) + 7) / 8);
+    int64_t by_regs = sm.registers / (per_warp * warps);
+    if (by_regs < n) n = by_regs;
+    int64_t by_smem = sm.shared / (shared + 1024);
+    if (by_smem < n) n = by_smem;
+    return (int)n;
+}
+
+int lw_register_cap(LwSm sm, int threads, int64_t shared, int programs) {
+    for (int r = 248; r >= 8; r -= 8)   /* 255 registers allocate as 256 */
+        if (lw_sm_programs(sm, r, threads, shared) >= programs) return r == 248 ? 255 : r;
+    return 0;
+}
+
+/* The directives of entry `name`: from its `.entry NAME(` to the `{` of
+ * its body; NULL when there is no such entry. */
+static const char *entry_head(const char *ptx, const char *name, const char **body) {
+    size_t n = strlen(name);
+    for (const char *p = strstr(ptx, ".entry "); p; p = strstr(p + 1, ".entry ")) {
+        const char *q = p + strlen(".entry ");
+        if (strncmp(q, name, n) != 0 || q[n] != '(') continue;
+        *body = strstr(q, "\n{");
+        return *body ? q : NULL;
+    }
+    return NULL;
+}
+
+/* The start of the line in [from, to) that begins with `dir`, or NULL. */
+static const char *find_line(const char *from, const char *to, const char *dir) {
+    size_t n = strlen(dir);
+    for (const char *p = strchr(from, '\n'); p && p < to; p = strchr(p + 1, '\n'))
+        if (strncmp(p + 1, dir, n) == 0) return p + 1;
+    return NULL;
+}
+
+/* s with [from, to) replaced by text. */
+static char *splice(Arena *ar, const char *s, const char *from, const char *to,
+                    const char *text) {
+    size_t head = (size_t)(from - s), tail = strlen(to), n = strlen(text);
+    char *out = ar_alloc(ar, head + n + tail + 1);
+    memcpy(out, s, head);
+    memcpy(out + head, text, n);
+    memcpy(out + head + n, to, tail + 1);
+    return out;
+}
+
+char *lw_ptx_set_maxnreg(Arena *ar, const char *ptx, const char *name, int n) {
+    const char *body;
+    const char *head = entry_head(ptx, name, &body);
+    if (!head) return NULL;
+    const char *old = find_line(head, body, ".maxnreg ");
+    char *out = old ? splice(ar, ptx, old, strchr(old, '\n') + 1, "") : (char *)ptx;
+    if (n <= 0) return out == ptx ? ar_strndup(ar, ptx, strlen(ptx)) : out;
+    /* after .reqntid, else right before the body */
+    head = entry_head(out, name, &body);
+    const char *at = find_line(head, body, ".reqntid ");
+    at = at ? strchr(at, '\n') + 1 : body + 1;
+    char line[32];
+    snprintf(line, sizeof line, ".maxnreg %d\n", n);
+    return splice(ar, out, at, at, line);
+}
+
+static const LwStats *stats_of(const LwStats *st, int n, const char *entry) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(st[i].entry, entry) == 0) return &st[i];
+    return NULL;
+}
+
+/* The cap entry e should get (0: none): e is a less specialized entry of
+ * a memory pass that fits fewer programs per SM than `first`, the first
+ * entry of its configuration, and a cap below ptxas's choice fits as many. */
+static int cap_for(LwSm sm, const LwEntry *e, const LwEntry *first, const LwStats *st, int n) {
+    if (e == first || !e->memory_pass || !first->memory_pass) return 0;
+    const LwStats *se = stats_of(st, n, e->name), *sf = stats_of(st, n, first->name);
+    if (!se || !sf) return 0;
+    int threads = 32 * e->warps;
+    int want = lw_sm_programs(sm, sf->registers, threads, first->shared_bytes);
+    if (lw_sm_programs(sm, se->registers, threads, e->shared_bytes) >= want) return 0;
+    int cap = lw_register_cap(sm, threads, e->shared_bytes, want);
+    return cap && cap < se->registers ? cap : 0;
+}
+
+int lw_cap_registers(Arena *ar, Diag *dg, LwOutput *lw, const char *arch, char **cubin,
+                     size_t *cubin_len, LwStats **stats, int *nstats) {
+    LwSm sm = lw_arch_sm(arch);
+    char *ptx = lw->ptx;
+    int capped = 0;
+    for (int e = 0, first = 0; e < lw->nentries; e++) {
+        LwEntry *en = &lw->entries[e];
+        if (en->config != lw->entries[first].config) first = e;
+        int cap = cap_for(sm, en, &lw->entries[first], *stats, *nstats);
+        char *p = cap ? lw_ptx_set_maxnreg(ar, ptx, en->name, cap) : NULL;
+        if (!p) continue;
+        ptx = p;
+        en->reg_natural = stats_of(*stats, *nstats, en->name)->registers;
+        en->reg_cap = cap;
+        capped++;
+    }
+    if (!capped) return 0;
+    if (lw_ptxas(ar, dg, ptx, arch, cubin, cubin_len, stats, nstats) != 0) return -1;
+    int dropped = 0;
+    for (int e = 0; e < lw->nentries; e++) {
+        LwEntry *en = &lw->entries[e];
+        const LwStats *s = en->reg_cap ? stats_of(*stats, *nstats, en->name) : NULL;
+        if (!s || (!s->spill_stores && !s->spill_loads)) continue;
+        ptx = lw_ptx_set_maxnreg(ar, ptx, en->name, 0);
+        en->reg_cap = en->reg_natural = 0;
+        dropped++;
+    }
+    if (dropped && lw_ptxas(ar, dg, ptx, arch, cubin, cubin_len, stats, nstats) != 0) return -1;
+    lw->ptx = ptx;
+    lw->ptx_len = strlen(ptx);
+    return 0;
+}
