@@ -839,10 +839,11 @@ def _shape_pair(family, shape, base, per, work, tile_fn, triton_fn, ref, tol, ou
     records the point: `base` names the aligned neighbour, `per` the work
     units (elements, FLOPs) for comparing shapes. torch_fn (eager PyTorch,
     the same function however many kernels it takes) returns its result;
-    the others write `out`. Each system is timed SHAPE_ROUNDS times,
-    Triton, Tile, PyTorch in turn, and its best median counts: kernels of
-    10 us moved by up to 8% between one timing and the next (session 21),
-    whichever system ran first."""
+    the others write `out`. Each system is timed SHAPE_ROUNDS times, in
+    turn, each round starting with the next system (Triton, Tile,
+    PyTorch; Tile, PyTorch, Triton; ...), and its best median counts:
+    kernels of 10 us moved by up to 8% between one timing and the next
+    (session 21), whichever system ran first."""
     n0 = len(ROWS)
     runs = [("triton", triton_fn, out), ("tile", tile_fn, out)]
     if torch_fn:
@@ -853,8 +854,8 @@ def _shape_pair(family, shape, base, per, work, tile_fn, triton_fn, ref, tol, ou
             checks[system] = checked(work, system, fn, ref, tol, dst)
         except Exception as e:  # noqa: BLE001
             fail(f"{work} / {system}", f"{type(e).__name__}: {e}")
-    for _ in range(SHAPE_ROUNDS):
-        for system, fn, _dst in runs:
+    for r in range(SHAPE_ROUNDS):
+        for system, fn, _dst in runs[r % len(runs):] + runs[:r % len(runs)]:
             if system in checks:
                 ms = bench(fn)
                 best[system] = ms if system not in best else min(best[system], ms)

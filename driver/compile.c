@@ -78,12 +78,13 @@ int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
                     .fp_contract_off = o->fp_contract_off};
     if (lw_compile(ar, dg, m, &lo, &out->lw) != 0) return -1;
     int cubin = (o->want & TC_CUBIN) != 0;
-    if ((cubin || (o->want & TC_STATS)) &&
-        (lw_ptxas(ar, dg, out->lw.ptx, o->arch, cubin ? &out->cubin : NULL, &out->cubin_len,
-                  &out->stats, &out->nstats) != 0 ||
-         lw_cap_registers(ar, dg, &out->lw, o->arch, cubin ? &out->cubin : NULL,
-                          &out->cubin_len, &out->stats, &out->nstats) != 0))
-        return -1;
+    if (cubin || (o->want & TC_STATS)) {
+        if (lw_ptxas(ar, dg, out->lw.ptx, o->arch, cubin ? &out->cubin : NULL,
+                     &out->cubin_len, &out->stats, &out->nstats) != 0)
+            return -1;
+        lw_cap_registers(ar, &out->lw, o->arch, cubin ? &out->cubin : NULL, &out->cubin_len,
+                         &out->stats, &out->nstats);
+    }
     if ((o->want & TC_BUNDLE) && make_bundle(ar, dg, o, out) != 0) return -1;
     return 0;
 }

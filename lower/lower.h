@@ -183,9 +183,9 @@ int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
  * pass that fits fewer programs per SM than its configuration's first
  * entry the register cap that fits as many (regcap.c), runs ptxas again
  * and drops the caps of entries that then spill. Updates lw's PTX and
- * entries, the cubin (when not NULL) and the stats. Returns 0, or -1 when
- * ptxas fails (reported through dg). */
-int lw_cap_registers(Arena *ar, Diag *dg, LwOutput *lw, const char *arch, char **cubin,
-                     size_t *cubin_len, LwStats **stats, int *nstats);
+ * entries, the cubin (when not NULL) and the stats. A run with caps that
+ * fails (quietly) leaves the first run's results, uncapped. */
+void lw_cap_registers(Arena *ar, LwOutput *lw, const char *arch, char **cubin,
+                      size_t *cubin_len, LwStats **stats, int *nstats);
 
 #endif

@@ -16,7 +16,8 @@
  * a memory pass that fits fewer programs per SM than the first entry of
  * its configuration gets `.maxnreg`: the most registers at which as many
  * fit. ptxas runs again; an entry that then spills loses its cap (and
- * ptxas runs once more). The model of an SM (lw_sm_programs) counts
+ * ptxas runs once more); should a run with caps fail, the first run's
+ * result stands, uncapped. The model of an SM (lw_sm_programs) counts
  * registers, warps, programs and shared memory, as the CUDA occupancy
  * calculator does. Without ptxas (`--emit=ptx` alone, a machine without
  * the toolkit) there is no report and nothing is capped.
@@ -114,8 +115,13 @@ static int cap_for(LwSm sm, const LwEntry *e, const LwEntry *first, const LwStat
     return cap && cap < se->registers ? cap : 0;
 }
 
-int lw_cap_registers(Arena *ar, Diag *dg, LwOutput *lw, const char *arch, char **cubin,
-                     size_t *cubin_len, LwStats **stats, int *nstats) {
+/* Drops every cap of lw's entries. */
+static void clear_caps(LwOutput *lw) {
+    for (int e = 0; e < lw->nentries; e++) lw->entries[e].reg_cap = lw->entries[e].reg_natural = 0;
+}
+
+void lw_cap_registers(Arena *ar, LwOutput *lw, const char *arch, char **cubin,
+                      size_t *cubin_len, LwStats **stats, int *nstats) {
     LwSm sm = lw_arch_sm(arch);
     char *ptx = lw->ptx;
     int capped = 0;
@@ -130,10 +136,15 @@ int lw_cap_registers(Arena *ar, Diag *dg, LwOutput *lw, const char *arch, char *
         en->reg_cap = cap;
         capped++;
     }
-    if (!capped) return 0;
-    if (lw_ptxas(ar, dg, ptx, arch, cubin, cubin_len, stats, nstats) != 0) return -1;
+    if (!capped) return;
+    char *cubin0 = cubin ? *cubin : NULL;
+    size_t len0 = cubin_len ? *cubin_len : 0;
+    LwStats *stats0 = *stats;
+    int nstats0 = *nstats;
+    Diag *quiet = dg_new(ar, NULL, 0);
+    int rc = lw_ptxas(ar, quiet, ptx, arch, cubin, cubin_len, stats, nstats);
     int dropped = 0;
-    for (int e = 0; e < lw->nentries; e++) {
+    for (int e = 0; rc == 0 && e < lw->nentries; e++) {
         LwEntry *en = &lw->entries[e];
         const LwStats *s = en->reg_cap ? stats_of(*stats, *nstats, en->name) : NULL;
         if (!s || (!s->spill_stores && !s->spill_loads)) continue;
@@ -141,8 +152,16 @@ int lw_cap_registers(Arena *ar, Diag *dg, LwOutput *lw, const char *arch, char *
         en->reg_cap = en->reg_natural = 0;
         dropped++;
     }
-    if (dropped && lw_ptxas(ar, dg, ptx, arch, cubin, cubin_len, stats, nstats) != 0) return -1;
+    if (rc == 0 && dropped) rc = lw_ptxas(ar, quiet, ptx, arch, cubin, cubin_len, stats, nstats);
+    dg_free(quiet);
+    if (rc != 0) {   /* keep what the first run gave */
+        if (cubin) *cubin = cubin0;
+        if (cubin_len) *cubin_len = len0;
+        *stats = stats0;
+        *nstats = nstats0;
+        clear_caps(lw);
+        return;
+    }
     lw->ptx = ptx;
     lw->ptx_len = strlen(ptx);
-    return 0;
 }
