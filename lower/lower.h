@@ -116,7 +116,7 @@ typedef struct LwEntry {
     int memory_pass;         /* no product and no cp.async ring: its speed
                                 follows the programs in flight (regcap.c) */
     int reg_cap;             /* .maxnreg given after ptxas's first report
-                                (regcap.c), 0: none; */
+                                (regcap.c); 0: none */
     int reg_natural;         /* then the registers ptxas had chosen */
     int l1_programs;         /* programs per SM to carve shared memory out
                                 for, the rest staying L1 (the bundle's
