@@ -633,13 +633,16 @@ def timed_flops(work, system, fn, ref, tol, flops, out=None, note=""):
     """timed() with TFLOP/s instead of GB/s (in the note, and in the row)."""
     try:
         ok, err = checked(work, system, fn, ref, tol, out)
-        ms = bench(fn)
-        tf = flops / ms / 1e9
-        row(work, system, ms, None, note=f"{tf:.0f} TFLOP/s; " + (note + "; " if note else "")
-            + err, ok=ok)
-        ROWS[-1]["tflops"] = tf
+        row_flops(work, system, bench(fn), flops, (note + "; " if note else "") + err, ok)
     except Exception as e:  # noqa: BLE001
         fail(f"{work} / {system}", f"{type(e).__name__}: {e}")
+
+
+def row_flops(work, system, ms, flops, note, ok):
+    """row() of a product: TFLOP/s in the note and in the row."""
+    tf = flops / ms / 1e9
+    row(work, system, ms, None, note=f"{tf:.0f} TFLOP/s; " + note, ok=ok)
+    ROWS[-1]["tflops"] = tf
 
 
 def define_triton_matmul():
@@ -856,17 +859,21 @@ def _shape_pair(family, shape, base, per, work, tile_fn, triton_fn, ref, tol, ou
             fail(f"{work} / {system}", f"{type(e).__name__}: {e}")
     for r in range(SHAPE_ROUNDS):
         for system, fn, _dst in runs[r % len(runs):] + runs[:r % len(runs)]:
-            if system in checks:
+            if system not in checks:
+                continue
+            try:
                 ms = bench(fn)
-                best[system] = ms if system not in best else min(best[system], ms)
+                best[system] = min(best.get(system, ms), ms)
+            except Exception as e:  # noqa: BLE001
+                fail(f"{work} / {system}", f"{type(e).__name__}: {e}")
+                del checks[system]
     for system, _fn, _dst in runs:
         if system not in checks:
             continue
         ok, err = checks[system]
         ms, note = best[system], f"best of {SHAPE_ROUNDS} medians; {err}"
         if flops:
-            row(work, system, ms, None, note=f"{flops / ms / 1e9:.0f} TFLOP/s; " + note, ok=ok)
-            ROWS[-1]["tflops"] = flops / ms / 1e9
+            row_flops(work, system, ms, flops, note, ok)
         else:
             row(work, system, ms, nbytes, note=note, ok=ok)
     got = {r["system"]: r for r in ROWS[n0:] if r["ok"]}
