@@ -1078,6 +1078,32 @@ def _shapes_xent():
         del x, grad, ref
 
 
+def _shapes_lm_head():
+    """x @ W.T over a vocabulary of odd size: only the output's row
+    stride is odd, which the product's loop never reads."""
+    define_triton_matmul()
+    bm, bn, bk, w = configs.SHAPES_MATMUL_TILE
+    M, K, vocabs = configs.SHAPES_LM_HEAD
+    k = tile_kernel(configs.mmlayout_bundle("f16", "nk", bm, bn, bk, w), "matmul_bt")
+    for N in vocabs:
+        x = torch.rand(M, K, device="cuda", dtype=torch.float16) * 2 - 1
+        wt = torch.rand(N, K, device="cuda", dtype=torch.float16) * 2 - 1
+        out = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
+        flops = 2 * M * N * K
+        shape = f"{M}x{K}x{N}"
+        _shape_pair("lm_head f16", shape, f"{M}x{K}x{vocabs[-1]}", flops,
+                    f"shapes lm_head {shape}",
+                    k.bind([ptr(addr(out)), ptr(addr(x)), ptr(addr(wt)), i64(M), i64(N), i64(K),
+                            i64(K), i64(K), i64(N)], stream()),
+                    lambda: tr_matmul[grid](out, x, wt, x, M, N, K, K, 1, 1, K, N, BM=bm, BN=bn,
+                                            BK=bk, GROUP=8, EPI=False, num_warps=w,
+                                            num_stages=3),
+                    x.double() @ wt.double().T, TOL["float16"], out, flops=flops,
+                    torch_fn=lambda: torch.nn.functional.linear(x, wt))
+        del x, wt, out
+
+
 def _shapes_attention():
     from torch.nn.attention import SDPBackend, sdpa_kernel
     define_triton_attention()
@@ -1139,7 +1165,7 @@ def step_shapes():
     """Issue 13's sweep: every workload at ragged sizes beside Triton in
     the same configuration (configs.SHAPES_*); a ratio table and chart."""
     for part in (_shapes_1d, _shapes_softmax, _shapes_layernorm, _shapes_xent,
-                 _shapes_transpose, _shapes_matmul, _shapes_attention):
+                 _shapes_transpose, _shapes_matmul, _shapes_lm_head, _shapes_attention):
         if ARGS.shapes and part.__name__[len("_shapes_"):] not in ARGS.shapes.split(","):
             continue
         try:

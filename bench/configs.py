@@ -145,6 +145,11 @@ SHAPES_ROW_COUNTS = (1000, 1008, 4097)  # ...and other row counts at cols 4096
 SHAPES_TRANSPOSE = 8192
 SHAPES_MATMUL = 4096                   # n^3 around it, then M alone (N = K = n)
 SHAPES_MATMUL_TILE = MATMUL_TILES[0]
+# a language model's head, x @ W.T with W [vocab, hidden] as nn.Linear
+# keeps it (bench/kernels/matmul_bt.tile): tokens, hidden, then GPT-2's
+# vocabulary of 50257 words beside the 50304 that nanoGPT pads it to (the
+# aligned neighbour), in SHAPES_MATMUL_TILE
+SHAPES_LM_HEAD = (4096, 768, (50257, 50304))
 SHAPES_ATTENTION_S = (1000, 1008, 1023, 1024, 2000, 2048, 4095, 4096)
 SHAPES_ATTENTION_TILE = (128, 64, 8)   # BM, BN, warps (D=64, not causal)
 # cross-entropy (examples/cross_entropy.tile, one program per row walking

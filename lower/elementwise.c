@@ -476,6 +476,28 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     }
 }
 
+/* f32 lo and hi to f16 or bf16 (rk) in one cvt.rn.{f16,bf16}x2.f32.
+ * LLVM's NVPTX back end forms that instruction only where the two
+ * results go on packed (a vector store); a tile's registers stored one
+ * at a time got one cvt each, and ptxas 13.0, finding an accumulator
+ * register of wgmma read alone by a conversion, serializes every wgmma
+ * of the kernel (ptxas's C7514 note): the l16 variant of an x @ W.T
+ * whose output row stride is odd (plan/guard.c) ran its loop that way.
+ * Pairs: half the conversions, and no such note. */
+static void lw_narrow_pair(LwFn *f, ScalarKind rk, LLVMValueRef lo, LLVMValueRef hi,
+                           LLVMValueRef out[2]) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMValueRef args[2] = {hi, lo};   /* d.hi = cvt($1), d.lo = cvt($2) */
+    LLVMValueRef w = lw_asm(c, c->i32, rk == SK_F16 ? "cvt.rn.f16x2.f32 $0, $1, $2;"
+                                                    : "cvt.rn.bf16x2.f32 $0, $1, $2;",
+                            "=r,f,f", args, 2, LW_ASM_NONE);
+    LLVMTypeRef t = lw_type(c, rk);
+    out[0] = LLVMBuildBitCast(b, LLVMBuildTrunc(b, w, c->i16, ""), t, "");
+    out[1] = LLVMBuildBitCast(b, LLVMBuildTrunc(b, LLVMBuildLShr(b, w, lw_u32(c, 16), ""),
+                                                c->i16, ""), t, "");
+}
+
 void lw_elementwise(LwFn *f, const IrOp *op) {
     const IrValue *res = op->res[0];
     const Layout *l = res->layout;
@@ -488,14 +510,21 @@ void lw_elementwise(LwFn *f, const IrOp *op) {
     ScalarKind k = (ScalarKind)op->args[ki]->ty.k;
     LwVal out = lw_new_val(f, lw_nregs(res));
     uint32_t same = ly_repeated_regs(f->ly, res);
+    ScalarKind rk = (ScalarKind)res->ty.k;
+    int narrow = op->op == IR_CAST && k == SK_F32 && (rk == SK_F16 || rk == SK_BF16);
     for (int r = 0; r < out.n; r++) {
         if ((uint32_t)r & same) {
             out.r[r] = out.r[(uint32_t)r & ~same];
             continue;
         }
+        if (narrow && r % 2 == 0 && r + 1 < out.n && !((uint32_t)(r + 1) & same)) {
+            lw_narrow_pair(f, rk, in[0].r[r], in[0].r[r + 1], &out.r[r]);
+            r++;
+            continue;
+        }
         LLVMValueRef x[3];
         for (int i = 0; i < op->nargs && i < 3; i++) x[i] = in[i].r[r];
-        out.r[r] = lw_scalar(f, op, k, (ScalarKind)res->ty.k, x);
+        out.r[r] = lw_scalar(f, op, k, rk, x);
     }
     lw_set(f, res, out);
 }

@@ -4,16 +4,18 @@
  * report).
  *
  * One call compiles a whole module: every kernel configuration, each in
- * two specialization variants (LANGUAGE.md, runtime contract), into ONE
+ * its specialization variants (plan/guard.c), into ONE
  * LLVM module and so one PTX text in which each (configuration, variant)
  * is its own `.entry`. Entry names are
  *
  *     KERNEL__cCONFIG__VARIANT        e.g. softmax__c3__a16, vadd__c0__g
  *
  * with CONFIG the configuration's index in the kernel's list
- * (IrKernel.config_index) and VARIANT `g` (generic: assumes nothing) or
- * `a16` (every pointer parameter 16-byte aligned, every integer parameter
- * without @nospecialize divisible by 16).
+ * (IrKernel.config_index) and VARIANT `g` (generic: assumes nothing),
+ * `a16` (planned with every pointer parameter 16-byte aligned and every
+ * integer parameter without @nospecialize divisible by 16, keeping the
+ * facts its plan needs) or one of plan/guard.c's others (u1..u4, l16,
+ * p16).
  *
  * Parameters of an entry are the kernel's runtime parameters in order:
  * pointers as global pointers (8 bytes), integers and floats at their

@@ -45,6 +45,14 @@
  *        (a group with neither stride 1) go on to a16.
  *   a16  every fact, minimized; not built when its plan is the generic
  *        one (nothing to gain: one variant fewer to compile and load).
+ *   l16  the loops' facts: a16's less every fact whose removal leaves
+ *        each loop's plan as a16's (what only code run once per program
+ *        needs: an epilogue's store, a prologue's load), minimized; built
+ *        when that drops an integer's fact (a pointer's alone is seldom
+ *        broken: not worth an entry) and its loops differ from g's. An odd
+ *        output width (a language model's 50257-word vocabulary) then
+ *        costs the epilogue its vector stores, not the product its
+ *        pipeline. Before p16 when it keeps an integer fact, else after.
  *   p16  pointers only, minimized; built when a16 keeps an integer fact
  *        and pointers alone still make some access wider than the
  *        generic variant's, or pipeline a load it does not (aligned
@@ -168,6 +176,40 @@ const IrOp *ly_plans_differ(const IrKernel *a, const LyResult *ra,
     return access ? access : op;
 }
 
+/* The n-th outermost loop of b in walk order (*n counts down; loops
+ * inside an `if` count), or NULL. Layout assignment adds no loop, so the
+ * n-th ones of two plans are the same source loop. */
+static const IrOp *nth_loop(const IrBlock *b, int *n) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        if (op->op == IR_FOR || op->op == IR_WHILE) {
+            if ((*n)-- == 0) return op;
+            continue;
+        }
+        for (int r = 0; r < op->nregions; r++) {
+            const IrOp *x = nth_loop(op->regions[r], n);
+            if (x) return x;
+        }
+    }
+    return NULL;
+}
+
+/* Where the plans of a and b differ inside a loop (the loop op itself:
+ * its carried values' layouts), or NULL: the code that runs once per
+ * program may differ. */
+static const IrOp *loops_differ(const IrKernel *a, const LyResult *ra, const IrKernel *b,
+                                const LyResult *rb) {
+    for (int i = 0;; i++) {
+        int m = i, n = i;
+        const IrOp *x = nth_loop(a->body, &m), *y = nth_loop(b->body, &n);
+        if (!x || !y) return x ? x : y;
+        if (op_differs(x, ra, y, rb)) return x;
+        for (int r = 0; r < x->nregions; r++) {
+            const IrOp *d = block_differs(x->regions[r], ra, y->regions[r], rb, x);
+            if (d) return d;
+        }
+    }
+}
+
 /* ------------------------------------------------------- minimal guards */
 
 /* Plans v's kernel with parameter i's fact at `log2`; adopts that plan
@@ -201,6 +243,38 @@ static void minimize(Arena *ar, const IrKernel *k, int wgmma, LyVariant *v) {
                 continue;
             for (int l = top - 1; l > 0 && try_fact(ar, k, wgmma, v, i, l, NULL); l--) {}
         }
+}
+
+/* The l16 variant from a (a16, minimized) into *out: each fact of a,
+ * integers first, dropped or else weakened as far as every loop's plan
+ * stays a's; then minimized for its own guard. Returns 0 (out unset)
+ * when the kernel has no loop, no integer's fact goes, or its loops plan
+ * as g's. */
+static int loop_variant(Arena *ar, const IrKernel *k, int wgmma, const LyVariant *a,
+                        const LyVariant *g, LyVariant *out) {
+    int first = 0;
+    if (!nth_loop(a->k->body, &first)) return 0;
+    LyVariant v = *a;
+    int dropped = 0;
+    for (int pointers = 0; pointers < 2; pointers++)
+        for (int i = 0; i < k->nparams; i++) {
+            int top = ly_fact_raw(&v.facts, i);
+            if (top == 0 || top == LY_FACT_ONE || (k->params[i].ty.k == SK_PTR) != pointers)
+                continue;
+            for (int l = 0; l < top; l++) {
+                LyFacts f = copy_facts(ar, &v.facts);
+                f.log2[i] = (uint8_t)l;
+                LyVariant t = plan_under(ar, k, f, wgmma, "l16");
+                if (loops_differ(v.k, v.ly, t.k, t.ly)) continue;
+                v = t;
+                dropped |= !pointers;
+                break;
+            }
+        }
+    if (!dropped || !loops_differ(v.k, v.ly, g->k, g->ly)) return 0;
+    minimize(ar, k, wgmma, &v);
+    *out = v;
+    return 1;
 }
 
 /* --------------------------------------------------------- unit strides */
@@ -372,19 +446,25 @@ int ly_plan_variants(Arena *ar, const IrKernel *k, int wgmma,
     int n = unit_variants(ar, k, wgmma, &a.facts, &a, out);
     if (ly_plans_differ(a.k, a.ly, g.k, g.ly)) {
         minimize(ar, k, wgmma, &a);
+        LyVariant l, p;
+        int has_l = loop_variant(ar, k, wgmma, &a, &g, &l), has_p = 0;
         if (has_int_fact(k, &a.facts)) {
-            LyVariant p = plan_under(ar, k, ly_facts_full(ar, k, 0), wgmma, "p16");
+            p = plan_under(ar, k, ly_facts_full(ar, k, 0), wgmma, "p16");
             if (!ly_plans_differ(p.k, p.ly, a.k, a.ly)) {
                 p.tag = "a16";
                 minimize(ar, k, wgmma, &p);
                 a = p;
+                has_l = 0;     /* a needs no integer: l16 has nothing to drop */
             } else if (pair_accesses(p.k, p.ly, g.k, g.ly, access_wider)) {
                 minimize(ar, k, wgmma, &p);
-                out[n++] = a;
-                a = p;
+                has_p = 1;
             }
         }
+        int l_first = has_l && has_int_fact(k, &l.facts);
         out[n++] = a;
+        if (l_first) out[n++] = l;
+        if (has_p) out[n++] = p;
+        if (has_l && !l_first && !(has_p && same_facts(&l.facts, &p.facts))) out[n++] = l;
     }
     g.needed_by = NULL;
     out[n++] = g;

@@ -704,7 +704,7 @@ uint32_t ly_repeated_regs(const LyResult *r, const IrValue *v);
  * (NULL: none); its own copy of the kernel with layouts, and the result
  * of layout assignment. */
 typedef struct LyVariant {
-    const char *tag;     /* "u1".."u4", "a16", "p16", "g": the entry
+    const char *tag;     /* "u1".."u4", "a16", "l16", "p16", "g": the entry
                             name's suffix */
     LyFacts facts;
     const IrOp **needed_by;
@@ -712,8 +712,8 @@ typedef struct LyVariant {
     LyResult *ly;
 } LyVariant;
 
-/* At most LY_MAX_UNIT unit-stride variants, then a16, p16 and g. */
-enum { LY_MAX_UNIT = 4, LY_MAX_VARIANTS = LY_MAX_UNIT + 3 };
+/* At most LY_MAX_UNIT unit-stride variants, then a16, l16, p16 and g. */
+enum { LY_MAX_UNIT = 4, LY_MAX_VARIANTS = LY_MAX_UNIT + 4 };
 
 /* The variants of configuration `k` (left unchanged), most specialized
  * first, the generic one last; at most LY_MAX_VARIANTS. Returns how

@@ -240,6 +240,9 @@ MOV_ID = re.compile(r"mov\.b(16|32|64) \$0, \$1;$")
 CVT_F8 = re.compile(r"cvt\.rn\.(satfinite\.(e4m3|e5m2)x2\.f32 \$0, \$1, \$2|"
                     r"f16x2\.(e4m3|e5m2)x2 \$0, \$1);$")
 MOV_CONS = {"16": ("=h,h", "i16"), "32": ("=r,r", "i32"), "64": ("=l,l", "i64")}
+# tilec's f32 pairs to f16 or bf16 (lower/elementwise.c lw_narrow_pair,
+# =r,f,f): d's high half is $1 rounded, its low half $2, as fptrunc does
+CVT_X2 = re.compile(r"cvt\.rn\.(f16|bf16)x2\.f32 \$0, \$1, \$2;$")
 
 
 WAIT_GROUP = re.compile(r"wgmma\.wait_group\.sync\.aligned (\d+);$")
@@ -451,6 +454,21 @@ def lower_asm(text):
                     defs.extend(["define internal i32 %s(i16 %%a0) {" % names[key],
                                  "  %%r = call i32 @ws_cvt_f16x2_f8x2(i32 %d, i16 %%a0)" % e5,
                                  "  ret i32 %r", "}"])
+            return names[key]
+        x2 = CVT_X2.match(asm.strip())
+        if x2 and cons == "=r,f,f" and m.group(1) == "i32":
+            key = (asm, cons)
+            if key not in names:
+                names[key] = "@sim_asm_%d" % len(names)
+                t = "half" if x2.group(1) == "f16" else "bfloat"
+                defs.extend(["define internal i32 %s(float %%a0, float %%a1) {" % names[key],
+                             "  %%h = fptrunc float %%a0 to %s" % t,
+                             "  %%l = fptrunc float %%a1 to %s" % t,
+                             "  %%hb = bitcast %s %%h to i16" % t,
+                             "  %%lb = bitcast %s %%l to i16" % t,
+                             "  %hw = zext i16 %hb to i32", "  %lw = zext i16 %lb to i32",
+                             "  %up = shl i32 %hw, 16", "  %r = or i32 %up, %lw",
+                             "  ret i32 %r", "}"])
             return names[key]
         mov = MOV64.match(asm)
         if mov and cons == "=l,r,r" and m.group(1) == "i64":
