@@ -14,6 +14,9 @@ import triton.language as tl
 B.torch, B.triton, B.tl = torch, triton, tl
 B.define_triton_matmul()
 D = sys.argv[1]
+# bundle sets, TAG=SUBDIR of D each (run 2: before=old l16=bench "l16 pred"=pred)
+SETS = [a.split("=", 1) for a in sys.argv[2:]] or [("before", "old"), ("l16", "bench"),
+                                                   ("l16 pred", "pred")]
 lib = Libtile(os.path.join(D, "libtile.so")); lib.init()
 st = lambda: torch.cuda.current_stream().cuda_stream
 rows = []
@@ -35,8 +38,7 @@ for t, tiles in TILES.items():
             args = [ptr(out.data_ptr()), ptr(x.data_ptr()), ptr(w.data_ptr()), i64(M), i64(N), i64(K),
                     i64(K), i64(K), i64(N)]
             fns = {tag: lib.kernel(os.path.join(D, sub, name + ".tlb"), "matmul_bt").bind(args, st())
-                   for tag, sub in (("before", "old"), ("l16", "bench"), ("l16 pred", "pred"))
-                   if os.path.exists(os.path.join(D, sub, name + ".tlb"))}
+                   for tag, sub in SETS if os.path.exists(os.path.join(D, sub, name + ".tlb"))}
             grid = (triton.cdiv(M, bm) * triton.cdiv(N, bn),)
             fns["triton"] = (lambda bm=bm, bn=bn, bk=bk, nw=nw, grid=grid: B.tr_matmul[grid](
                 out, x, w, x, M, N, K, K, 1, 1, K, N, BM=bm, BN=bn, BK=bk, GROUP=8, EPI=False,
@@ -51,12 +53,16 @@ for t, tiles in TILES.items():
                         err[tag] = ((out.double() - ref).abs().max() / ref.abs().max()).item()
                     ms = do_bench(f, warmup=25, rep=100, return_mode="median")
                     best[tag] = min(best.get(tag, ms), ms)
+            tags = [tag for tag, _ in SETS] + ["triton", "cublas"]
             cells = " | ".join(f"{best[k] * 1e3:.1f} ({flops / best[k] / 1e9:.0f}){'' if err[k] < tol else ' BAD %.1e' % err[k]}"
-                               for k in ("before", "l16", "l16 pred", "triton", "cublas") if k in best)
-            line = f"| {t} {M}x{K}x{N} | {bm}x{bn}x{bk} w{nw} | {cells} | {best['before'] / best['l16']:.2f} | {best['triton'] / best['l16']:.3f} |"
+                               for k in tags if k in best)
+            a, b = tags[0], tags[1]
+            line = f"| {t} {M}x{K}x{N} | {bm}x{bn}x{bk} w{nw} | {cells} | {best[a] / best[b]:.2f} | {best['triton'] / best[b]:.3f} |"
             rows.append(line); print(line, flush=True)
         del x, w, out, ref
         torch.cuda.empty_cache()
-print("\n| shape M x K x N | tile | before µs (TFLOP/s) | l16 | l16, predicated stores (experiment) | Triton | cuBLAS (torch.matmul(x, w.T)) | before ÷ l16 | Tile ÷ Triton speed |")
-print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+names = [tag for tag, _ in SETS]
+print("\n| shape M x K x N | tile | " + " | ".join(f"{n} µs (TFLOP/s)" for n in names)
+      + f" | Triton | cuBLAS (torch.matmul(x, w.T)) | {names[0]} ÷ {names[1]} | {names[1]} ÷ Triton speed |")
+print("| --- | --- |" + " ---: |" * (len(names) + 4))
 print("\n".join(rows))
