@@ -524,6 +524,17 @@ int ly_cse(Arena *ar, IrKernel *k);
  * becomes a load of the transposed pointers, the product's operand
  * itself. Returns the number of loads rewritten. */
 int ly_fold_trans(Arena *ar, IrKernel *k);
+/* TF32 products whose B runs along N, computed transposed (swap_dot.c,
+ * run by ly_assign_kernel for wgmma targets after axis analysis, which
+ * it reads): `acc = dot(a, b, acc)` in a `for` loop becomes
+ * `accᵀ = dot(bᵀ, aᵀ, accᵀ)`, the dot marked in iattr[3]. Returns the
+ * number of products rewritten. */
+int ly_swap_dots(Arena *ar, IrKernel *k, const AxTable *ax);
+/* The longest run of elements along dim that memory op `op` (a load,
+ * store or atomic) can access at once by the axis info alone (layout
+ * assignment's): consecutive addresses, aligned to the run, one mask
+ * value; at least 1. */
+int64_t ly_access_run(const AxTable *ax, const IrOp *op, int dim);
 /* Products of f8 operands that wgmma does not take as f16 products
  * (widen_f8.c, run after ly_fold_trans): misfit(cx, dot) gives the
  * LyWgmmaMisfit reason for a dot of f8 operands, LY_WG_FITS to keep them;

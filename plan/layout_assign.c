@@ -252,7 +252,7 @@ static int chained_dot(LaCtx *c, IrOp *const *dots, int n, const IrOp *d) {
  * addresses (contiguity), aligned to the run (divisibility), one mask
  * value (constancy); at least 1. ly_mem_vec bounds it further by the
  * layout and 16 bytes. */
-static int64_t ax_run(const AxTable *ax, const IrOp *op, int dim) {
+int64_t ly_access_run(const AxTable *ax, const IrOp *op, int dim) {
     const IrValue *p = op->args[0];
     int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
     int mask = -1;
@@ -344,11 +344,11 @@ static int mn_major(LaCtx *c, const IrOp *op, int i) {
 }
 
 /* Operand i of dot `op` is loaded along M or N (mn_major) in runs
- * narrower than 16 bytes under the variant's facts (ax_run: the generic
+ * narrower than 16 bytes under the variant's facts (ly_access_run: the generic
  * variant of a ragged product). */
 static int narrow_mn(LaCtx *c, const IrOp *op, int i) {
     const IrOp *ld = op->args[i]->def;
-    return ax_run(c->ax, ld, i == 0 ? 0 : 1) * ty_bytes((ScalarKind)ld->res[0]->ty.k) < 16;
+    return ly_access_run(c->ax, ld, i == 0 ? 0 : 1) * ty_bytes((ScalarKind)ld->res[0]->ty.k) < 16;
 }
 
 /* ly_wgmma_misfit after two checks of its own: f8 operands converted to
@@ -747,6 +747,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.ax = ax_analyze(ar, k, f);
     if (ly_widen_f8(ar, k, f8_misfit, &c)) c.ax = ax_analyze(ar, k, f);
     if (ly_realign(ar, k, c.ax, &c.realign)) c.ax = ax_analyze(ar, k, f);
+    if (wgmma && ly_swap_dots(ar, k, c.ax)) c.ax = ax_analyze(ar, k, f);
     find_anchors(&c);
     anchor_dots(&c);
     plan(&c);
@@ -772,7 +773,7 @@ int ly_mem_vec(const LyResult *r, const IrOp *op) {
     if (!is_tile(p) || !p->layout) return 1;
     int dim = ly_fastest_dim(p->layout);
     int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;
-    int64_t vec = min64(ly_vec_width(p->layout, dim), ax_run(r->axis, op, dim));
+    int64_t vec = min64(ly_vec_width(p->layout, dim), ly_access_run(r->axis, op, dim));
     vec = min64(vec, 16 / esize > 1 ? 16 / esize : 1);
     return vec > 1 ? (int)vec : 1;
 }

@@ -520,8 +520,12 @@ const char *ly_wgmma_note(Arena *ar, const LyPlan *p, const IrOp *dot) {
     const LyPipe *q = dot_pipe(p, dot);
     if (!cl || cl->kind != LY_MMA || !cl->wgmma || !ly_wgmma_planned(q, dot)) return NULL;
     const IrOp *ca = dot->args[0]->def, *cb = dot->args[1]->def;
-    const char *a = ly_reg_a(q, ca) ? "its A operand, loaded along M, is read from its ring "
-                                      "into registers"
+    const char *a = ly_reg_a(q, ca) && dot->iattr[3]
+                        ? "its operands are swapped (C^T = B^T A^T: plan/swap_dot.c): B, loaded "
+                          "along N, is read from its ring into registers as wgmma's A, and A, "
+                          "loaded along K, is its K-major B"
+                    : ly_reg_a(q, ca) ? "its A operand, loaded along M, is read from its ring "
+                                        "into registers"
                     : ring_stage(q, ca) ? "its A operand, loaded along M, is moved K-major by "
                                           "the threads each iteration" : NULL;
     const char *b = ring_stage(q, cb) ? "its B operand, loaded along N, is moved K-major by "

@@ -1499,6 +1499,10 @@ class Gen:
         bt = f8 and r.random() < 0.7
         if f8 and r.random() < 0.6:
             bm, warps, bk = r.choice([[64], [16, 64], [128]]), [4], r.choice([[32], [64], [32, 128]])
+        # tf32 with B along N on tiles whose N is at most M, 4 warps: on
+        # sm_90a the product computed transposed (plan/swap_dot.c)
+        if t == 'f32' and not prec and r.random() < 0.5:
+            bm, bn, warps, bk = r.choice([[64], [128], [64, 128]]), [64], [4], r.choice([[32], [16, 32]])
         dims = {'BM': bm, 'BN': bn, 'BK': bk}
         at = 'i32' if t == 'i8' else 'f32'
         k = Kernel(self, name, r, dims, 64)
