@@ -39,7 +39,12 @@
  * With a wgmma group left in flight across iterations (plan `pending`),
  * slot (j + S-1) % S is still read by iteration j-1's group at the top
  * of iteration j: the copy and its commit move after the product's
- * wgmma wait and a second barrier (lw_pipe_late_copy).
+ * wgmma wait and a second barrier (lw_pipe_late_copy). Where only the
+ * threads read the rings (plan `threads_read`: no descriptor does), the
+ * top barrier alone frees that slot: the copy follows the product with
+ * no second barrier (and no fence after the wait), so that the stage
+ * buffers' fence, which waits for every copy the thread has in flight,
+ * comes most of an iteration after it.
  *
  * Stage buffers (plan LyStage): a wgmma operand that is no ring's is
  * stored from its registers, and a tf32 ring read along M or N is moved
@@ -337,7 +342,7 @@ static void copy_next(LwFn *f, struct LwPipe *p);
 /* Whether the iteration's copies follow its product's wgmma wait
  * (lw_pipe_late_copy) rather than the top of the iteration. */
 static int late_copies(const struct LwPipe *p) {
-    return p->plan->nring && p->plan->nwg && p->plan->pending;
+    return p->plan->nring && p->plan->nwg && (p->plan->pending || p->plan->threads_read);
 }
 
 /* The slots are loop-carried (no division by the step or the stages):
@@ -369,8 +374,10 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
         lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
         /* cp.async writes through the generic proxy, wgmma reads through
          * the async one: each thread's landed copies are made visible to
-         * it before the barrier publishes them */
-        if (p->plan->nwg)
+         * it before the barrier publishes them (not needed where only
+         * threads read the rings; and the fence would wait for every copy
+         * in flight) */
+        if (p->plan->nwg && !p->plan->threads_read)
             lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         lw_barrier(f);
         p->top_barrier = 1;
@@ -400,11 +407,15 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
  * (j + S-1) % S = (j-1) % S is read by iteration j-1's group until each
  * warpgroup's wait in iteration j: the copies go after the product's
  * wait, behind a barrier (every warpgroup past it), so that S-1 tiles
- * are in flight as without the pending group. Called by the product. */
+ * are in flight as without the pending group. Where only the threads
+ * read the rings (plan `threads_read`), the top barrier already follows
+ * every read of that slot: the copies go there with no barrier of their
+ * own, after the stage's fence, which would wait for them. Called by the
+ * product. */
 void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
     struct LwPipe *p = f->pipe;
     if (!p || !late_copies(p) || !p->copy_iv || p->plan->wg_dot[0] != dot) return;
-    lw_barrier(f);
+    if (!p->plan->threads_read) lw_barrier(f);
     copy_next(f, p);
 }
 
@@ -589,6 +600,8 @@ void lw_pipe_stage(LwFn *f, const IrOp *op) {
     lw_set(f, op->res[0], (LwVal){0, NULL});   /* read by descriptors */
 }
 
+/* The stage buffers' stores, made visible to wgmma (the fence waits for
+ * the thread's copies in flight too). */
 static void publish_stages(LwFn *f, struct LwPipe *p) {
     if (p->staged != 1) return;
     lw_call_intr(f->c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);

@@ -71,20 +71,13 @@ typedef struct Cr {
 
 /* ----------------------------------------------------------- the shape */
 
-static void count_uses(int *uses, const IrBlock *b) {
-    for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nargs; i++) uses[op->args[i]->id]++;
-        for (int r = 0; r < op->nregions; r++) count_uses(uses, op->regions[r]);
-    }
-}
-
 static void recount(Cr *c) {
     if (c->nuses < c->k->nvalues + 1) {
         c->nuses = c->k->nvalues + 1;
         c->uses = ar_alloc(c->ar, sizeof(int) * (size_t)c->nuses);
     }
     memset(c->uses, 0, sizeof(int) * (size_t)c->nuses);
-    count_uses(c->uses, c->k->body);
+    ir_count_uses(c->uses, c->k->body);
 }
 
 /* The element-wise op that combines partial results of reduction kind

@@ -27,14 +27,6 @@
  */
 #include "plan/layout.h"
 
-#include <string.h>
-
-static void count_uses(int *uses, const IrBlock *b) {
-    for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nargs; i++) uses[op->args[i]->id]++;
-        for (int r = 0; r < op->nregions; r++) count_uses(uses, op->regions[r]);
-    }
-}
 
 /* Every read of v in b is a product's operand (A or B), and there is one. */
 static int read_by_products(const IrBlock *b, const IrValue *v, int uses) {
@@ -44,14 +36,13 @@ static int read_by_products(const IrBlock *b, const IrValue *v, int uses) {
     return n > 0 && n == uses;
 }
 
-/* The permute `perm` of tile v, linked into v's reader's block right
- * before `at`. */
-static IrValue *permuted(Arena *ar, IrKernel *k, IrValue *v, const IrOp *perm, IrOp *at) {
+IrValue *ly_permute_tile(Arena *ar, IrKernel *k, IrValue *v, const int64_t *perm,
+                        IrBlock *blk, IrOp *pos, Loc loc) {
     Type t = v->ty;
-    for (int d = 0; d < t.rank; d++) t.dim[d] = v->ty.dim[perm->iattr[d]];
-    IrOp *op = ir_detached(ar, k, IR_PERMUTE, t, 1, &v, perm->loc);
-    for (int d = 0; d < t.rank; d++) op->iattr[d] = perm->iattr[d];
-    ir_insert_after(op, at->parent, at->prev);
+    for (int d = 0; d < t.rank; d++) t.dim[d] = v->ty.dim[perm[d]];
+    IrOp *op = ir_detached(ar, k, IR_PERMUTE, t, 1, &v, loc);
+    for (int d = 0; d < t.rank; d++) op->iattr[d] = perm[d];
+    ir_insert_after(op, blk, pos);
     return op->res[0];
 }
 
@@ -70,7 +61,8 @@ static int fold_block(Arena *ar, IrKernel *k, const int *uses, int nuses, IrBloc
             continue;
         for (int i = 0; i < ld->nargs; i++)
             if (ld->args[i]->ty.rank == 2)
-                ld->args[i] = permuted(ar, k, ld->args[i], op, ld);
+                ld->args[i] = ly_permute_tile(ar, k, ld->args[i], op->iattr, ld->parent,
+                                              ld->prev, op->loc);
         ld->res[0]->ty = op->res[0]->ty;
         ir_replace_uses(b, op->res[0], ld->res[0]);
         ir_unlink(op);
@@ -80,9 +72,5 @@ static int fold_block(Arena *ar, IrKernel *k, const int *uses, int nuses, IrBloc
 }
 
 int ly_fold_trans(Arena *ar, IrKernel *k) {
-    int nuses = k->nvalues + 1;
-    int *uses = ar_alloc(ar, sizeof(int) * (size_t)nuses);
-    memset(uses, 0, sizeof(int) * (size_t)nuses);
-    count_uses(uses, k->body);
-    return fold_block(ar, k, uses, nuses, k->body);
+    return fold_block(ar, k, ir_use_counts(ar, k), k->nvalues + 1, k->body);
 }

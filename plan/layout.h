@@ -341,6 +341,14 @@ LySmem *ly_smem_swizzled(Arena *ar, const int32_t shape[2], int fast,
  * Swizzle<3|2|1, 4, 3> on address bits, given a buffer aligned to
  * 8 * swizzle bytes. NULL when the row is narrower than 32 bytes. */
 LySmem *ly_smem_wgmma(Arena *ar, const int32_t shape[2], int fast, int esize);
+/* A buffer of 4-byte elements only threads read, through layout rd (a
+ * tf32 A loaded along M, read from its ring into wgmma's registers):
+ * ly_smem_wgmma's layout with its row bits flipping the 16-byte units in
+ * the order that leaves rd's reads the fewest bank conflicts (the first
+ * such: wgmma's own where it is as good). wgmma's own order puts the
+ * fragment's rows k and k + 1 (lanes t, t + 1) on the same banks. NULL
+ * where ly_smem_wgmma is. */
+LySmem *ly_smem_read_by(Arena *ar, const int32_t shape[2], int fast, const Layout *rd);
 /* Element offset of the element at packed coordinate `packed`. */
 uint32_t ly_smem_offset(const LySmem *s, uint32_t packed);
 /* Bytes one buffer of s takes. */
@@ -524,6 +532,10 @@ int ly_cse(Arena *ar, IrKernel *k);
  * becomes a load of the transposed pointers, the product's operand
  * itself. Returns the number of loads rewritten. */
 int ly_fold_trans(Arena *ar, IrKernel *k);
+/* Permute `perm` of tile v, linked into blk right after pos (fold_trans.c;
+ * swap_dot.c's transposes too). */
+IrValue *ly_permute_tile(Arena *ar, IrKernel *k, IrValue *v, const int64_t *perm,
+                        IrBlock *blk, IrOp *pos, Loc loc);
 /* TF32 products whose B runs along N, computed transposed (swap_dot.c,
  * run by ly_assign_kernel for wgmma targets after axis analysis, which
  * it reads): `acc = dot(a, b, acc)` in a `for` loop becomes
@@ -644,6 +656,13 @@ typedef struct LyPipe {
      * of descriptors: tf32 loaded along M (ly_reg_a). */
     const IrOp *reg_a[4];
     int nreg_a;
+    /* wgmma loops whose rings only threads read (an A into registers, a
+     * tf32 operand moved K-major into its stage), none a descriptor:
+     * the copies need no proxy fence, and they follow the product with
+     * no barrier of their own (the top barrier already freed their
+     * slot), as far as they can be before the stages' fence, which
+     * waits for them. */
+    int threads_read;
     int64_t bytes;      /* the ring region grows by this, alignment included */
 } LyPipe;
 

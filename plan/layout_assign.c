@@ -247,11 +247,9 @@ static int chained_dot(LaCtx *c, IrOp *const *dots, int n, const IrOp *d) {
     return 0;
 }
 
-/* The longest run of elements along dim that memory op `op` (a load,
- * store or atomic) can access at once by the axis info alone: consecutive
- * addresses (contiguity), aligned to the run (divisibility), one mask
- * value (constancy); at least 1. ly_mem_vec bounds it further by the
- * layout and 16 bytes. */
+/* (layout.h) Contiguity, divisibility and constancy of the address and
+ * mask bound the run; ly_mem_vec bounds it further by the layout and 16
+ * bytes. */
 int64_t ly_access_run(const AxTable *ax, const IrOp *op, int dim) {
     const IrValue *p = op->args[0];
     int64_t esize = ty_bytes(p->ty.pointee) > 0 ? ty_bytes(p->ty.pointee) : 1;

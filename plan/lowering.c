@@ -43,13 +43,6 @@ typedef struct Planner {
     LyPlan *p;
 } Planner;
 
-static void count_uses(int *uses, const IrBlock *b) {
-    for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nargs; i++) uses[op->args[i]->id]++;
-        for (int r = 0; r < op->nregions; r++) count_uses(uses, op->regions[r]);
-    }
-}
-
 int ly_is_mma_operand(const Layout *l) {
     return l && l->kind == LY_DOT_OP && l->parent && l->parent->kind == LY_MMA &&
            l->rank == 2;
@@ -237,6 +230,39 @@ static int ring_stages(Planner *pl, LyPipe *q) {
     return 1;
 }
 
+/* Rings of q that only A operands read into registers (ring_a_regs)
+ * get the buffer that serves those reads best (ly_smem_read_by): no
+ * descriptor reads them, so wgmma's swizzle order is not needed. */
+static void reg_a_rings(Planner *pl, LyPipe *q) {
+    for (int i = 0; i < q->nring; i++) {
+        LyRing *r = &q->ring[i];
+        const IrValue *v = r->load->res[0];
+        const IrOp *cv = NULL;
+        int readers = 0;
+        for (int j = 0; j < q->nreg_a; j++)
+            if (q->reg_a[j]->args[0] == v) {
+                cv = q->reg_a[j];
+                readers++;
+            }
+        if (!cv || readers != pl->p->uses[v->id] || r->s->esize != 4) continue;
+        LySmem *s = ly_smem_read_by(pl->ar, r->s->shape, r->s->fast, cv->res[0]->layout);
+        if (s) r->s = s;
+    }
+}
+
+/* Whether a product of q reads a ring through a descriptor: an operand
+ * that is neither an A in registers nor staged reads its ring directly. */
+static int descriptor_rings(const LyPipe *q) {
+    for (int d = 0; d < q->nwg; d++)
+        for (int i = 0; i < 2; i++) {
+            const IrOp *cv = q->wg_dot[d]->args[i]->def;
+            if ((i == 0 && ly_reg_a(q, cv)) || ly_stage_of(q, cv)) continue;
+            for (int j = 0; cv && j < q->nring; j++)
+                if (cv->nargs && q->ring[j].load == cv->args[0]->def) return 1;
+        }
+    return 0;
+}
+
 /* Warpgroup MMA (sm_90a; lower/pipeline.c says how it runs): when layout
  * assignment allowed it for the body's products (Layout.wgmma; at most
  * 4), each takes B from a ring only it reads or from a stage buffer
@@ -352,6 +378,8 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
         unpipelined(pl, loop, 0);
         return NULL;
     }
+    reg_a_rings(pl, q);
+    q->threads_read = wg && n && !descriptor_rings(q);
     int64_t rings_end = total, need = 0;
     for (;;) {   /* double stage buffers where they fit, else single */
         total = rings_end;
@@ -439,7 +467,7 @@ LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
     memset(p->how, LY_HOW_KIND, n);
     memset(p->smem, 0, sizeof(LySmem *) * n);
     memset(p->pipe, 0, sizeof(LyPipe *) * n);
-    count_uses(p->uses, k->body);
+    ir_count_uses(p->uses, k->body);
     Planner pl = {.ar = ar, .k = k, .ly = ly, .max_shared = max_shared, .p = p};
     plan_block(&pl, k->body);
     return p;

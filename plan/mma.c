@@ -293,7 +293,10 @@ LySmem *ly_smem_swizzled(Arena *ar, const int32_t shape[2], int fast, int esize)
  * the block moves within the row, one above it moves a whole block
  * (rows x block elements), a row bit moves a row and, for the phase's
  * bits, flips a unit bit. */
-LySmem *ly_smem_wgmma(Arena *ar, const int32_t shape[2], int fast, int esize) {
+/* ly_smem_wgmma with phase bit i (a row bit) flipping unit bit
+ * lv + perm[i] (wgmma's own: perm[i] = i). */
+static LySmem *smem_wgmma_perm(Arena *ar, const int32_t shape[2], int fast, int esize,
+                               const int *perm) {
     int fb = ly_log2(shape[fast]), rb = ly_log2(shape[1 - fast]);
     if (fb < 0 || rb < 0 || ly_log2(esize) < 0 || esize > 16) return NULL;
     int row_bytes = shape[fast] * esize;
@@ -315,10 +318,61 @@ LySmem *ly_smem_wgmma(Arena *ar, const int32_t shape[2], int fast, int esize) {
             i < lblock ? 1u << i : 1u << (rb + i);   /* block: rows << lblock */
     for (int i = 0; i < rb; i++) {        /* row coordinate bit i */
         uint32_t v = 1u << (lblock + i);
-        if (i >= lp && i < lp + lm) v |= 1u << (lv + i - lp);
+        if (i >= lp && i < lp + lm) v |= 1u << (lv + perm[i - lp]);
         s->off.col[fast == 1 ? fb + i : i] = v;
     }
     return s;
+}
+
+LySmem *ly_smem_wgmma(Arena *ar, const int32_t shape[2], int fast, int esize) {
+    static const int own[3] = {0, 1, 2};
+    return smem_wgmma_perm(ar, shape, fast, esize, own);
+}
+
+/* Shared-memory wavefronts of 4-byte reads of layout rd from buffer s:
+ * for each register and warp, the most distinct words its lanes read in
+ * one bank, summed. */
+static int64_t read_wavefronts(const Layout *rd, const LySmem *s) {
+    int64_t total = 0;
+    uint32_t nreg = (uint32_t)ly_size(rd, LY_REG), nwarp = (uint32_t)ly_size(rd, LY_WARP);
+    for (uint32_t w = 0; w < nwarp; w++)
+        for (uint32_t r = 0; r < nreg; r++) {
+            uint32_t word[32];
+            int most = 1;
+            for (uint32_t l = 0; l < 32; l++) {
+                word[l] = ly_smem_offset(s, ly_apply(rd, (LyIndex){r, l, w}));
+                int ways = 1;   /* distinct words of lane l's bank so far */
+                for (uint32_t m = 0; m < l; m++) {
+                    int first = word[m] % 32 == word[l] % 32 && word[m] != word[l];
+                    for (uint32_t o = 0; first && o < m; o++) first = word[o] != word[m];
+                    ways += first;
+                }
+                if (ways > most) most = ways;
+            }
+            total += most;
+        }
+    return total;
+}
+
+LySmem *ly_smem_read_by(Arena *ar, const int32_t shape[2], int fast, const Layout *rd) {
+    static const int perms[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1},
+                                    {0, 2, 1}, {1, 0, 2}, {2, 1, 0}};
+    LySmem *best = NULL;
+    int64_t fewest = 0;
+    for (int i = 0; i < 6; i++) {
+        LySmem *s = smem_wgmma_perm(ar, shape, fast, 4, perms[i]);
+        if (!s) return NULL;
+        int lm = ly_log2(s->max_phase), ok = 1;
+        for (int b = 0; b < lm; b++) ok &= perms[i][b] < lm;   /* a permutation of 0..lm-1 */
+        for (int b = lm; b < 3; b++) ok &= perms[i][b] == b;
+        if (!ok) continue;
+        int64_t n = read_wavefronts(rd, s);
+        if (!best || n < fewest) {
+            best = s;
+            fewest = n;
+        }
+    }
+    return best;
 }
 
 uint32_t ly_smem_offset(const LySmem *s, uint32_t packed) {

@@ -34,34 +34,15 @@
  */
 #include "plan/layout.h"
 
-#include <string.h>
-
-static void count_uses(int *uses, const IrBlock *b) {
-    for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nargs; i++) uses[op->args[i]->id]++;
-        for (int r = 0; r < op->nregions; r++) count_uses(uses, op->regions[r]);
-    }
-}
 
 static const int64_t transpose[IR_MAXRANK] = {1, 0};
-
-/* The transpose of 2-D tile v, linked into `blk` right after `pos`. */
-static IrValue *transposed(Arena *ar, IrKernel *k, IrValue *v, IrBlock *blk, IrOp *pos,
-                           Loc loc) {
-    Type t = v->ty;
-    t.dim[0] = v->ty.dim[1];
-    t.dim[1] = v->ty.dim[0];
-    IrOp *op = ir_detached(ar, k, IR_PERMUTE, t, 1, &v, loc);
-    memcpy(op->iattr, transpose, sizeof transpose);
-    ir_insert_after(op, blk, pos);
-    return op->res[0];
-}
 
 /* Load `ld` of block b reads its transposed pointers, mask and `other`. */
 static void load_transposed(Arena *ar, IrKernel *k, IrOp *ld) {
     for (int i = 0; i < ld->nargs; i++)
         if (ld->args[i]->ty.rank == 2)
-            ld->args[i] = transposed(ar, k, ld->args[i], ld->parent, ld->prev, ld->loc);
+            ld->args[i] = ly_permute_tile(ar, k, ld->args[i], transpose, ld->parent, ld->prev,
+                                           ld->loc);
     IrValue *r = ld->res[0];
     int32_t m = r->ty.dim[0];
     r->ty.dim[0] = r->ty.dim[1];
@@ -113,10 +94,11 @@ static void swap(Arena *ar, IrKernel *k, IrOp *loop, IrOp *d, int j) {
     t.dim[1] = d->res[0]->ty.dim[0];
     d->res[0]->ty = t;
     body->args[1 + j]->ty = t;
-    loop->args[3 + j] = transposed(ar, k, loop->args[3 + j], outer, loop->prev, loop->loc);
+    loop->args[3 + j] =
+        ly_permute_tile(ar, k, loop->args[3 + j], transpose, outer, loop->prev, loop->loc);
     IrValue *r = loop->res[j];
     r->ty = t;
-    IrValue *back = transposed(ar, k, r, outer, loop, loop->loc);
+    IrValue *back = ly_permute_tile(ar, k, r, transpose, outer, loop, loop->loc);
     ir_replace_uses(outer, r, back);
     back->def->args[0] = r;
 }
@@ -138,9 +120,5 @@ static int swap_block(Arena *ar, IrKernel *k, const AxTable *ax, const int *uses
 }
 
 int ly_swap_dots(Arena *ar, IrKernel *k, const AxTable *ax) {
-    int nuses = k->nvalues + 1;
-    int *uses = ar_alloc(ar, sizeof(int) * (size_t)nuses);
-    memset(uses, 0, sizeof(int) * (size_t)nuses);
-    count_uses(uses, k->body);
-    return swap_block(ar, k, ax, uses, k->body);
+    return swap_block(ar, k, ax, ir_use_counts(ar, k), k->body);
 }

@@ -297,6 +297,21 @@ void ir_replace_uses(IrBlock *b, const IrValue *from, IrValue *to) {
     }
 }
 
+void ir_count_uses(int *uses, const IrBlock *b) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nargs; i++) uses[op->args[i]->id]++;
+        for (int r = 0; r < op->nregions; r++) ir_count_uses(uses, op->regions[r]);
+    }
+}
+
+int *ir_use_counts(Arena *ar, const IrKernel *k) {
+    size_t n = (size_t)k->nvalues + 1;
+    int *uses = ar_alloc(ar, sizeof(int) * n);
+    memset(uses, 0, sizeof(int) * n);
+    ir_count_uses(uses, k->body);
+    return uses;
+}
+
 IrValue *ir_op1(IrBuilder *b, IrOpcode opc, Type t, ...) {
     IrValue *args[8];
     int n = 0;

@@ -332,6 +332,11 @@ void ir_insert_after(IrOp *op, IrBlock *blk, IrOp *pos);
 void ir_unlink(IrOp *op);
 /* Every operand `from` in b (nested regions included) becomes `to`. */
 void ir_replace_uses(IrBlock *b, const IrValue *from, IrValue *to);
+/* Adds each operand read in b (nested regions included) to uses[id]. */
+void ir_count_uses(int *uses, const IrBlock *b);
+/* Operand reads per value id of k, in a zeroed array of k->nvalues + 1
+ * ints from ar (the plan/ rewrites ask how many readers a value has). */
+int *ir_use_counts(Arena *ar, const IrKernel *k);
 /* Shorthand for one result; the argument list ends with NULL. */
 IrValue *ir_op1(IrBuilder *b, IrOpcode op, Type t, ...);
 IrValue *ir_const_int(IrBuilder *b, Type t, int64_t v);  /* scalar t */

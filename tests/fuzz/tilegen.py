@@ -1503,6 +1503,10 @@ class Gen:
         # sm_90a the product computed transposed (plan/swap_dot.c)
         if t == 'f32' and not prec and r.random() < 0.5:
             bm, bn, warps, bk = r.choice([[64], [128], [64, 128]]), [64], [4], r.choice([[32], [16, 32]])
+        # tf32 with A stored [K, M] at times (read along M: on sm_90a A
+        # goes into registers and B, along N, is staged; only threads
+        # read the rings, lower/pipeline.c threads_read)
+        amn = t == 'f32' and not prec and r.random() < 0.35
         dims = {'BM': bm, 'BN': bn, 'BK': bk}
         at = 'i32' if t == 'i8' else 'f32'
         k = Kernel(self, name, r, dims, 64)
@@ -1533,8 +1537,10 @@ class Gen:
         k.emit('let rk = arange(0, BK);')
         k.emit('var acc = zeros([BM, BN], %s);' % at)
         k.emit('for k in range(0, K, BK) {')
-        k.emit('    let at = load(a + rm[:, None] * K + (k + rk)[None, :], '
-               'mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=%s);' % lit(0, t))
+        k.emit('    let at = load(a + %s, '
+               'mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=%s);'
+               % ('(k + rk)[None, :] * M + rm[:, None]' if amn else
+                  'rm[:, None] * K + (k + rk)[None, :]', lit(0, t)))
         if bt:
             k.emit('    let bt = load(b + rn[:, None] * K + (k + rk)[None, :], '
                    'mask=(rn[:, None] < N) & ((k + rk)[None, :] < K), other=0);')

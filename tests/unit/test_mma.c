@@ -527,6 +527,73 @@ static void test_transpose(Arena *ar) {
     CHECK(ly_transpose_layout(ar, a, a, 4) == NULL);
 }
 
+/* Most distinct words one bank serves for the 4-byte reads of layout l
+ * from buffer s at register r, warp w (1: no bank conflict). */
+static int word_ways(const Layout *l, const LySmem *s, uint32_t r, uint32_t w) {
+    uint32_t word[32];
+    int most = 1;
+    for (uint32_t n = 0; n < 32; n++) {
+        word[n] = ly_smem_offset(s, ly_apply(l, (LyIndex){r, n, w}));
+        int ways = 1;
+        for (uint32_t m = 0; m < n; m++) {
+            int first = word[m] != word[n] && word[m] % 32 == word[n] % 32;
+            for (uint32_t o = 0; first && o < m; o++) first = word[o] != word[m];
+            ways += first;
+        }
+        if (ways > most) most = ways;
+    }
+    return most;
+}
+
+/* ly_smem_read_by over the tf32 A tiles wgmma takes from registers
+ * (M 64..256 along M, K 8..64, 4 or 8 warps on M): the buffer is
+ * one-to-one, keeps 16-byte units of 4 consecutive M (cp.async's
+ * copies), and every register of the A fragment is read without a bank
+ * conflict where wgmma's own order has two ways (rows k, k + 1 on the
+ * same banks). */
+static void test_read_by(Arena *ar) {
+    int cases = 0, own_worse = 0;
+    for (int32_t m = 64; m <= 256; m *= 2)
+        for (int32_t k = 8; k <= 64; k *= 2)
+            for (int warps = 4; warps <= 8; warps *= 2) {
+                int32_t cs[2] = {m, 128}, w[2] = {warps, 1}, as[2] = {m, k};
+                Layout *acc = ly_mma(ar, cs, 8, w);
+                CHECK(acc != NULL);
+                if (!acc) continue;
+                acc->wgmma = 1;
+                Layout *a = ly_dot_operand(ar, acc, 0, as, 32);
+                LySmem *own = ly_smem_wgmma(ar, as, 0, 4), *s = ly_smem_read_by(ar, as, 0, a);
+                CHECK(own && s);
+                if (!own || !s) continue;
+                uint32_t size = (uint32_t)(m * k);
+                unsigned char *seen = ar_alloc(ar, size);
+                memset(seen, 0, size);
+                int onto = 1, units = 1, ways = 1, own_ways = 1;
+                for (uint32_t c = 0; c < size; c++) {
+                    uint32_t off = ly_smem_offset(s, c);
+                    onto &= off < size && !seen[off];
+                    if (off < size) seen[off] = 1;
+                    /* packed (row i, col j) = i * k + j; M is dim 0 */
+                    uint32_t i = c / (uint32_t)k, j = c % (uint32_t)k;
+                    uint32_t base = ly_smem_offset(s, (i & ~3u) * (uint32_t)k + j);
+                    units &= base % 4 == 0 && off == base + i % 4;
+                }
+                for (uint32_t r = 0; r < (uint32_t)ly_size(a, LY_REG); r++)
+                    for (uint32_t wp = 0; wp < (uint32_t)ly_size(a, LY_WARP); wp++) {
+                        int x = word_ways(a, s, r, wp), y = word_ways(a, own, r, wp);
+                        if (x > ways) ways = x;
+                        if (y > own_ways) own_ways = y;
+                    }
+                if (!onto || !units || ways != 1)
+                    fprintf(stderr, "read_by %dx%d warps %d: %s%s%d-way\n", m, k, warps,
+                            onto ? "" : "not one-to-one, ", units ? "" : "units split, ", ways);
+                CHECK(onto && units && ways == 1);
+                own_worse += own_ways == 2;
+                cases++;
+            }
+    CHECK(cases == 24 && own_worse == cases);
+}
+
 int main(void) {
     Arena *ar = ar_new();
     test_acc(ar);
@@ -536,6 +603,7 @@ int main(void) {
     test_ldmatrix(ar);
     test_low(ar);
     test_transpose(ar);
+    test_read_by(ar);
     ar_free(ar);
     return check_done("test_mma");
 }
