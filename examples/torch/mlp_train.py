@@ -8,8 +8,10 @@ Model (x [M, D] -> logits [M, C], targets t [M]):
                                             matmul epilogue), gelu_bwd
     r = x + u @ w2 + b2                     Tile linear
     logits = r @ wo + bo                    Tile linear
-    loss = mean cross_entropy(logits, t)    Tile cross_entropy (forward and
-                                            gradient in one kernel)
+    loss = mean cross_entropy(logits, t)    Tile cross_entropy_fwd (loss and
+                                            logsumexp, one read of the logits),
+                                            cross_entropy_bwd (the gradient
+                                            from them, times the upstream one)
 The linears' input and weight gradients are Tile products with transposed
 operands (matmul_strided); bias and layernorm-weight gradients are column
 sums in torch (f32 sums). Cross-entropy reads the logits in the model's
@@ -82,13 +84,14 @@ def make_ops(mlp, ce, ns):
                       outputs={"c": lambda a: ((a.M, a.N), a.a.dtype)})
     gelu_bwd = tt.custom_op(f"{ns}::gelu_bwd", mlp.gelu_bwd, outputs={"dz": tt.like("dc")},
                             derived={"n": lambda a: a.dc.numel()})
-    xent = tt.custom_op(f"{ns}::cross_entropy", ce.cross_entropy,
+    rows_of = {"rows": lambda a: a.logits.shape[0], "cols": lambda a: a.logits.shape[1],
+               "stride": lambda a: a.logits.shape[1]}
+    xent = tt.custom_op(f"{ns}::cross_entropy", ce.cross_entropy_fwd,
                         outputs={"loss": lambda a: ((a.logits.shape[0],), torch.float32),
-                                 "grad": tt.like("logits")},
-                        derived={"rows": lambda a: a.logits.shape[0],
-                                 "cols": lambda a: a.logits.shape[1],
-                                 "stride": lambda a: a.logits.shape[1],
-                                 "scale": lambda a: 1.0})
+                                 "lse_out": lambda a: ((a.logits.shape[0],), torch.float32)},
+                        derived=rows_of)
+    xent_bwd = tt.custom_op(f"{ns}::cross_entropy_bwd", ce.cross_entropy_bwd,
+                            outputs={"grad": tt.like("logits")}, derived=rows_of)
 
     def mm_nt(g, w):                 # g [M, N] @ w[K, N]^T -> [M, K]
         M, N = g.shape
@@ -118,11 +121,10 @@ def make_ops(mlp, ce, ns):
         return {"a": mm_nt(gc, s.w), "w": mm_tn(s.a, gc), "bias": colsum(gc)}
     lin.register_autograd(lin_backward)
 
-    scale_rows = tt.custom_op(f"{ns}::scale_rows", mlp.scale_rows,
-                              outputs={"out": tt.like("g")},
-                              derived={"rows": lambda a: a.g.shape[0],
-                                       "cols": lambda a: a.g.shape[1]})
-    xent.register_autograd(lambda s, gloss, ggrad: {"logits": scale_rows(s.grad, gloss)})
+    # the loss's upstream gradient scales each row's gradient, computed
+    # from the logits and the forward's logsumexp
+    xent.register_autograd(lambda s, gloss, glse: {
+        "logits": xent_bwd(s.logits, s.target, s.lse_out, gloss)})
     return {"ln": ln, "lin_gelu": lin_gelu, "lin": lin, "xent": xent}
 
 

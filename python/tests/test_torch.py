@@ -468,10 +468,15 @@ def test_mlp_example_gradients():
         loss.backward()
         grads.append((loss.detach(), {k: v.grad for k, v in p.items()}))
     (tl, tg), (rl, rg) = grads
-    torch.testing.assert_close(tl, rl, rtol=1e-4, atol=1e-5)
+    # The interpreter's f32 dot rounds its inputs to tf32 (2^-11 relative),
+    # as the GPU does, and torch's CPU products do not: through three
+    # products and their gradients the H200's run (docs/PERF.md, session
+    # 23) measured the loss 3.9e-4 apart and every gradient within 2.8e-3
+    # of its largest element (a wrong gradient is off by its own size).
+    torch.testing.assert_close(tl, rl, rtol=2e-3, atol=1e-5)
     for k in params:
-        # The interpreter's f32 dot rounds its inputs to tf32, as the GPU does.
-        torch.testing.assert_close(tg[k], rg[k], rtol=2e-3, atol=2e-4, msg=k)
+        bound = 1e-2 * rg[k].abs().max().item()
+        assert (tg[k] - rg[k]).abs().max().item() <= bound, k
 
 
 def test_mlp_train_cpu(capsys):

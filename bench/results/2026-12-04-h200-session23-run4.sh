@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 23 device call 3: the weight-gradient tiles before/after (cubins of
+# Session 23 device call 4: the weight-gradient tiles before/after (cubins of
 # 9603ab1's tilec and this one), dot.tile on the GPU (+racecheck), and the
 # f32 training test with this tilec's bundles.
 cd "$(dirname "$0")/../.."
