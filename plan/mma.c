@@ -292,9 +292,9 @@ LySmem *ly_smem_swizzled(Arena *ar, const int32_t shape[2], int fast, int esize)
  * offset is linear in the packed coordinate's bits: a fast bit inside
  * the block moves within the row, one above it moves a whole block
  * (rows x block elements), a row bit moves a row and, for the phase's
- * bits, flips a unit bit. */
-/* ly_smem_wgmma with phase bit i (a row bit) flipping unit bit
- * lv + perm[i] (wgmma's own: perm[i] = i). */
+ * bits, flips a unit bit: phase bit i (a row bit) flips unit bit
+ * lv + perm[i] (wgmma's own order: perm[i] = i; ly_smem_read_by tries
+ * the others). */
 static LySmem *smem_wgmma_perm(Arena *ar, const int32_t shape[2], int fast, int esize,
                                const int *perm) {
     int fb = ly_log2(shape[fast]), rb = ly_log2(shape[1 - fast]);
@@ -338,16 +338,12 @@ static int64_t read_wavefronts(const Layout *rd, const LySmem *s) {
     for (uint32_t w = 0; w < nwarp; w++)
         for (uint32_t r = 0; r < nreg; r++) {
             uint32_t word[32];
-            int most = 1;
+            int per_bank[32] = {0}, most = 1;
             for (uint32_t l = 0; l < 32; l++) {
                 word[l] = ly_smem_offset(s, ly_apply(rd, (LyIndex){r, l, w}));
-                int ways = 1;   /* distinct words of lane l's bank so far */
-                for (uint32_t m = 0; m < l; m++) {
-                    int first = word[m] % 32 == word[l] % 32 && word[m] != word[l];
-                    for (uint32_t o = 0; first && o < m; o++) first = word[o] != word[m];
-                    ways += first;
-                }
-                if (ways > most) most = ways;
+                int fresh = 1;   /* a word no earlier lane reads (else a broadcast) */
+                for (uint32_t m = 0; fresh && m < l; m++) fresh = word[m] != word[l];
+                if (fresh && ++per_bank[word[l] % 32] > most) most = per_bank[word[l] % 32];
             }
             total += most;
         }

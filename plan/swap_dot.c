@@ -34,7 +34,6 @@
  */
 #include "plan/layout.h"
 
-
 static const int64_t transpose[IR_MAXRANK] = {1, 0};
 
 /* Load `ld` of block b reads its transposed pointers, mask and `other`. */

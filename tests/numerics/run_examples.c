@@ -185,7 +185,55 @@ int run_layernorm(Run *r) {
 
 enum { IGNORE_INDEX = -100 };
 
-static int cross_entropy_split(Run *r);
+/* loss = lse - logit: absolute error about the size of lse's rounding;
+ * grad = (p - onehot) * scale: p carries lse's error relatively, the
+ * target element cancels against 1 (gatol: per unit of the largest
+ * scale). */
+typedef struct XentTol { double lrtol, latol, grtol, gatol; } XentTol;
+
+static XentTol xent_tol(long cols, double scale) {
+    return (XentTol){f32_sum_rtol(cols), 2e-6 * (1 + log((double)cols)),
+                     5e-6 + 2 * f32_sum_rtol(cols), 1e-6 * scale};
+}
+
+/* The training split (cross_entropy_fwd, then cross_entropy_bwd with an
+ * upstream gradient that differs by row) on run_cross_entropy's inputs:
+ * the loss, each row's logsumexp, and the gradient scaled by its row's
+ * factor, against float64 (rg: the reference gradient at scale 1/rows). */
+static int cross_entropy_split(Run *r, HBuf *logits, HBuf *target, const double *ld,
+                               const double *rl, const double *rg, const uint8_t *written) {
+    long rows = r->dims[0], cols = r->ndims > 1 ? r->dims[1] : 1;
+    long stride = cols + 3, n = rows * stride;
+    HBuf loss = hb_new(DT_F32, rows), lse = hb_new(DT_F32, rows);
+    HBuf gloss = hb_new(DT_F32, rows), grad = hb_new(DT_F32, n);
+    double *rlse = malloc((size_t)rows * sizeof *rlse), *rgs = malloc((size_t)n * sizeof *rgs);
+    for (long i = 0; i < rows; i++) {
+        hb_set(&gloss, i, (double)(1 + i % 3) / (double)rows);   /* read back as stored */
+        double mx = -INFINITY, sum = 0;
+        for (long j = 0; j < cols; j++) mx = fmax(mx, ld[i * stride + j]);
+        for (long j = 0; j < cols; j++) sum += exp(ld[i * stride + j] - mx);
+        rlse[i] = mx + log(sum);
+        for (long j = 0; j < stride; j++)
+            rgs[i * stride + j] = rg[i * stride + j] * (double)rows * hb_get(&gloss, i);
+    }
+    XentTol t = xent_tol(cols, 3.0 / (double)rows);
+    TileArg fwd[] = {hb_arg(&loss), hb_arg(&lse), hb_arg(logits), hb_arg(target),
+                     tile_arg_int(rows), tile_arg_int(cols), tile_arg_int(stride)};
+    TileArg bwd[] = {hb_arg(&grad), hb_arg(logits), hb_arg(target), hb_arg(&lse),
+                     hb_arg(&gloss), tile_arg_int(rows), tile_arg_int(cols),
+                     tile_arg_int(stride)};
+    int fails = 1;
+    printf("  split (cross_entropy_fwd, cross_entropy_bwd):\n");
+    if (!h_run(r->prog, "cross_entropy_fwd", fwd, 7, r->config) &&
+        !h_run(r->prog, "cross_entropy_bwd", bwd, 8, r->config)) {
+        fails = check_close("loss", &loss, rl, NULL, t.lrtol, t.latol);
+        fails += check_close("lse", &lse, rlse, NULL, t.lrtol, t.latol);
+        fails += check_close("grad", &grad, rgs, written, t.grtol, t.gatol);
+    }
+    free(rlse); free(rgs);
+    hb_free(&loss); hb_free(&lse); hb_free(&gloss); hb_free(&grad);
+    return fails;
+}
 
 int run_cross_entropy(Run *r) {
     long rows = r->dims[0], cols = r->ndims > 1 ? r->dims[1] : 1;
@@ -202,19 +250,16 @@ int run_cross_entropy(Run *r) {
                       stride, scale, IGNORE_INDEX);
     uint8_t *written = row_mask(rows, cols, stride);
     const char *k = kernel_or(r, "cross_entropy");
-    /* loss = lse - logit: absolute error about the size of lse's rounding;
-     * grad = (p - onehot) * scale: p carries lse's error relatively, the
-     * target element cancels against 1. */
-    double lrtol = f32_sum_rtol(cols), grtol = 5e-6 + 2 * f32_sum_rtol(cols);
-    double latol = 2e-6 * (1 + log((double)cols)), gatol = 1e-6 * scale;
+    XentTol t = xent_tol(cols, scale);
     TileArg args[] = {hb_arg(&loss), hb_arg(&grad), hb_arg(&logits),
                       hb_arg(&target), tile_arg_int(rows), tile_arg_int(cols),
                       tile_arg_int(stride), tile_arg_float(scale)};
     int fails = 1;
     if (!h_run(r->prog, k, args, 8, r->config)) {
-        fails = check_close("loss", &loss, rl, NULL, lrtol, latol);
-        fails += check_close("grad", &grad, rg, written, grtol, gatol);
+        fails = check_close("loss", &loss, rl, NULL, t.lrtol, t.latol);
+        fails += check_close("grad", &grad, rg, written, t.grtol, t.gatol);
     }
+    fails += cross_entropy_split(r, &logits, &target, ld, rl, rg, written);
     /* In place: the gradient overwrites the logits. */
     hb_poison(&loss);
     TileArg inplace[] = {hb_arg(&loss), hb_arg(&logits), hb_arg(&logits),
@@ -225,61 +270,11 @@ int run_cross_entropy(Run *r) {
     if (h_run(r->prog, k, inplace, 8, r->config)) {
         fails++;
     } else {
-        fails += check_close("loss", &loss, rl, NULL, lrtol, latol);
-        fails += check_close("grad", &logits, rg, written, grtol, gatol);
+        fails += check_close("loss", &loss, rl, NULL, t.lrtol, t.latol);
+        fails += check_close("grad", &logits, rg, written, t.grtol, t.gatol);
     }
-    fails += cross_entropy_split(r);
     free(ld); free(rl); free(rg); free(written);
     hb_free(&logits); hb_free(&target); hb_free(&loss); hb_free(&grad);
-    return fails;
-}
-
-/* The training split (cross_entropy_fwd, then cross_entropy_bwd with an
- * upstream gradient that differs by row): the loss and each row's
- * logsumexp, then the gradient scaled by its row's factor, against
- * float64. */
-static int cross_entropy_split(Run *r) {
-    long rows = r->dims[0], cols = r->ndims > 1 ? r->dims[1] : 1;
-    long stride = cols + 3, n = rows * stride;
-    HBuf logits = hb_new(DT_F32, n), target = hb_new(DT_I32, rows);
-    HBuf loss = hb_new(DT_F32, rows), lse = hb_new(DT_F32, rows);
-    HBuf gloss = hb_new(DT_F32, rows), grad = hb_new(DT_F32, n);
-    double *ld = hb_fill_normal(&logits, &r->rng, 3.0);
-    poison_padding(&logits, rows, cols, stride);
-    double *rl = malloc((size_t)rows * sizeof *rl), *rg = malloc((size_t)n * sizeof *rg);
-    double *rlse = malloc((size_t)rows * sizeof *rlse);
-    for (long i = 0; i < rows; i++) {
-        hb_set(&target, i, i == 1 ? IGNORE_INDEX : (double)rng_below(&r->rng, cols));
-        hb_set(&gloss, i, (double)(1 + i % 3) / (double)rows);   /* read back as stored */
-        double mx = -INFINITY, sum = 0;
-        for (long j = 0; j < cols; j++) mx = fmax(mx, ld[i * stride + j]);
-        for (long j = 0; j < cols; j++) sum += exp(ld[i * stride + j] - mx);
-        rlse[i] = mx + log(sum);
-    }
-    /* scale 1: row i's gradient times gloss[i] below */
-    ref_cross_entropy(rl, rg, ld, (const int32_t *)target.data, rows, cols, stride, 1.0,
-                      IGNORE_INDEX);
-    for (long i = 0; i < rows; i++)
-        for (long j = 0; j < cols; j++) rg[i * stride + j] *= hb_get(&gloss, i);
-    uint8_t *written = row_mask(rows, cols, stride);
-    double lrtol = f32_sum_rtol(cols), grtol = 5e-6 + 2 * f32_sum_rtol(cols);
-    double latol = 2e-6 * (1 + log((double)cols)), gatol = 3e-6 / (double)rows;
-    TileArg fwd[] = {hb_arg(&loss), hb_arg(&lse), hb_arg(&logits), hb_arg(&target),
-                     tile_arg_int(rows), tile_arg_int(cols), tile_arg_int(stride)};
-    TileArg bwd[] = {hb_arg(&grad), hb_arg(&logits), hb_arg(&target), hb_arg(&lse),
-                     hb_arg(&gloss), tile_arg_int(rows), tile_arg_int(cols),
-                     tile_arg_int(stride)};
-    int fails = 1;
-    printf("  split (cross_entropy_fwd, cross_entropy_bwd):\n");
-    if (!h_run(r->prog, "cross_entropy_fwd", fwd, 7, r->config) &&
-        !h_run(r->prog, "cross_entropy_bwd", bwd, 8, r->config)) {
-        fails = check_close("loss", &loss, rl, NULL, lrtol, latol);
-        fails += check_close("lse", &lse, rlse, NULL, lrtol, latol);
-        fails += check_close("grad", &grad, rg, written, grtol, gatol);
-    }
-    free(ld); free(rl); free(rg); free(rlse); free(written);
-    hb_free(&logits); hb_free(&target); hb_free(&loss); hb_free(&lse);
-    hb_free(&gloss); hb_free(&grad);
     return fails;
 }
 

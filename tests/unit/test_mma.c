@@ -531,16 +531,12 @@ static void test_transpose(Arena *ar) {
  * from buffer s at register r, warp w (1: no bank conflict). */
 static int word_ways(const Layout *l, const LySmem *s, uint32_t r, uint32_t w) {
     uint32_t word[32];
-    int most = 1;
+    int per_bank[32] = {0}, most = 1;
     for (uint32_t n = 0; n < 32; n++) {
         word[n] = ly_smem_offset(s, ly_apply(l, (LyIndex){r, n, w}));
-        int ways = 1;
-        for (uint32_t m = 0; m < n; m++) {
-            int first = word[m] != word[n] && word[m] % 32 == word[n] % 32;
-            for (uint32_t o = 0; first && o < m; o++) first = word[o] != word[m];
-            ways += first;
-        }
-        if (ways > most) most = ways;
+        int fresh = 1;   /* lanes reading one word are served at once */
+        for (uint32_t m = 0; fresh && m < n; m++) fresh = word[m] != word[n];
+        if (fresh && ++per_bank[word[n] % 32] > most) most = per_bank[word[n] % 32];
     }
     return most;
 }
