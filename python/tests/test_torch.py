@@ -217,6 +217,36 @@ def test_backward_by_name_and_errors(example):
             op(torch.randn(4, requires_grad=True), 1.0, 0.0).sum().backward()
 
 
+def test_materialize_grads(example):
+    """materialize_grads=False: the grad of an output nothing used arrives
+    as None (by default a tensor of zeros), on the eager fast path, through
+    the dispatcher and under torch.compile."""
+    for materialize in (True, False):
+        seen = []
+
+        def backward(s, gout, gh, gm, gr):
+            seen.append((gh, gm, gr))     # under torch.compile: traced tensors
+            return {"x": gout, "res": gout, "w": None, "b": None}
+        ln = layernorm_op(example)
+        ln.register_autograd(backward, materialize_grads=materialize)
+        x = torch.randn(3, 20, requires_grad=True)
+        args = (x, torch.randn(3, 20), torch.randn(20), torch.randn(20), 1e-5)
+        f = lambda *a: ln(*a)[0].sum()           # noqa: E731 -- only `out` is used
+        for call in (f, lambda *a: ln.opdef(*a)[0].sum(),
+                     torch.compile(f, backend="aot_eager", fullgraph=True)):
+            x.grad = None
+            call(*args).backward()
+            torch.testing.assert_close(x.grad, torch.ones(3, 20))
+        for grads in seen[:2]:            # eager: the fast path, the dispatcher
+            if materialize:
+                assert all(g is not None and not g.any() for g in grads)
+            else:
+                assert grads == (None, None, None)
+        # torch.compile hands either zeros or None
+        assert len(seen) >= 3 and len({g is None for g in seen[2]}) == 1
+    torch._dynamo.reset()
+
+
 class _CountingOpdef:
     """Stands for op.opdef and counts the calls that went through it."""
 

@@ -381,14 +381,17 @@ class TileOp:
 
     # ---------------------------------------------------------------- autograd
 
-    def register_autograd(self, backward, setup_context=None):
+    def register_autograd(self, backward, setup_context=None, materialize_grads=True):
         """Makes the operator differentiable (torch.library.register_autograd).
 
         Without setup_context: inputs and outputs are saved, and
         backward(saved, *grads) gets them as attributes by parameter name
         (one grad per output); it returns the inputs' gradients as a tuple
         in input order or a dict by input name (missing ones are None).
-        With setup_context: both go to torch.library unchanged."""
+        materialize_grads=False: the grad of an output nothing used may
+        arrive as None instead of a tensor of zeros (ctx.set_materialize_grads;
+        saves filling and adding zeros for outputs kept only for the
+        backward). With setup_context: both go to torch.library unchanged."""
         if setup_context is not None:
             torch.library.register_autograd(self.name, backward, setup_context=setup_context)
             self._eager_autograd = None
@@ -396,6 +399,8 @@ class TileOp:
         names = self.inputs + self.outputs
 
         def setup(ctx, inputs, output):
+            if not materialize_grads:
+                ctx.set_materialize_grads(False)
             values = list(inputs) + (list(output) if isinstance(output, tuple) else [output])
             tensors = [n for n, v in zip(names, values) if isinstance(v, torch.Tensor)]
             ctx.save_for_backward(*(v for v in values if isinstance(v, torch.Tensor)))

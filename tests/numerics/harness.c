@@ -250,3 +250,46 @@ int h_run(TileProgram *p, const char *kernel, TileArg *args, int nargs,
     free(err);
     return rc;
 }
+
+/* ------------------------------------------------- partial sums by rows */
+
+long row_blocks_of(long rows, int which) {
+    switch (which) {
+    case 0: return 1;
+    case 1: return rows >= 6 ? rows / 2 - 1 : 2;
+    default: return rows + 2;
+    }
+}
+
+void block_sums(double *ref, double *mag, const double *t, long rows,
+                long cols, long stride, long row_blocks) {
+    long per = (rows + row_blocks - 1) / row_blocks;
+    for (long b = 0; b < row_blocks; b++)
+        for (long j = 0; j < cols; j++) {
+            double s = 0, m = 0;
+            for (long r = b * per; r < rows && r < b * per + per; r++) {
+                s += t[r * stride + j];
+                m += fabs(t[r * stride + j]);
+            }
+            ref[b * cols + j] = s;
+            mag[b * cols + j] = m;
+        }
+}
+
+int check_sums(const char *what, const HBuf *got, const double *ref,
+               const double *mag, long rows, long cols, long row_blocks,
+               double rtol, double atol_term) {
+    long per = (rows + row_blocks - 1) / row_blocks, bad = 0, first = -1;
+    for (long i = 0; i < row_blocks * cols; i++) {
+        long b = i / cols, terms = rows - b * per < per ? rows - b * per : per;
+        double bound = rtol * mag[i] + atol_term * (double)(terms > 0 ? terms : 0) + 1e-30;
+        if (!(fabs(hb_get(got, i) - ref[i]) <= bound) && !bad++)
+            first = i;
+    }
+    printf("  %-10s %8ld sums  %s", what, row_blocks * cols, bad ? "FAIL" : "ok");
+    if (bad)
+        printf(" (%ld wrong; [%ld] = %.9g, want %.9g)", bad, first,
+               hb_get(got, first), ref[first]);
+    printf("\n");
+    return bad != 0;
+}

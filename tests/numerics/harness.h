@@ -74,6 +74,21 @@ typedef struct Check {
  * line and the first few failures. Returns the number of failures. */
 int check_close(const char *what, const HBuf *got, const double *ref,
                 const uint8_t *written, double rtol, double atol);
+/* Partial column sums by blocks of rows, as kernels that write a bias
+ * gradient's partial sums compute them: row_blocks blocks of
+ * cdiv(rows, row_blocks) rows (the last ones short or empty). */
+/* The row_blocks a test runs with (which = 0, 1, 2): one block, blocks of
+ * uneven length, more blocks than rows (empty ones). */
+long row_blocks_of(long rows, int which);
+/* Block b's sums of t[r * stride + j] over its rows into ref[b * cols + j],
+ * the sums of their magnitudes (the error's scale) into mag. */
+void block_sums(double *ref, double *mag, const double *t, long rows,
+                long cols, long stride, long row_blocks);
+/* |got - ref| <= rtol * mag + atol_term * (the block's number of rows) for
+ * every sum; prints a summary line; returns 1 if any is out. */
+int check_sums(const char *what, const HBuf *got, const double *ref,
+               const double *mag, long rows, long cols, long row_blocks,
+               double rtol, double atol_term);
 /* Bitwise equality of two buffers (determinism checks). */
 int check_identical(const char *what, const HBuf *a, const HBuf *b);
 
@@ -148,6 +163,7 @@ int run_std_random(Run *r);
 int run_builtin_math(Run *r);
 int run_libdevice_math(Run *r);
 int run_user(Run *r);
+int run_mlp(Run *r);
 int run_dot_f16acc(Run *r);
 
 /* Saves a copy of b in r->saved on the first configuration and compares b

@@ -1,5 +1,6 @@
 # tests/numerics: the examples, the stdlib and the user kernels of
-# tests/gpu/ops/user.tile (run_user.c) run in the reference
+# tests/gpu/ops/user.tile (run_user.c) and the backward kernels of
+# examples/torch/mlp.tile (run_mlp.c) run in the reference
 # interpreter against their C references (examples/ref), on fresh random
 # inputs. Each cases/*.num file is one Automake test — one example at one
 # set of sizes, dtypes and configurations — run by the `numerics` program
@@ -10,7 +11,7 @@ tests_numerics_numerics_SOURCES = tests/numerics/numerics.c \
 	tests/numerics/run_examples.c tests/numerics/run_stdlib.c \
 	tests/numerics/run_mma.c tests/numerics/run_math.c \
 	tests/numerics/run_libdevice.c \
-	tests/numerics/run_user.c
+	tests/numerics/run_user.c tests/numerics/run_mlp.c
 tests_numerics_numerics_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_numerics_numerics_LDADD = examples/ref/libref.la interp/libinterp.la \
 	bundle/libtlbir.la bundle/libtlb.la \
@@ -20,6 +21,10 @@ TEST_EXTENSIONS += .num
 NUM_LOG_COMPILER = $(top_builddir)/tests/numerics/numerics
 # Listed one by one (Automake writes a log rule per test).
 numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
+	tests/numerics/cases/mlp-layernorm_bwd.num \
+	tests/numerics/cases/mlp-layernorm_bwd-bf16.num \
+	tests/numerics/cases/mlp-gelu_bwd.num \
+	tests/numerics/cases/mlp-gelu_bwd-bf16.num \
 	tests/numerics/cases/stencil-jacobi.num \
 	tests/numerics/cases/matmul-f16.num \
 	tests/numerics/cases/dot-f16acc.num \

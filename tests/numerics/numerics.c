@@ -51,6 +51,7 @@ static const struct { const char *name; Runner fn; } runners[] = {
     {"builtin_math", run_builtin_math},
     {"libdevice_math", run_libdevice_math},
     {"user", run_user},
+    {"mlp", run_mlp},
     {"dot_f16acc", run_dot_f16acc},
 };
 

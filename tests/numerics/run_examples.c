@@ -196,6 +196,36 @@ static XentTol xent_tol(long cols, double scale) {
                      5e-6 + 2 * f32_sum_rtol(cols), 1e-6 * scale};
 }
 
+/* cross_entropy_bwd_dbias after the split's forward: the gradient again
+ * (rgs, as cross_entropy_bwd's) and its column sums by blocks of rows, at
+ * each of row_blocks_of's block counts. A sum's terms err as the gradient
+ * does (grtol relative, gatol absolute), plus the sum's own rounding. */
+static int cross_entropy_dbias(Run *r, HBuf *logits, HBuf *target, HBuf *lse, HBuf *gloss,
+                               const double *rgs, const uint8_t *written, XentTol t) {
+    long rows = r->dims[0], cols = r->ndims > 1 ? r->dims[1] : 1;
+    long stride = cols + 3, fails = 0;
+    for (int which = 0; which < 3; which++) {
+        long rb = row_blocks_of(rows, which), nb = rb * cols;
+        HBuf grad = hb_new(DT_F32, rows * stride), part = hb_new(DT_F32, nb);
+        double *rs = malloc((size_t)nb * sizeof *rs), *ms = malloc((size_t)nb * sizeof *ms);
+        block_sums(rs, ms, rgs, rows, cols, stride, rb);
+        TileArg args[] = {hb_arg(&grad), hb_arg(&part), hb_arg(logits), hb_arg(target),
+                          hb_arg(lse), hb_arg(gloss), tile_arg_int(rows), tile_arg_int(cols),
+                          tile_arg_int(stride), tile_arg_int(rb)};
+        printf("  cross_entropy_bwd_dbias, row_blocks %ld:\n", rb);
+        if (h_run(r->prog, "cross_entropy_bwd_dbias", args, 10, r->config)) {
+            fails++;
+        } else {
+            fails += check_close("grad", &grad, rgs, written, t.grtol, t.gatol);
+            fails += check_sums("dbias_part", &part, rs, ms, rows, cols, rb,
+                                t.grtol + f32_sum_rtol(rows), t.gatol);
+        }
+        free(rs); free(ms);
+        hb_free(&grad); hb_free(&part);
+    }
+    return (int)fails;
+}
+
 /* The training split (cross_entropy_fwd, then cross_entropy_bwd with an
  * upstream gradient that differs by row) on run_cross_entropy's inputs:
  * the loss, each row's logsumexp, and the gradient scaled by its row's
@@ -229,6 +259,7 @@ static int cross_entropy_split(Run *r, HBuf *logits, HBuf *target, const double 
         fails = check_close("loss", &loss, rl, NULL, t.lrtol, t.latol);
         fails += check_close("lse", &lse, rlse, NULL, t.lrtol, t.latol);
         fails += check_close("grad", &grad, rgs, written, t.grtol, t.gatol);
+        fails += cross_entropy_dbias(r, logits, target, &lse, &gloss, rgs, written, t);
     }
     free(rlse); free(rgs);
     hb_free(&loss); hb_free(&lse); hb_free(&gloss); hb_free(&grad);
