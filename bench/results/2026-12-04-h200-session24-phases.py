@@ -4,14 +4,19 @@ backward(), of the SGD loop, then the wait for the GPU), for torch eager,
 Tile eager, Tile compiled and torch compiled (reduce-overhead), after 10
 warm-up steps; then the GPU kernels of 5 Tile compiled steps (profiler).
 
-    TILE_LIBDIR=DIR python3 THIS BUNDLE_DIR [f32|bf16 [MODE]]
+    TILE_LIBDIR=DIR python3 THIS BUNDLE_DIR [f32|bf16 [MODE [MLP_TRAIN.py]]]
 
 MODE: torch.compile's mode of both compiled runs (default:
-reduce-overhead; "default" for torch's default)."""
-import os, statistics, sys, time
-sys.path.insert(0, "examples/torch")
+reduce-overhead; "default" for torch's default). MLP_TRAIN.py: the
+training script whose model runs (default examples/torch/mlp_train.py;
+another one must lie beside it, in examples/torch)."""
+import importlib.util, os, statistics, sys, time
+sys.path.insert(0, "python")
 import torch
-import mlp_train as m
+_path = sys.argv[4] if len(sys.argv) > 4 else "examples/torch/mlp_train.py"
+_spec = importlib.util.spec_from_file_location("mlp_train", _path)
+m = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(m)
 torch.backends.cuda.matmul.allow_tf32 = True
 bd = sys.argv[1]
 dt = sys.argv[2] if len(sys.argv) > 2 else "f32"
@@ -59,5 +64,6 @@ with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) a
                 v -= 0.05 * v.grad
                 v.grad = None
     sync()
-print(f"=== tile compiled ({mode or 'default'}): 5 steps")
+total = sum(getattr(e, "self_device_time_total", 0) for e in prof.key_averages()) / 1e3
+print(f"=== tile compiled ({mode or 'default'}), {_path}: 5 steps, GPU {total:.3f} ms")
 print(prof.key_averages().table(sort_by="cuda_time_total", row_limit=25, max_name_column_width=60))

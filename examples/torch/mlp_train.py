@@ -116,10 +116,9 @@ def make_ops(mlp, ce, ns):
                                      "row_blocks": blocks(ROWS_PER_BLOCK, "dc")})
     rows_of = {"rows": lambda a: a.logits.shape[0], "cols": lambda a: a.logits.shape[1],
                "stride": lambda a: a.logits.shape[1]}
+    per_row = lambda a: ((a.logits.shape[0],), torch.float32)  # noqa: E731
     xent = tt.custom_op(f"{ns}::cross_entropy", ce.cross_entropy_fwd,
-                        outputs={"loss": lambda a: ((a.logits.shape[0],), torch.float32),
-                                 "lse_out": lambda a: ((a.logits.shape[0],), torch.float32)},
-                        derived=rows_of)
+                        outputs={"loss": per_row, "lse_out": per_row}, derived=rows_of)
     xent_bwd = tt.custom_op(f"{ns}::cross_entropy_bwd", ce.cross_entropy_bwd_dbias,
                             outputs={"grad": tt.like("logits"),
                                      "dbias_part": partials(ROWS_PER_BLOCK, "logits")},
