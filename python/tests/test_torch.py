@@ -165,7 +165,10 @@ def test_compile_inductor(bias_gelu):
         if "C++ compile" in str(e) or "CppCompileError" in type(e).__name__:
             pytest.skip(f"inductor cannot build CPU code here: {type(e).__name__}")
         raise
-    torch.testing.assert_close(got, torch.nn.functional.gelu(x * 3) * 2, rtol=1e-5, atol=1e-6)
+    # Tile's gelu errs by up to 1.1e-7 |z| (docs/language.md), here z = 3x
+    # (|z| < 15 for randn's 33 values) and doubled: 3.3e-6 (atol 1e-6
+    # failed by 1.27e-6 on one draw; a wrong gelu is off by 1e-3 or more)
+    torch.testing.assert_close(got, torch.nn.functional.gelu(x * 3) * 2, rtol=1e-5, atol=4e-6)
     torch._dynamo.reset()
 
 
