@@ -21,9 +21,10 @@ layernorm-weight gradients are torch sums of a few hundred partial rows
 instead of reads of the whole gradients (b2's, of a gradient no Tile
 kernel writes, is a torch column sum); the logits' linear and the loss
 are one autograd.Function (HeadLoss), whose backward has the loss
-kernel's sums for the linear's bias. Cross-entropy reads the logits in the model's
-dtype and computes in f32 (the PyTorch model converts them to f32 first,
-as usual). Kernels: examples/torch/mlp.tile, examples/cross_entropy.tile.
+kernel's sums for the linear's bias. Cross-entropy reads the logits in
+the model's dtype and computes in f32 (the PyTorch model converts them to
+f32 first, as usual). Kernels: examples/torch/mlp.tile,
+examples/cross_entropy.tile.
 
 Runs, from the same initial weights and batches, SGD for --steps steps:
 torch eager (the reference), Tile eager, Tile under
