@@ -136,26 +136,28 @@ def make_ops(mlp, ce, ns):
         N = g.shape[1]
         return mm(a, g, K, N, M, 1, K, N, 1)
 
-    def colsum(part, like):          # a bias gradient from a kernel's f32 partial sums
+    def colsum(t):                   # f32 sums read t as it is (no f32 copy)
+        return t.sum(0, dtype=torch.float32).to(t.dtype)
+
+    def sum_parts(part, like):       # a bias gradient from a kernel's f32 partial sums
         return part.sum(0).to(like.dtype)
 
     def ln_backward(s, gout, gmean, grstd):
         dx, dw_part, db_part = ln_bwd(gout, s.x, s.w, s.mean_out, s.rstd_out)
-        return {"x": dx, "w": colsum(dw_part, s.w), "b": colsum(db_part, s.b)}
+        return {"x": dx, "w": sum_parts(dw_part, s.w), "b": sum_parts(db_part, s.b)}
     ln.register_autograd(ln_backward, materialize_grads=False)
 
     def lin_gelu_backward(s, gc, gz):
         dz, dbias_part = gelu_bwd(gc, s.z)
-        db = colsum(dbias_part, s.bias)
+        db = sum_parts(dbias_part, s.bias)
         if gz is not None:           # z is kept for the backward; the model does not use it
             dz = dz + gz
-            db = db + gz.sum(0, dtype=torch.float32).to(db.dtype)
+            db = db + colsum(gz)
         return {"a": mm_nt(dz, s.w), "w": mm_tn(s.a, dz), "bias": db}
     lin_gelu.register_autograd(lin_gelu_backward, materialize_grads=False)
 
     def lin_backward(s, gc):
-        return {"a": mm_nt(gc, s.w), "w": mm_tn(s.a, gc),
-                "bias": gc.sum(0, dtype=torch.float32).to(gc.dtype)}
+        return {"a": mm_nt(gc, s.w), "w": mm_tn(s.a, gc), "bias": colsum(gc)}
     lin.register_autograd(lin_backward)
 
     class HeadLoss(torch.autograd.Function):
@@ -174,7 +176,7 @@ def make_ops(mlp, ce, ns):
         def backward(ctx, gloss):
             r, w, logits, t, lse = ctx.saved_tensors
             g, dbias_part = xent_bwd(logits, t, lse, gloss)
-            return mm_nt(g, w), mm_tn(r, g), colsum(dbias_part, w), None
+            return mm_nt(g, w), mm_tn(r, g), sum_parts(dbias_part, w), None
 
     return {"ln": ln, "lin_gelu": lin_gelu, "lin": lin, "head_loss": HeadLoss.apply}
 

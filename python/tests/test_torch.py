@@ -247,6 +247,18 @@ def test_materialize_grads(example):
                 assert grads == (None, None, None)
         # torch.compile hands either zeros or None
         assert len(seen) >= 3 and len({g is None for g in seen[2]}) == 1
+    # with a setup_context of one's own, through the dispatcher
+    got = []
+
+    def own_backward(ctx, gout, gh, gm, gr):
+        got.append(gh)
+        return gout, gout, None, None, None
+    ln = layernorm_op(example)
+    ln.register_autograd(own_backward, setup_context=lambda ctx, inputs, output: None,
+                         materialize_grads=False)
+    x = torch.randn(3, 20, requires_grad=True)
+    ln(x, torch.randn(3, 20), torch.randn(20), torch.randn(20), 1e-5)[0].sum().backward()
+    assert got == [None]
     torch._dynamo.reset()
 
 

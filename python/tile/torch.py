@@ -391,16 +391,21 @@ class TileOp:
         materialize_grads=False: the grad of an output nothing used may
         arrive as None instead of a tensor of zeros (ctx.set_materialize_grads;
         saves filling and adding zeros for outputs kept only for the
-        backward). With setup_context: both go to torch.library unchanged."""
+        backward; with a setup_context of one's own too). With setup_context:
+        both go to torch.library unchanged."""
         if setup_context is not None:
+            own = setup_context
+            if not materialize_grads:
+                def setup_context(ctx, inputs, output):
+                    ctx.set_materialize_grads(False)
+                    own(ctx=ctx, inputs=inputs, output=output)
             torch.library.register_autograd(self.name, backward, setup_context=setup_context)
             self._eager_autograd = None
             return self
         names = self.inputs + self.outputs
 
         def setup(ctx, inputs, output):
-            if not materialize_grads:
-                ctx.set_materialize_grads(False)
+            ctx.set_materialize_grads(materialize_grads)
             values = list(inputs) + (list(output) if isinstance(output, tuple) else [output])
             tensors = [n for n, v in zip(names, values) if isinstance(v, torch.Tensor)]
             ctx.save_for_backward(*(v for v in values if isinstance(v, torch.Tensor)))
