@@ -136,6 +136,46 @@ def test_explicit_grid_and_config(example):
     torch.testing.assert_close(partial[:1000], (x + y)[:1000])
 
 
+def test_written_implementation_agrees_with_generic(source, example):
+    """Each operator's implementation is written out for its signature
+    (_make_real); it gives what the general one gives, for like() specs
+    with and without a dtype, callable specs, derived values, a grid
+    function, a fixed grid, configuration keywords and non-contiguous
+    inputs, and hands dtypes and devices it does not expect to it."""
+    mod = tile.compile(example("vadd"), interpret=True)
+    ops = [
+        (layernorm_op(example), lambda: (torch.randn(3, 50, 3).transpose(1, 2),
+                                         torch.randn(3, 3, 50), torch.randn(50), torch.randn(50),
+                                         1e-5)),
+        (tt.custom_op(opname("vadd"), mod.vadd, outputs={"out": tt.like("x", torch.float32)},
+                      grid=lambda a: (math.ceil(a.n / 64),), config={"BLOCK": 64}),
+         lambda: (torch.randn(40, 3).t(), torch.randn(120), 120)),
+        (tt.custom_op(opname("vadd"), mod.vadd, outputs={"out": lambda a: (a.x.shape,
+                                                                          torch.float32)},
+                      grid=2, config={"BLOCK": 64}),
+         lambda: (torch.randn(128), torch.randn(128), 128)),
+        (silu_ops(source)[0], lambda: (torch.randn(7, 9),)),
+    ]
+    for op, make in ops:
+        assert op._real_source.startswith("def real(")
+        args = make()
+        got, want = op._real(*args), op._real_generic(*args)
+        got = got if isinstance(got, tuple) else (got,)
+        want = want if isinstance(want, tuple) else (want,)
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            torch.testing.assert_close(g, w, rtol=0, atol=0)
+    silu = ops[3][0]
+    x = torch.randn(5)
+    torch.testing.assert_close(silu(x), torch.nn.functional.silu(x), rtol=1e-5, atol=1e-6)
+    with pytest.raises(tile.ArgumentError, match=r"is a tensor of torch.float64"):
+        silu._real(x.double())
+    vadd = ops[1][0]
+    with pytest.raises(tile.ArgumentError, match=r"is on meta, but an earlier input is on cpu"):
+        vadd._real(x, torch.empty(5, device="meta"), 5)
+
+
 # ----------------------------------------------------------- torch.compile
 
 def test_compile_fullgraph_no_graph_break(bias_gelu):

@@ -187,6 +187,96 @@ def _namespace(names, values):
     return types.SimpleNamespace(**dict(zip(names, values)))
 
 
+# ------------------------------------------------- the implementation, made
+#
+# An operator's implementation runs at every call, eager or compiled, and
+# on the H200's host its general form (_real_generic: loops over the
+# parameters, zips, a list per step) cost 21 us a call beside the 8 of the
+# launch (docs/PERF.md, session 25). _make_real writes it out for the
+# operator's own signature instead: one line per input, output and derived
+# value, the dtypes compared by identity, each output's spec known to be
+# like(...) (allocated by empty_like: half torch.empty's host time) or a
+# callable when it is made. Anything unexpected at a call
+# (a dtype or device that is not the signature's, a spec that fails or
+# gives another dtype) hands the call to _real_generic, which raises the
+# error or does the same work, so both forms behave alike.
+
+_DEVICE_TYPES = ("cpu", "cuda")
+
+
+def _make_real(op):
+    """op's implementation as a function of its inputs (source in
+    op._real_source)."""
+    inputs = {n: j for j, n in enumerate(op.inputs)}
+    tensors = [j for j, p in enumerate(op._input_params) if p.pointer]
+    if not tensors:
+        return op._real_generic, None    # it fails: no tensor tells the device
+    env = {"generic": op._real_generic, "NS": types.SimpleNamespace, "empty": torch.empty,
+           "empty_like": torch.empty_like, "CONTIGUOUS": torch.contiguous_format,
+           "elem": _elem, "kernels": {}, "kernel_for": op._kernel_for,
+           "DEVICE_TYPES": _DEVICE_TYPES, "cuda_device": torch.cuda.device,
+           "current_device": torch.cuda.current_device, "__name__": __name__}
+    args = ", ".join(f"i{j}" for j in range(len(op.inputs)))
+    fallback = f"return generic({args})"
+    lines = []
+    for j in tensors:
+        env[f"dt{j}"] = torch_dtype(torch, op._input_params[j].type)
+    lines.append(f"if not ({' and '.join(f'i{j}.dtype is dt{j}' for j in tensors)}):")
+    lines.append(f"    {fallback}")
+    lines.append(f"device = i{tensors[0]}.device")
+    other = "".join(f" or i{j}.device != device" for j in tensors[1:])
+    lines.append(f"if device.type not in DEVICE_TYPES{other}:")
+    lines.append(f"    {fallback}")
+    lines += [f"i{j} = i{j}.contiguous()" for j in tensors]
+    lines += ["a = NS()", "v = a.__dict__"]
+    lines += [f"v[{n!r}] = i{j}" for n, j in inputs.items()]
+    for k, (n, spec) in enumerate(op._specs.items()):
+        want = op._params[n].type
+        src = inputs.get(spec.name) if isinstance(spec, like) else None
+        if src is not None and src in tensors and (
+                _elem(spec.dtype) if spec.dtype else op._input_params[src].type) == want:
+            env[f"odt{k}"] = spec.dtype
+            dtype = f", dtype=odt{k}" if spec.dtype else ""
+            lines.append(f"o{k} = empty_like(i{src}{dtype}, memory_format=CONTIGUOUS)")
+        else:
+            env[f"spec{k}"], env[f"ok{k}"] = spec, torch_dtype(torch, want)
+            lines += ["try:", f"    s{k}, t{k} = spec{k}(a)", "except Exception:",
+                      f"    {fallback}",
+                      f"if t{k} is not ok{k} and elem(t{k}) != {want!r}:", f"    {fallback}",
+                      f"o{k} = empty(tuple(s{k}), dtype=t{k}, device=device)"]
+        lines.append(f"v[{n!r}] = o{k}")
+    for m, (n, fn) in enumerate(op._derived.items()):
+        env[f"der{m}"] = fn
+        lines.append(f"v[{n!r}] = d{m} = der{m}(a)")
+    lines += ["k = kernels.get(device.type)", "if k is None:",
+              "    k = kernels[device.type] = kernel_for(device)"]
+    names = {**{n: f"i{j}" for n, j in inputs.items()},
+             **{n: f"o{k}" for k, n in enumerate(op._specs)},
+             **{n: f"d{m}" for m, n in enumerate(op._derived)}}
+    call = ", ".join(names[n] for n in op._param_names)
+    if op._config:
+        env["config"] = op._config
+        call += ", **config"
+    if callable(op._grid):
+        env["grid"] = op._grid
+        lines.append("g = grid(a)")
+        launch = f"k[g]({call})"
+    elif op._grid is not None:
+        env["GRID"] = op._grid
+        launch = f"k[GRID]({call})"
+    else:
+        launch = f"k({call})"
+    lines += ["if device.index is not None and device.type == 'cuda' "
+              "and device.index != current_device():",
+              "    with cuda_device(device):", f"        {launch}",
+              "else:", f"    {launch}"]
+    outs = [f"o{k}" for k in range(len(op._specs))]
+    lines.append(f"return {outs[0] if len(outs) == 1 else '(' + ', '.join(outs) + ')'}")
+    src = f"def real({args}):\n" + "".join(f"    {line}\n" for line in lines)
+    exec(compile(src, f"<tile.torch implementation of {op.name}>", "exec"), env)
+    return env["real"], src
+
+
 class TileOp:
     """A Tile kernel registered as the torch custom operator `name`.
 
@@ -220,6 +310,7 @@ class TileOp:
         args = ", ".join(self._schema_arg(n) for n in self.inputs)
         rets = ", ".join("Tensor" for _ in self.outputs)
         self.schema = f"({args}) -> " + (rets if len(self.outputs) == 1 else f"({rets})")
+        self._real, self._real_source = _make_real(self)
         self.opdef = torch.library.custom_op(name, self._real, mutates_args=(),
                                              schema=self.schema)
         self.opdef.register_fake(self._fake)
@@ -335,7 +426,10 @@ class TileOp:
         outs = [torch.empty(s, dtype=d, device=device) for s, d in shapes]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
-    def _real(self, *args):
+    def _real_generic(self, *args):
+        """What the generated implementation (_make_real) does, step by
+        step; it takes this way wherever something is not as expected, so
+        that every error is raised here."""
         device = self._check_inputs(args)
         args = list(args)
         for i, _, _ in self._tensor_inputs:
