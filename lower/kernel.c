@@ -131,8 +131,12 @@ static void lw_if(LwFn *f, const IrOp *op) {
     LLVMBuildCondBr(b, lw_val(f, op->args[0])->r[0], bb[0], bb[1]);
     LLVMBasicBlockRef ends[2];
     const IrOp *ys[2] = {NULL, NULL};
+    LwVal in_flight;
+    int drain = 0;
     for (int i = 0; i < 2; i++) {
         LLVMPositionBuilderAtEnd(b, bb[i]);
+        if (i == 0) drain = lw_pipe_drain_begin(f, op, &in_flight);
+        if (i == 1 && drain) lw_pipe_drain_end(f, op, &in_flight);
         if (i < op->nregions) {
             lw_block(f, op->regions[i]);
             ys[i] = op->regions[i]->last;
@@ -295,7 +299,9 @@ void lw_op(LwFn *f, const IrOp *op) {
         return;
     case IR_STORE: lw_store(f, op); return;
     case IR_ATOMIC: case IR_ATOMIC_CAS: lw_atomic(f, op); return;
-    case IR_CONVERT_LAYOUT: lw_convert(f, op); return;
+    case IR_CONVERT_LAYOUT:
+        if (!lw_pipe_deferred(f, op)) lw_convert(f, op);
+        return;
     case IR_SPLAT: case IR_BROADCAST: case IR_EXPAND_DIMS: case IR_RESHAPE:
     case IR_PERMUTE: case IR_MULTIPLE_OF: case IR_MAX_CONTIG:
         lw_shape_op(f, op);

@@ -312,6 +312,15 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2],
 LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n);
 /* The pipelined loop's copies, after product `dot`'s wait (pipeline.c). */
 void lw_pipe_late_copy(LwFn *f, const IrOp *dot);
+/* The then-arm of an `if` that alone reads a product whose group is in
+ * flight (plan drain_if): _begin, at the arm's top, waits for the group
+ * and gives the arm the waited registers (1; 0 when `ifop` is no such
+ * `if`); _end gives the else-arm the registers in flight again. */
+int lw_pipe_drain_begin(LwFn *f, const IrOp *ifop, LwVal *in_flight);
+void lw_pipe_drain_end(LwFn *f, const IrOp *ifop, const LwVal *in_flight);
+/* A conversion of such a product that only that arm reads (plan
+ * drain_cvt): lowered there, after the wait, not where it stands (1). */
+int lw_pipe_deferred(LwFn *f, const IrOp *cvt);
 /* A ring's load (emits nothing) and its conversion (LY_HOW_RING): read
  * from the slot of the current iteration. */
 void lw_pipe_load(LwFn *f, const IrOp *op);

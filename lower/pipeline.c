@@ -39,7 +39,10 @@
  * With a wgmma group left in flight across iterations (plan `pending`),
  * slot (j + S-1) % S is still read by iteration j-1's group at the top
  * of iteration j: the copy and its commit move after the product's
- * wgmma wait and a second barrier (lw_pipe_late_copy). Where only the
+ * wgmma wait and a second barrier (lw_pipe_late_copy). A then-arm that
+ * reads the product inside the loop (plan drain_if: a persistent
+ * kernel's epilogue) waits for the group first (lw_pipe_drain_begin).
+ * Where only the
  * threads read the rings (plan `threads_read`: no descriptor does), the
  * top barrier alone frees that slot: the copy follows the product with
  * no second barrier (and no fence after the wait), so that the stage
@@ -121,6 +124,8 @@ struct LwPipe {
     /* This iteration opened with the copies' wait and barrier (every
      * warpgroup past its wait for the iteration before). */
     int top_barrier;
+    /* lw_pipe_drain_begin is lowering the conversions it defers */
+    int draining;
 };
 
 /* Marks v and, within `body`, everything it is computed from. */
@@ -188,8 +193,19 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
                    ? iv
                    : LLVMBuildTrunc(c->b, iv, lw_type(c, (ScalarKind)ivv->ty.k), "");
     lw_set(f, ivv, now);
+    /* the iteration's own values of the address computations, where the
+     * body lowered them already (late copies), are what the rest of the
+     * body reads: kept and given back below */
+    int nsaved = 0;
     for (const IrOp *op = body->first; op; op = op->next)
-        if (op->nres && p->need[op->res[0]->id]) lw_op(f, op);
+        if (op->nres && p->need[op->res[0]->id]) nsaved += op->nres;
+    LwVal *kept = ar_alloc(c->ar, sizeof(LwVal) * (size_t)(nsaved ? nsaved : 1));
+    nsaved = 0;
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->nres && p->need[op->res[0]->id]) {
+            for (int i = 0; i < op->nres; i++) kept[nsaved++] = *lw_val(f, op->res[i]);
+            lw_op(f, op);
+        }
     LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
     for (int i = 0; i < p->plan->nring; i++) {
         const LyRing *r = &p->plan->ring[i];
@@ -213,6 +229,10 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
             copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
+    nsaved = 0;
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->nres && p->need[op->res[0]->id])
+            for (int i = 0; i < op->nres; i++) lw_set(f, op->res[i], kept[nsaved++]);
     lw_set(f, ivv, saved);
 }
 
@@ -417,6 +437,34 @@ void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
     if (!p || !late_copies(p) || !p->copy_iv || p->plan->wg_dot[0] != dot) return;
     if (!p->plan->threads_read) lw_barrier(f);
     copy_next(f, p);
+}
+
+/* A persistent kernel's epilogue inside the loop (plan drain_if): the
+ * group stays in flight through the iterations that do not store, and
+ * the arm that does waits for it before anything reads the sum. */
+int lw_pipe_drain_begin(LwFn *f, const IrOp *ifop, LwVal *in_flight) {
+    struct LwPipe *p = f->pipe;
+    if (!p || !p->plan->pending || p->plan->drain_if != ifop) return 0;
+    const IrValue *d = p->plan->wg_dot[0]->res[0];
+    *in_flight = *lw_val(f, d);
+    lw_set(f, d, lw_wgmma_wait(f, *in_flight, 0));
+    p->draining = 1;
+    for (int i = 0; i < p->plan->ndrain_cvt; i++) lw_op(f, p->plan->drain_cvt[i]);
+    p->draining = 0;
+    return 1;
+}
+
+int lw_pipe_deferred(LwFn *f, const IrOp *cvt) {
+    const struct LwPipe *p = f->pipe;
+    if (!p || !p->plan->pending || !p->plan->drain_if || p->draining) return 0;
+    for (int i = 0; i < p->plan->ndrain_cvt; i++)
+        if (p->plan->drain_cvt[i] == cvt) return 1;
+    return 0;
+}
+
+void lw_pipe_drain_end(LwFn *f, const IrOp *ifop, const LwVal *in_flight) {
+    lw_set(f, f->pipe->plan->wg_dot[0]->res[0], *in_flight);
+    (void)ifop;
 }
 
 void lw_pipe_end(LwFn *f, struct LwPipe *p) {

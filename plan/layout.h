@@ -646,6 +646,14 @@ typedef struct LyPipe {
      * (lower/pipeline.c, lw_pipe_late_copy), `stages - 1` ahead. */
     const IrOp *wg_dot[4];
     int nwg, pending, carry;
+    /* With `pending`: the `if` whose then-arm alone reads the product
+     * (an epilogue inside the loop: lower/pipeline.c,
+     * lw_pipe_drain_begin), or NULL when the accumulator goes straight to
+     * the next iteration; and the product's conversions before it that
+     * only that arm reads, lowered in the arm after its wait. */
+    const IrOp *drain_if;
+    const IrOp *drain_cvt[2];
+    int ndrain_cvt;
     /* Their other operands that are conversions in the body (loads
      * narrower than a cp.async, say): stored into stage buffers, each
      * `stage_bufs` buffers of `stage_buf` bytes apart (2 with `pending`:

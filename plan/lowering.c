@@ -10,7 +10,8 @@
  *    ring (plan/pipeline.c), the rings — their swizzled or wgmma buffer,
  *    the elements per cp.async, offsets in the ring region — and whether
  *    the body's products read them as wgmma through descriptors (with
- *    one group in flight across iterations: `pending`), with the stage
+ *    one group in flight across iterations: `pending`, also through an
+ *    epilogue's `if` inside the loop: `drain_if`), with the stage
  *    buffers of operands that are no ring's or that the threads move
  *    K-major from one (tf32 along M or N); or the reason
  *    the loop runs unpipelined (a chunk cp.async cannot copy, or rings
@@ -263,6 +264,61 @@ static int descriptor_rings(const LyPipe *q) {
     return 0;
 }
 
+/* Operands reading v in block b and the blocks nested in it. */
+static int uses_in(const IrBlock *b, const IrValue *v) {
+    int n = 0;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nargs; i++) n += op->args[i] == v;
+        for (int r = 0; r < op->nregions; r++) n += uses_in(op->regions[r], v);
+    }
+    return n;
+}
+
+/* Whether product dot's accumulator is carried as the loop's value
+ * `carried` through an `if` of the body whose else-arm yields the
+ * product as it is and whose then-arm alone reads it otherwise (a
+ * persistent kernel's epilogue: store the tile, then start the next one
+ * from zero), the accumulator, the product and the `if`'s value sharing
+ * one layout (the else-arm converts nothing); conversions of the product
+ * between it and the `if` that only the then-arm reads (layout
+ * assignment puts a store's conversion at the product) count as the
+ * arm's, at most two. Fills q's drain_if and drain_cvt: the group can
+ * then stay in flight through every iteration but those that take the
+ * then-arm, which waits for it first and converts then
+ * (lower/pipeline.c, lw_pipe_drain_begin). */
+static int drain_plan(const LyPlan *p, LyPipe *q, const IrOp *dot, const IrValue *carried,
+                      const IrValue *acc) {
+    const IrValue *d = dot->res[0];
+    int ncvt = 0;
+    for (const IrOp *g = dot->next; g; g = g->next) {
+        if (g->op != IR_IF || g->nregions != 2) {
+            for (int i = 0; i < g->nargs; i++) {
+                if (g->args[i] != d) continue;
+                if (g->op != IR_CONVERT_LAYOUT || ncvt == 2) return 0;
+                q->drain_cvt[ncvt++] = g;
+            }
+            continue;
+        }
+        const IrOp *ye = g->regions[1]->last;
+        int r = 0;
+        while (r < g->nres && g->res[r] != carried) r++;
+        if (r == g->nres || !ye || ye->op != IR_YIELD || ye->args[r] != d) continue;
+        for (int i = 0; i < ncvt; i++) {
+            const IrValue *x = q->drain_cvt[i]->res[0];
+            if (p->uses[x->id] != uses_in(g->regions[0], x)) return 0;
+        }
+        if (p->uses[carried->id] != 1 || p->uses[acc->id] != 1 ||
+            uses_in(g->regions[1], d) != 1 ||
+            p->uses[d->id] != 1 + ncvt + uses_in(g->regions[0], d) ||
+            !ly_eq(acc->layout, carried->layout) || !ly_eq(carried->layout, d->layout))
+            return 0;
+        q->drain_if = g;
+        q->ndrain_cvt = ncvt;
+        return 1;
+    }
+    return 0;
+}
+
 /* Warpgroup MMA (sm_90a; lower/pipeline.c says how it runs): when layout
  * assignment allowed it for the body's products (Layout.wgmma; at most
  * 4), each takes B from a ring only it reads or from a stage buffer
@@ -270,7 +326,8 @@ static int descriptor_rings(const LyPipe *q) {
  * only products read (one may serve several), a stage buffer, or
  * registers (f16 and bf16 only); the rings are exactly theirs. With one product that
  * carries its accumulator straight from one iteration to the next
- * (acc = dot(a, b, acc=acc), nothing else reading it), 3 stages or
+ * (acc = dot(a, b, acc=acc), nothing else reading it; or through an
+ * epilogue's `if`, drain_plan), 3 stages or
  * more, its group stays in flight across the barrier (`pending`), and
  * its stage buffers, if any, are two (iteration j stores into one while
  * group j-1 reads the other; plan_pipe takes one and no group in flight
@@ -308,6 +365,12 @@ static int wgmma_plan(Planner *pl, LyPipe *q, int nmarked) {
         if (y->args[i] == dot->res[0] && dot->args[2] == body->args[i + 1] &&
             p->uses[dot->res[0]->id] == 1 && p->uses[body->args[i + 1]->id] == 1 &&
             ly_eq(body->args[i + 1]->layout, dot->res[0]->layout))
+            q->carry = i;
+    q->drain_if = NULL;
+    q->ndrain_cvt = 0;
+    for (int i = 0; n == 1 && q->carry < 0 && y && y->op == IR_YIELD && i < y->nargs; i++)
+        if (dot->args[2] == body->args[i + 1] &&
+            drain_plan(p, q, dot, y->args[i], body->args[i + 1]))
             q->carry = i;
     q->pending = q->carry >= 0 && q->stages >= 3;
     q->stage_bufs = q->pending ? 2 : 1;
