@@ -131,7 +131,7 @@ static void lw_if(LwFn *f, const IrOp *op) {
     LLVMBuildCondBr(b, lw_val(f, op->args[0])->r[0], bb[0], bb[1]);
     LLVMBasicBlockRef ends[2];
     const IrOp *ys[2] = {NULL, NULL};
-    LwVal in_flight;
+    LwVal in_flight = {0, NULL};
     int drain = 0;
     for (int i = 0; i < 2; i++) {
         LLVMPositionBuilderAtEnd(b, bb[i]);
