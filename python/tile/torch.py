@@ -496,16 +496,21 @@ class TileOp:
             torch.library.register_autograd(self.name, backward, setup_context=setup_context)
             self._eager_autograd = None
             return self
-        names = self.inputs + self.outputs
+        # Which inputs are tensors is the schema's (a pointer parameter is a
+        # Tensor, anything else a scalar), so it is worked out once here,
+        # not per call; the outputs are all tensors.
+        tensor_at = [i for i, p in enumerate(self._input_params) if p.pointer]
+        scalar_at = [(n, i) for i, (n, p) in enumerate(zip(self.inputs, self._input_params))
+                     if not p.pointer]
+        tensor_names = [self.inputs[i] for i in tensor_at] + self.outputs
+        one_output = len(self.outputs) == 1
 
         def setup(ctx, inputs, output):
             ctx.set_materialize_grads(materialize_grads)
-            values = list(inputs) + (list(output) if isinstance(output, tuple) else [output])
-            tensors = [n for n, v in zip(names, values) if isinstance(v, torch.Tensor)]
-            ctx.save_for_backward(*(v for v in values if isinstance(v, torch.Tensor)))
-            ctx.tile_tensors = tensors
-            ctx.tile_scalars = {n: v for n, v in zip(names, values)
-                                if not isinstance(v, torch.Tensor)}
+            ctx.save_for_backward(*[inputs[i] for i in tensor_at],
+                                  *((output,) if one_output else output))
+            ctx.tile_tensors = tensor_names
+            ctx.tile_scalars = {n: inputs[i] for n, i in scalar_at}
 
         def run_backward(ctx, *grads):
             saved = types.SimpleNamespace(**ctx.tile_scalars)
