@@ -136,7 +136,7 @@ static void lw_if(LwFn *f, const IrOp *op) {
     for (int i = 0; i < 2; i++) {
         LLVMPositionBuilderAtEnd(b, bb[i]);
         if (i == 0) drain = lw_pipe_drain_begin(f, op, &in_flight);
-        if (i == 1 && drain) lw_pipe_drain_end(f, op, &in_flight);
+        if (i == 1 && drain) lw_pipe_drain_end(f, &in_flight);
         if (i < op->nregions) {
             lw_block(f, op->regions[i]);
             ys[i] = op->regions[i]->last;

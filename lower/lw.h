@@ -317,7 +317,7 @@ void lw_pipe_late_copy(LwFn *f, const IrOp *dot);
  * and gives the arm the waited registers (1; 0 when `ifop` is no such
  * `if`); _end gives the else-arm the registers in flight again. */
 int lw_pipe_drain_begin(LwFn *f, const IrOp *ifop, LwVal *in_flight);
-void lw_pipe_drain_end(LwFn *f, const IrOp *ifop, const LwVal *in_flight);
+void lw_pipe_drain_end(LwFn *f, const LwVal *in_flight);
 /* A conversion of such a product that only that arm reads (plan
  * drain_cvt): lowered there, after the wait, not where it stands (1). */
 int lw_pipe_deferred(LwFn *f, const IrOp *cvt);

@@ -100,6 +100,8 @@ struct LwPipe {
     const LyPipe *plan;
     const IrOp *loop;
     char *need;         /* by IrValue id: part of an address computation */
+    LwVal *kept;        /* by the same id: the iteration's own values of
+                           those, while issue() lowers them for another */
     LLVMValueRef lo, hi, step;
     LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
     LLVMValueRef read_slot;   /* i32 phi of the header: j % stages */
@@ -196,14 +198,9 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
     /* the iteration's own values of the address computations, where the
      * body lowered them already (late copies), are what the rest of the
      * body reads: kept and given back below */
-    int nsaved = 0;
-    for (const IrOp *op = body->first; op; op = op->next)
-        if (op->nres && p->need[op->res[0]->id]) nsaved += op->nres;
-    LwVal *kept = ar_alloc(c->ar, sizeof(LwVal) * (size_t)(nsaved ? nsaved : 1));
-    nsaved = 0;
     for (const IrOp *op = body->first; op; op = op->next)
         if (op->nres && p->need[op->res[0]->id]) {
-            for (int i = 0; i < op->nres; i++) kept[nsaved++] = *lw_val(f, op->res[i]);
+            for (int i = 0; i < op->nres; i++) p->kept[op->res[i]->id] = *lw_val(f, op->res[i]);
             lw_op(f, op);
         }
     LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
@@ -229,10 +226,9 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
             copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
-    nsaved = 0;
     for (const IrOp *op = body->first; op; op = op->next)
         if (op->nres && p->need[op->res[0]->id])
-            for (int i = 0; i < op->nres; i++) lw_set(f, op->res[i], kept[nsaved++]);
+            for (int i = 0; i < op->nres; i++) lw_set(f, op->res[i], p->kept[op->res[i]->id]);
     lw_set(f, ivv, saved);
 }
 
@@ -313,6 +309,7 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     }
     p->need = ar_alloc(c->ar, (size_t)f->k->nvalues + 1);
     memset(p->need, 0, (size_t)f->k->nvalues + 1);
+    p->kept = ar_alloc(c->ar, sizeof(LwVal) * ((size_t)f->k->nvalues + 1));
     for (int i = 0; i < p->plan->nring; i++)
         for (int a = 0; a < p->plan->ring[i].load->nargs; a++)
             mark_cone(p, body, p->plan->ring[i].load->args[a]);
@@ -462,9 +459,8 @@ int lw_pipe_deferred(LwFn *f, const IrOp *cvt) {
     return 0;
 }
 
-void lw_pipe_drain_end(LwFn *f, const IrOp *ifop, const LwVal *in_flight) {
+void lw_pipe_drain_end(LwFn *f, const LwVal *in_flight) {
     lw_set(f, f->pipe->plan->wg_dot[0]->res[0], *in_flight);
-    (void)ifop;
 }
 
 void lw_pipe_end(LwFn *f, struct LwPipe *p) {

@@ -208,7 +208,7 @@ def _make_real(op):
     """op's implementation as a function of its inputs (source in
     op._real_source)."""
     inputs = {n: j for j, n in enumerate(op.inputs)}
-    tensors = [j for j, p in enumerate(op._input_params) if p.pointer]
+    tensors = [j for j, _, _ in op._tensor_inputs]
     if not tensors:
         return op._real_generic, None    # it fails: no tensor tells the device
     env = {"generic": op._real_generic, "NS": types.SimpleNamespace, "empty": torch.empty,
@@ -219,8 +219,8 @@ def _make_real(op):
     args = ", ".join(f"i{j}" for j in range(len(op.inputs)))
     fallback = f"return generic({args})"
     lines = []
-    for j in tensors:
-        env[f"dt{j}"] = torch_dtype(torch, op._input_params[j].type)
+    for j, _, dtype in op._tensor_inputs:
+        env[f"dt{j}"] = dtype
     lines.append(f"if not ({' and '.join(f'i{j}.dtype is dt{j}' for j in tensors)}):")
     lines.append(f"    {fallback}")
     lines.append(f"device = i{tensors[0]}.device")
@@ -499,7 +499,7 @@ class TileOp:
         # Which inputs are tensors is the schema's (a pointer parameter is a
         # Tensor, anything else a scalar), so it is worked out once here,
         # not per call; the outputs are all tensors.
-        tensor_at = [i for i, p in enumerate(self._input_params) if p.pointer]
+        tensor_at = [i for i, _, _ in self._tensor_inputs]
         scalar_at = [(n, i) for i, (n, p) in enumerate(zip(self.inputs, self._input_params))
                      if not p.pointer]
         tensor_names = [self.inputs[i] for i in tensor_at] + self.outputs
