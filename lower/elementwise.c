@@ -364,8 +364,11 @@ static LLVMValueRef lw_fdiv(LwFn *f, ScalarKind k, LLVMValueRef x, LLVMValueRef 
 }
 
 /* x / y, x % y (C semantics, see the header). */
-static LLVMValueRef lw_divrem(LwFn *f, int opc, ScalarKind k, LLVMValueRef x,
+static LLVMValueRef lw_divrem(LwFn *f, const IrOp *op, ScalarKind k, LLVMValueRef x,
                               LLVMValueRef y) {
+    LLVMValueRef q = lw_magic_divrem(f, op, x);   /* an inverted divisor */
+    if (q) return q;
+    int opc = op->op;
     LLVMBuilderRef b = f->c->b;
     LLVMTypeRef t = LLVMTypeOf(x);
     LLVMValueRef one = LLVMConstInt(t, 1, 0);
@@ -420,10 +423,10 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     case IR_ADD: return fl ? LLVMBuildFAdd(b, x[0], x[1], "") : LLVMBuildAdd(b, x[0], x[1], "");
     case IR_SUB: return fl ? LLVMBuildFSub(b, x[0], x[1], "") : LLVMBuildSub(b, x[0], x[1], "");
     case IR_MUL: return fl ? LLVMBuildFMul(b, x[0], x[1], "") : LLVMBuildMul(b, x[0], x[1], "");
-    case IR_DIV: return fl ? lw_fdiv(f, k, x[0], x[1]) : lw_divrem(f, IR_DIV, k, x[0], x[1]);
+    case IR_DIV: return fl ? lw_fdiv(f, k, x[0], x[1]) : lw_divrem(f, op, k, x[0], x[1]);
     case IR_REM:
         return fl ? lw_float_math(f, IR_REM, NULL, k, x, 2)
-                  : lw_divrem(f, IR_REM, k, x[0], x[1]);
+                  : lw_divrem(f, op, k, x[0], x[1]);
     case IR_AND: return LLVMBuildAnd(b, x[0], x[1], "");
     case IR_OR: return LLVMBuildOr(b, x[0], x[1], "");
     case IR_XOR: return LLVMBuildXor(b, x[0], x[1], "");

@@ -323,8 +323,11 @@ void lw_op(LwFn *f, const IrOp *op) {
 }
 
 void lw_block(LwFn *f, const IrBlock *b) {
-    for (const IrOp *op = b->first; op && !f->failed; op = op->next)
+    for (const IrOp *op = b->first; op && !f->failed; op = op->next) {
         lw_op(f, op);
+        for (int i = 0; f->magic && i < op->nres; i++)
+            if (f->plan->magic[op->res[i]->id]) lw_magic_setup(f, op->res[i]);
+    }
 }
 
 /* ----------------------------------------------------------- function */
@@ -368,6 +371,8 @@ static void lw_params(LwFn *f, const LyFacts *facts) {
         LwVal v = lw_new_val(f, 1);
         v.r[0] = x;
         lw_set(f, k->body->args[i], v);
+        if (f->magic && f->plan->magic[k->body->args[i]->id])
+            lw_magic_setup(f, k->body->args[i]);
     }
 }
 
@@ -476,6 +481,10 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     entry->unpipelined_loop = plan->unpipelined_loop;
     entry->unpipelined_need = plan->unpipelined_need;
     f->vals = ar_alloc(c->ar, sizeof(LwVal) * (size_t)(k->nvalues + 1));
+    if (plan->magic) {
+        f->magic = ar_alloc(c->ar, sizeof(LwMagic *) * (size_t)(k->nvalues + 1));
+        memset(f->magic, 0, sizeof(LwMagic *) * (size_t)(k->nvalues + 1));
+    }
     LLVMTypeRef *pt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)(k->nparams + 1));
     for (int i = 0; i < k->nparams; i++) pt[i] = lw_param_type(c, &k->params[i]);
     LLVMTypeRef ft = LLVMFunctionType(c->vd, pt, (unsigned)k->nparams, 0);

@@ -32,7 +32,8 @@
 #define LW_AS_SHARED 3
 
 /* A lowered IR value: n registers (n == 1 for scalars). */
-typedef struct LwFrag LwFrag;   /* smem.c: an operand read by ldmatrix */
+typedef struct LwFrag LwFrag;
+typedef struct LwMagic LwMagic; /* divide.c: an inverted divisor */   /* smem.c: an operand read by ldmatrix */
 
 typedef struct LwVal {
     int n;
@@ -91,6 +92,9 @@ typedef struct LwFn {
                                   it may read through the non-coherent
                                   path (memory.c; NULL until the first
                                   load) */
+    LwMagic **magic;           /* by IrValue id: an inverted divisor's
+                                  constants (divide.c; allocated when the
+                                  plan inverts any) */
     LLVMMetadataRef di_sp;     /* subprogram, with -g */
     int loops;                 /* for/while ops lowered so far (memory.c
                                   predicates stores only before any) */
@@ -145,6 +149,25 @@ LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
 void lw_block(LwFn *f, const IrBlock *b);
 void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *plan,
                const LyFacts *facts, const char *name, LwEntry *entry);
+
+/* ---- divide.c: integer `/` and `%` by a divisor inverted once */
+struct LwMagic {
+    int sgn;                   /* signed division */
+    LLVMValueRef d;            /* the divisor, 1 where it is 0 */
+    LLVMValueRef m;            /* the multiplier, N bits */
+    LLVMValueRef s1, s2;       /* signed: the shift and the divisor's sign
+                                  (0 or -1); unsigned: the two shifts */
+};
+/* The constants of divisor d (an integer of N bits, any N up to 32),
+ * built at the builder's position. */
+LwMagic *lw_magic(LwCtx *c, LLVMValueRef d, int sgn);
+/* n / d (rem: n % d) by mg's divisor, with the plain division's results. */
+LLVMValueRef lw_magic_div(LwCtx *c, const LwMagic *mg, int rem, LLVMValueRef n);
+/* Right after value v (marked by the plan) is defined. */
+void lw_magic_setup(LwFn *f, const IrValue *v);
+/* One element of integer `/` or `%` op, n its numerator, when the plan
+ * inverted its divisor; else NULL. */
+LLVMValueRef lw_magic_divrem(LwFn *f, const IrOp *op, LLVMValueRef n);
 
 /* ---- elementwise.c */
 /* The case labels of the ops elementwise.c lowers, one register at a

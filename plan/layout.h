@@ -521,7 +521,12 @@ void ly_assign_module(Arena *ar, IrModule *m, int aligned, int wgmma);
  * per thread. Returns the number of values rewritten. */
 enum { LY_CARRY_MAX_REGS = 64 };
 int ly_carry_reduce(Arena *ar, IrKernel *k);
-/* Common subexpressions merged (cse.c, run by ly_assign_kernel first):
+/* Scalars that do not change in a loop moved before it (hoist.c, run by
+ * ly_assign_kernel first): pure scalar ops whose operands are all
+ * defined outside the loop. Returns the number of ops moved. */
+int ly_hoist(Arena *ar, IrKernel *k);
+/* Common subexpressions merged (cse.c, run by ly_assign_kernel after
+ * ly_hoist):
  * an op without regions that computes what an earlier op in scope
  * computed from the same operands is dropped and read as that one; loads
  * too where no store, atomic or barrier may come between. Returns the
@@ -687,6 +692,9 @@ typedef struct LyPlan {
     Loc unpipelined_loop;      /* the first of them */
     int64_t unpipelined_need;  /* its rings' shared memory when room was the
                                   reason, else 0 */
+    uint8_t *magic;     /* by IrValue id: 1 for a divisor whose multiply-
+                           shift constants are computed once, right after
+                           it is defined (plan/divisor.c); NULL: none */
 } LyPlan;
 
 /* The plan of kernel k (layouts assigned; ly its result) for a target
@@ -694,6 +702,12 @@ typedef struct LyPlan {
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared);
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
+/* The divisors of k to invert once (plan/divisor.c): marks by IrValue
+ * id, or NULL when none qualifies. */
+uint8_t *ly_plan_divisors(Arena *ar, const IrKernel *k, const LyResult *ly);
+/* The scalar an integer `/` or `%` divides by (its divisor, or the
+ * scalar its divisor splats); NULL for other ops and tile divisors. */
+const IrValue *ly_divisor_scalar(const IrOp *op);
 /* Product dot runs as wgmma in loop q's plan (q NULL: no). */
 int ly_wgmma_planned(const LyPipe *q, const IrOp *dot);
 /* Conversion cv (of a ring) is read into registers for loop q's wgmma

@@ -39,7 +39,8 @@
  *    of a loop-invariant value happens once, outside the loop). Both are
  *    cached per (value, layout).
  *
- * Before step 1, ly_cse (cse.c) merges common subexpressions (loads
+ * Before step 1, ly_hoist (hoist.c) moves scalars that do not change in
+ * a loop before it, ly_cse (cse.c) merges common subexpressions (loads
  * among them, where no write comes between), ly_carry_reduce
  * (carry_reduce.c) rewrites loops that
  * accumulate a reduction (`acc += sum(t, 0)`) to carry t's whole tile
@@ -739,6 +740,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.ar = ar;
     c.k = k;
     c.wgmma = wgmma;
+    ly_hoist(ar, k);
     ly_cse(ar, k);
     ly_carry_reduce(ar, k);
     ly_fold_trans(ar, k);

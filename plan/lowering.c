@@ -533,6 +533,7 @@ LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
     ir_count_uses(p->uses, k->body);
     Planner pl = {.ar = ar, .k = k, .ly = ly, .max_shared = max_shared, .p = p};
     plan_block(&pl, k->body);
+    p->magic = ly_plan_divisors(ar, k, ly);
     return p;
 }
 

@@ -37,7 +37,10 @@ not a power of two would move its elements in the padded layout (sema
 refuses it), so tile2d stores such tiles through trans instead.
 
 Expressions are random DAGs over every dtype: arithmetic, bitwise ops and
-shifts (amounts masked to the width), C division by divisors kept >= 1,
+shifts (amounts masked to the width), C division by divisors never 0
+(a tile's low bits plus 1, or, in 4 of 10 divisions where the kernel has
+runtime integer parameters, a parameter's low bits plus 1, negated half
+the time for signed types: a scalar divisor the lowering inverts once),
 maximum/minimum/clamp/abs/where/floor/ceil/fma/exp, casts among all
 types, comparisons (all six, both operand orders, against constants,
 runtime integer parameters and other tiles) combined with & | ^ !.
@@ -601,6 +604,29 @@ class Kernel:
             return V(s, np, t, self.S, E=n * a.E + EPS[t] * n * n * a.B, B=B)
         return V(s, np, t, self.S, lo=a.lo * n, hi=a.hi * n)
 
+    def scalar_divide(self, op, a):
+        """a / d or a % d by a divisor made of a runtime scalar parameter
+        (the lowering inverts such divisors once: plan/divisor.c): its low
+        bits plus 1, at most half a's type's maximum, negated half the time
+        for signed types; never 0."""
+        t, p = a.ty, self.ch(self.scalars)
+        m = min(TR[t][1] >> 1, self.ch([7, 255, 0x7fff, 0x3fffffff]))
+        neg = t[0] == 'i' and self.r.random() < 0.5
+        ps = p.s if t == 'i32' else '(%s as %s)' % (p.s, t)
+        pn = p.np if t == 'i32' else 'CAST(%s, "i32", %r)' % (p.np, t)
+        den = V('%s((%s & %d) + 1)' % ('-' if neg else '', ps, m),
+                '%sBIN("+", BIN("&", %s, arr(%d, %r), %r), arr(1, %r), %r)%s' % (
+                    'BIN("-", arr(0, %r), ' % t if neg else '', pn, m, t, t, t, t,
+                    ', %r)' % t if neg else ''),
+                t, (), lo=-m - 1 if neg else 1, hi=-1 if neg else m + 1)
+        v = self.iop(op, a, den)
+        if v:
+            if op == '/':
+                v.lo, v.hi = min(a.lo, -a.hi if neg else 0), max(a.hi, -a.lo if neg else 0)
+            else:
+                v.lo, v.hi = (-m if a.lo < 0 else 0), (m if a.hi > 0 else 0)
+        return v
+
     def iexpr(self, d):
         r = self.r
         op = r.choice(['+', '-', '*', '&', '|', '^', '<<', '>>', '/', '%', 'max',
@@ -624,6 +650,8 @@ class Kernel:
                 v.lo, v.hi = min(a.lo, 0), max(a.hi, 0)
             return v
         if op in ('/', '%'):
+            if self.scalars and r.random() < 0.4:
+                return self.scalar_divide(op, a)
             b = self.expr('i', d - 1)
             t = promote(a.ty, b.ty)
             if t != a.ty:

@@ -296,6 +296,10 @@ FN1(float, rsqrt_approx_f, float, 1 / sqrtf(x))
 FN1(double, rsqrt_approx_d, double, 1 / sqrt(x))
 FN1(int32_t, f2i_rn, float, (int32_t)lrintf(x))
 FN1(int32_t, d2i_rn, double, (int32_t)lrint(x))
+/* mul.hi.s32/u32: the high half of the 64-bit product (divide.c's
+ * multiplications by an inverted divisor) */
+FN2(int32_t, mulhi_i, int32_t, (int32_t)(((int64_t)x * y) >> 32))
+FN2(uint32_t, mulhi_ui, uint32_t, (uint32_t)(((uint64_t)x * y) >> 32))
 int32_t sim_d2i_hi(double x);
 int32_t sim_d2i_lo(double x);
 double sim_lohi_i2d(int32_t lo, int32_t hi);

@@ -49,7 +49,7 @@ SIMULATED = {
     "mul.rn.d", "add.rn.f", "add.rn.d", "fma.rz.f", "ex2.approx.f32",
     "ex2.approx.ftz.f32", "div.approx.f", "div.full", "round.f",
     "rcp.approx.ftz.d", "rsqrt.approx.f", "rsqrt.approx.d", "f2i.rn",
-    "d2i.rn",
+    "d2i.rn", "mulhi.i", "mulhi.ui",
     # tensor cores (warpsim.c): cp.async, tf32 rounding, wgmma's ordering
     "cp.async.ca.shared.global.4", "cp.async.ca.shared.global.8",
     "cp.async.ca.shared.global.16", "cp.async.cg.shared.global.16",
