@@ -25,7 +25,9 @@ kinds users write, with random contents:
           on the order, f32 sums within a tolerance), xchg/cas on unique
           addresses with their old values stored, a scalar atomic
   dot     matrix products (f16, bf16, tf32/ieee f32, i8, f8 mixed) of small tiles
-          (16..64) in a K loop with masked loads, `acc=`, epilogues
+          (16..64) in a K loop with masked loads, `acc=`, epilogues; 3 in
+          10 persistent: P programs walk the tiles in one loop over (tile,
+          k), the epilogue in an `if` at each tile's last step
 
 Block sizes include extents that are not powers of two (ew1d 48 and
 100/24, tile2d BM 12/24/40 and BN 80/24, row 100 and 48/160, dot M 48 and
@@ -1560,11 +1562,31 @@ class Gen:
                 c += [('range.a', '-2,2'), ('range.b', '-2,2'), ('step.a', '0.5'),
                       ('step.b', '0.5')]
             cases.append(c)
-        k.emit('let rm = program_id(0) * BM + arange(0, BM);')
-        k.emit('let rn = program_id(1) * BN + arange(0, BN);')
-        k.emit('let rk = arange(0, BK);')
-        k.emit('var acc = zeros([BM, BN], %s);' % at)
-        k.emit('for k in range(0, K, BK) {')
+        # persistent at times: P programs walk the tiles in one loop over
+        # (tile, k) and store each tile in an `if` at its last step (the
+        # wgmma group stays in flight through it: plan/lowering.c's drain;
+        # the walk divides by invariant divisors: plan/divisor.c)
+        pers = r.random() < 0.3
+        if pers:
+            k.param('P', 'i32')
+            for c in cases:
+                c.append(('P', r.choice([1, 2, 3, 5, 8])))
+            k.emit('let tn = cdiv(N, BN);')
+            k.emit('let kt = cdiv(K, BK);')
+            k.emit('let mine = cdiv(cdiv(M, BM) * tn - program_id(0), P);')
+            k.emit('let rk = arange(0, BK);')
+            k.emit('var acc = zeros([BM, BN], %s);' % at)
+            k.emit('for it in range(0, mine * kt) {')
+            k.emit('    let t = program_id(0) + (it / kt) * P;')
+            k.emit('    let k = (it % kt) * BK;')
+            k.emit('    let rm = t / tn * BM + arange(0, BM);')
+            k.emit('    let rn = t % tn * BN + arange(0, BN);')
+        else:
+            k.emit('let rm = program_id(0) * BM + arange(0, BM);')
+            k.emit('let rn = program_id(1) * BN + arange(0, BN);')
+            k.emit('let rk = arange(0, BK);')
+            k.emit('var acc = zeros([BM, BN], %s);' % at)
+            k.emit('for k in range(0, K, BK) {')
         k.emit('    let at = load(a + %s, '
                'mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=%s);'
                % ('(k + rk)[None, :] * M + rm[:, None]' if amn else
@@ -1583,7 +1605,10 @@ class Gen:
             aname = 'at'
         k.emit('    acc = dot(%s, %s, acc=acc%s);' % (aname, 'trans(bt)' if bt else 'bt',
                                                      ', precision="ieee"' if prec else ''))
-        k.emit('}')
+        if pers:
+            k.emit('    if it % kt == kt - 1 {')
+        else:
+            k.emit('}')
         k.S = ('BM', 'BN')
         Kmax = max(maxk, 1)
         accv = V('acc', None, at, ('BM', 'BN'),
@@ -1604,6 +1629,11 @@ class Gen:
             e = accv
         k.store('c', V('(rm[:, None] * N + rn[None, :])', None, 'i32', ('BM', 'BN')), e,
                 V('((rm[:, None] < M) & (rn[None, :] < N))', None, 'bool', ('BM', 'BN')))
+        if pers:
+            k.emit('        acc = zeros([BM, BN], %s);' % at)
+            k.emit('    }')
+            k.emit('}')
+            return k, cases, self.tune(dims, warps), self.configs(dims, warps), 'grid(P)'
         return k, cases, self.tune(dims, warps), self.configs(dims, warps), \
             'grid(cdiv(M, BM), cdiv(N, BN))'
 
