@@ -160,6 +160,7 @@ int run_attention(Run *r);
 int run_std_math(Run *r);
 int run_std_gelu(Run *r);
 int run_std_random(Run *r);
+int run_std_grid(Run *r);
 int run_builtin_math(Run *r);
 int run_libdevice_math(Run *r);
 int run_user(Run *r);

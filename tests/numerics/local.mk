@@ -59,6 +59,7 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 	tests/numerics/cases/std_gelu-bf16.num \
 	tests/numerics/cases/std_gelu-f64.num \
 	tests/numerics/cases/std_random.num \
+	tests/numerics/cases/std_grid.num \
 	tests/numerics/cases/stencil-heat1.num \
 	tests/numerics/cases/stencil-heat2.num \
 	tests/numerics/cases/transpose.num \
@@ -82,6 +83,7 @@ numerics_cases = tests/numerics/cases/bias_gelu-bf16.num \
 TESTS += $(numerics_cases)
 EXTRA_DIST += $(numerics_cases) tests/numerics/kernels/std_math.tile \
 	tests/numerics/kernels/std_random.tile \
+	tests/numerics/kernels/std_grid.tile \
 	tests/numerics/kernels/std_gelu.tile \
 	tests/numerics/kernels/builtin_math.tile \
 	tests/numerics/kernels/libdevice_math.tile

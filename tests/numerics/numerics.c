@@ -48,6 +48,7 @@ static const struct { const char *name; Runner fn; } runners[] = {
     {"std_math", run_std_math},
     {"std_gelu", run_std_gelu},
     {"std_random", run_std_random},
+    {"std_grid", run_std_grid},
     {"builtin_math", run_builtin_math},
     {"libdevice_math", run_libdevice_math},
     {"user", run_user},

@@ -7,6 +7,8 @@
  * magnitude, both signs, plus values where naive formulas break.
  * std/gelu: gelu alone on a dense grid (every f16 and bf16 value), with
  * error bounds on Phi and on the relative error and the special values.
+ * std/grid: the grouped program order against Triton's formula, and a
+ * bijection onto the tiles, for every small grid and group.
  * std/random: Philox words bit-exact against examples/ref/random.c, which
  * is itself checked against the Random123 known-answer vectors; rand
  * bit-exact and inside [0, 1); randn close to the double-precision
@@ -336,4 +338,45 @@ int run_std_random(Run *r) {
     free(rn);
     hb_free(&words); hb_free(&uni); hb_free(&nrm);
     return fails;
+}
+
+/* -------------------------------------------------------------- std/grid */
+
+/* Triton's grouped ordering (its matmul tutorial): the tile of pid. */
+static int grouped_tile(int pid, int num_m, int num_n, int group) {
+    int in_group = group * num_n;
+    int first = pid / in_group * group;
+    int rows = num_m - first < group ? num_m - first : group;
+    int pm = first + pid % in_group % rows, pn = pid % in_group / rows;
+    return pm * num_n + pn;
+}
+
+int run_std_grid(Run *r) {
+    enum { MAXSIDE = 24, MAXGROUP = 10 };
+    long wrong = 0, not_bijective = 0, runs = 0;
+    static unsigned char seen[MAXSIDE * MAXSIDE];
+    for (int nm = 1; nm <= MAXSIDE; nm++)
+        for (int nn = 1; nn <= MAXSIDE; nn++)
+            for (int g = 1; g <= MAXGROUP; g++) {
+                HBuf out = hb_new(DT_I32, nm * nn);
+                TileArg args[] = {hb_arg(&out), tile_arg_int(nm), tile_arg_int(nn),
+                                  tile_arg_int(g)};
+                if (h_run(r->prog, "std_grid", args, 4, r->config)) {
+                    hb_free(&out);
+                    return 1;
+                }
+                runs++;
+                memset(seen, 0, sizeof seen);
+                const int32_t *t = out.data;
+                for (int p = 0; p < nm * nn; p++) {
+                    wrong += t[p] != grouped_tile(p, nm, nn, g);
+                    if (t[p] >= 0 && t[p] < nm * nn) seen[t[p]]++;
+                }
+                for (int i = 0; i < nm * nn; i++) not_bijective += seen[i] != 1;
+                hb_free(&out);
+            }
+    printf("  %ld grids: %ld program ids on another tile than Triton's order, "
+           "%ld tiles not covered exactly once: %s\n", runs, wrong, not_bijective,
+           wrong || not_bijective ? "FAIL" : "ok");
+    return wrong != 0 || not_bijective != 0;
 }
