@@ -79,13 +79,13 @@ LwMagic *lw_magic(LwCtx *c, LLVMValueRef d, int sgn) {
     return mg;
 }
 
-/* The high N bits of the 2N-bit product of x and y (signed or not): PTX
- * mul.hi for 32 bits (LLVM, given the product of extensions, may fold
+/* The high N bits of the 2N-bit product of x and y (signed or not; also
+ * the lowering of `umulhi`, elementwise.c): PTX mul.hi for 32 bits (LLVM, given the product of extensions, may fold
  * the multiplier's extension into the division that made it and multiply
  * in 64 bits instead); the product's high half otherwise, which narrow.c
  * then computes in 32-bit registers (ptxas must see no 16-bit
  * arithmetic, mul.hi.s16 included). */
-static LLVMValueRef lw_mulhi(LwCtx *c, LLVMValueRef x, LLVMValueRef y, int sgn) {
+LLVMValueRef lw_mulhi(LwCtx *c, LLVMValueRef x, LLVMValueRef y, int sgn) {
     LLVMBuilderRef b = c->b;
     LLVMTypeRef t = LLVMTypeOf(x);
     unsigned bits = LLVMGetIntTypeWidth(t);

@@ -436,13 +436,7 @@ static LLVMValueRef lw_scalar(LwFn *f, const IrOp *op, ScalarKind k,
     case IR_POW:
         return fl ? lw_float_math(f, op->op, NULL, k, x, 2)
                   : lw_int_pow(f, x[0], x[1], ty_issigned(k));
-    case IR_UMULHI: {
-        LLVMTypeRef t = LLVMTypeOf(x[0]);
-        LLVMTypeRef w = LLVMIntTypeInContext(c->ctx, 2 * (unsigned)ty_bits(k));
-        LLVMValueRef p = LLVMBuildMul(b, LLVMBuildZExt(b, x[0], w, ""),
-                                      LLVMBuildZExt(b, x[1], w, ""), "");
-        return LLVMBuildTrunc(b, LLVMBuildLShr(b, p, LLVMConstInt(w, (unsigned)ty_bits(k), 0), ""), t, "");
-    }
+    case IR_UMULHI: return lw_mulhi(c, x[0], x[1], 0);
     case IR_CMP: return lw_cmp(f, (CmpPred)op->iattr[0], k, x[0], x[1]);
     case IR_NEG: return fl ? LLVMBuildFNeg(b, x[0], "") : LLVMBuildNeg(b, x[0], "");
     case IR_NOT: return LLVMBuildNot(b, x[0], "");

@@ -32,8 +32,8 @@
 #define LW_AS_SHARED 3
 
 /* A lowered IR value: n registers (n == 1 for scalars). */
-typedef struct LwFrag LwFrag;
-typedef struct LwMagic LwMagic; /* divide.c: an inverted divisor */   /* smem.c: an operand read by ldmatrix */
+typedef struct LwFrag LwFrag;   /* smem.c: an operand read by ldmatrix */
+typedef struct LwMagic LwMagic; /* divide.c: an inverted divisor */
 
 typedef struct LwVal {
     int n;
@@ -163,6 +163,8 @@ struct LwMagic {
 LwMagic *lw_magic(LwCtx *c, LLVMValueRef d, int sgn);
 /* n / d (rem: n % d) by mg's divisor, with the plain division's results. */
 LLVMValueRef lw_magic_div(LwCtx *c, const LwMagic *mg, int rem, LLVMValueRef n);
+/* The high half of the double-width product of x and y (signed or not). */
+LLVMValueRef lw_mulhi(LwCtx *c, LLVMValueRef x, LLVMValueRef y, int sgn);
 /* Right after value v (marked by the plan) is defined. */
 void lw_magic_setup(LwFn *f, const IrValue *v);
 /* One element of integer `/` or `%` op, n its numerator, when the plan

@@ -16,7 +16,7 @@
  * (`offs / cols`, `offs % cols`) divides each element of a tile.
  *
  * The rule: a divisor qualifies when it is a scalar integer of 8, 16 or
- * 32 bits (64-bit constants would need a 128-bit division), a kernel
+ * 32 bits (a 64-bit one would need a 128-bit division), a kernel
  * parameter or the result of an op of the kernel's top block (so that
  * the constants, computed right after it, dominate every division by it
  * and are computed once per program), and not a constant. Its divisions
