@@ -41,11 +41,14 @@
 
 #define AX_MAXDIV (INT64_C(1) << 30)
 #define AX_WIDEN_ROUNDS 4   /* loop rounds before intervals are dropped */
+#define AX_GIVE_UP 16       /* rounds before carried values are unknown */
 
 typedef struct AxCtx {
     AxTable *t;
     const IrKernel *k;
     int changed;
+    uint8_t *seen;       /* by id of a loop body's first argument: the loop
+                            was analyzed before (an enclosing loop's round) */
 } AxCtx;
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
@@ -615,16 +618,31 @@ static AxInfo loop_iv(AxCtx *c, const IrOp *op) {
     return iv;
 }
 
+/* Region argument v of a loop starts as a: the first time; when an
+ * enclosing loop's next round analyzes the loop again, as a joined with
+ * what v held (so that the enclosing loop's values only ever lower and
+ * its rounds end: starting over from a alone would change v at every
+ * round, and that loop would never see a round without change). */
+static void start(AxCtx *c, const IrValue *v, AxInfo a, int again) {
+    set(c, v, again ? ax_join(info(c, v), &a) : a);
+}
+
 /* Loops: region arguments start as the initial values (and, for `for`,
  * the induction variable as lo + k * step) and are joined with what the
- * body yields until they stop changing. */
+ * body yields until they stop changing; after AX_GIVE_UP rounds, with
+ * nothing known of them, one more round gives the body's values. */
 static void analyze_loop(AxCtx *c, const IrOp *op) {
     int isfor = op->op == IR_FOR;
     const IrBlock *body = op->regions[0];
     int first = isfor ? 3 : 0, skip = isfor ? 1 : 0;
-    if (isfor) set(c, body->args[0], loop_iv(c, op));
+    int again = 0;
+    if (body->nargs) {
+        again = c->seen[body->args[0]->id];
+        c->seen[body->args[0]->id] = 1;
+    }
+    if (isfor) start(c, body->args[0], loop_iv(c, op), again);
     for (int i = first; i < op->nargs; i++)
-        set(c, body->args[i - first + skip], *info(c, op->args[i]));
+        start(c, body->args[i - first + skip], *info(c, op->args[i]), again);
     for (int round = 0;; round++) {
         int before = c->changed;
         c->changed = 0;
@@ -647,8 +665,8 @@ static void analyze_loop(AxCtx *c, const IrOp *op) {
         }
         int changed = c->changed;
         c->changed = before || changed;
-        if (!changed) break;
-        if (round == 16)  /* give up: nothing known about carried values */
+        if (!changed || round > AX_GIVE_UP) break;
+        if (round == AX_GIVE_UP)  /* nothing known about carried values */
             for (int i = skip; i < body->nargs; i++) set(c, body->args[i], ax_unknown());
     }
     const IrBlock *src = isfor ? body : op->regions[1];
@@ -707,7 +725,8 @@ AxTable *ax_analyze(Arena *ar, const IrKernel *k, const LyFacts *f) {
     t->nvalues = k->nvalues;
     t->info = ar_alloc(ar, sizeof(AxInfo) * (size_t)(k->nvalues + 1));
     for (int i = 0; i < k->nvalues; i++) t->info[i] = ax_unknown();
-    AxCtx c = {t, k, 0};
+    AxCtx c = {t, k, 0, ar_alloc(ar, (size_t)k->nvalues + 1)};
+    memset(c.seen, 0, (size_t)k->nvalues + 1);
     for (int i = 0; i < k->nparams; i++)
         t->info[k->body->args[i]->id] = ax_param(&k->params[i], ly_fact_raw(f, i));
     analyze_block(&c, k->body);
