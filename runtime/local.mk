@@ -45,10 +45,10 @@ tests_unit_test_runtime_driver_SOURCES = tests/unit/test_runtime_driver.c \
 	tests/unit/check.h tests/unit/vadd_bundle.h
 tests_unit_test_runtime_driver_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_runtime_driver_LDADD = runtime/libtile.la
-EXTRA_DIST += tests/unit/fake_libcuda.c
+EXTRA_DIST += tests/unit/fake_libcuda.c tests/unit/fake_cuda.h
 CLEANFILES += tests/unit/fakecuda.so
 EXTRA_tests_unit_test_runtime_driver_DEPENDENCIES = tests/unit/fakecuda.so
-tests/unit/fakecuda.so: $(srcdir)/tests/unit/fake_libcuda.c
+tests/unit/fakecuda.so: $(srcdir)/tests/unit/fake_libcuda.c $(srcdir)/tests/unit/fake_cuda.h
 	$(AM_V_CC)$(MKDIR_P) tests/unit && \
 	$(CC) $(AM_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ \
 	    $(srcdir)/tests/unit/fake_libcuda.c
@@ -62,6 +62,17 @@ tests_unit_test_tune_SOURCES = tests/unit/test_tune.c tests/unit/check.h \
 tests_unit_test_tune_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_tune_LDADD = runtime/libtile.la -ldl
 EXTRA_tests_unit_test_tune_DEPENDENCIES = tests/unit/fakecuda.so
+
+# Tensor maps (TMA descriptors): their evaluation, encoding (the double
+# records cuTensorMapEncodeTiled's arguments), launch parameters, errors
+# and the per-thread cache.
+check_PROGRAMS += tests/unit/test_tmap
+TESTS += tests/unit/test_tmap
+tests_unit_test_tmap_SOURCES = tests/unit/test_tmap.c tests/unit/check.h \
+	tests/unit/bundle_util.h tests/unit/fake_cuda.h
+tests_unit_test_tmap_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_tmap_LDADD = runtime/libtile.la -ldl
+EXTRA_tests_unit_test_tmap_DEPENDENCIES = tests/unit/fakecuda.so
 
 # libtile as data-parallel ranks use it: two devices of the same double in
 # one process, several processes storing into one tuning cache.
