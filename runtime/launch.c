@@ -263,6 +263,7 @@ typedef struct TmapKey {
 _Static_assert(sizeof(TmapKey) == 64, "TmapKey has no padding");
 
 enum { TMAP_CACHE = 16 };   /* entries per thread, direct-mapped */
+_Static_assert(TMAP_CACHE == 16, "tmap_slot takes 4 bits");
 
 /* The calling thread's encoded maps (thread-local, so no lock: a thread
  * relaunching a kernel with the same arguments encodes nothing). */
@@ -288,13 +289,22 @@ static TmapKey tmap_key(const TlbTmap *m, const RtTmapArgs *a) {
     return key;
 }
 
+/* The cache entry of key: a multiplicative hash of its 8 words (the
+ * launch path's, so not byte by byte). */
+static uint32_t tmap_slot(const TmapKey *key) {
+    uint64_t w[sizeof *key / 8], h = 0;
+    memcpy(w, key, sizeof w);
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 60);
+}
+
 /* Encodes map t of plan p into *out (from the thread's cache when it
  * holds the same key). */
 static TileStatus encode_tmap(const RtDriver *d, const TileKernel *k, const RtPlan *p,
                               uint32_t t, CUtensorMap *out) {
     const TlbTmap *m = &p->variant->v->tmaps[t];
     TmapKey key = tmap_key(m, &p->tmap[t]);
-    uint32_t slot = (uint32_t)(rt_hash(RT_HASH_SEED, &key, sizeof key) % TMAP_CACHE);
+    uint32_t slot = tmap_slot(&key);
     if (tmap_cache.valid[slot] && !memcmp(&tmap_cache.key[slot], &key, sizeof key)) {
         *out = tmap_cache.map[slot];
         return TILE_OK;

@@ -21,8 +21,12 @@ tests_unit_test_runtime_LDADD = runtime/libtile.la
 # GPU tests: built by make check, skipped (exit 77) without a GPU; run on a
 # GPU machine by scripts/gpu-runtime-check.sh. The benchmark is built with
 # them but is not a test.
-check_PROGRAMS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune bench/launch_overhead
-TESTS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune
+check_PROGRAMS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune tests/unit/test_gpu_tmap \
+	bench/launch_overhead
+TESTS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune tests/unit/test_gpu_tmap
+tests_unit_test_gpu_tmap_SOURCES = tests/unit/test_gpu_tmap.c tests/unit/gpu_util.h
+tests_unit_test_gpu_tmap_LDADD = runtime/libtile.la -lpthread -lm
+tests_unit_test_gpu_tmap_LDFLAGS = $(GPU_PROG_STATIC)
 tests_unit_test_gpu_tune_SOURCES = tests/unit/test_gpu_tune.c tests/unit/gpu_util.h \
 	tests/unit/spin_bundle.h
 tests_unit_test_gpu_tune_LDADD = runtime/libtile.la -lpthread -lm
