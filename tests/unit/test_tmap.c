@@ -247,6 +247,16 @@ static void test_cache(TileKernel *k) {
     x.ldb = 528;
     CHECK(launch_mm(k, &x) == TILE_OK && tmap_calls() == calls + 2);
     CHECK(map_of_last(1) && map_of_last(1)->stride[0] == 1056);
+    /* Many keys alike but for a stride share the 16 entries: every launch
+     * must still pass its own map, hit or miss. */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 40; i++) {
+            x.ldb = 520 + 8 * i;
+            CHECK(launch_mm(k, &x) == TILE_OK);
+            const FakeTmapCall *c = map_of_last(1);
+            CHECK(c && c->stride[0] == (unsigned long long)x.ldb * 2 &&
+                  c->stride[1] == (unsigned long long)x.ldb * 200 && c->addr == base.b);
+        }
 }
 
 /* The plan alone, as a simulator reads it. */
