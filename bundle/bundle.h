@@ -30,11 +30,13 @@
 #include <stdint.h>
 
 #define TLB_MAGIC "\x89TLB\r\n\x1a\n"  /* 8 bytes, PNG-style */
-#define TLB_VERSION 4u                  /* what tlb_write writes */
+#define TLB_VERSION 5u                  /* what tlb_write writes */
 #define TLB_VERSION_OLDEST 1u           /* the oldest tlb_read reads */
 #define TLB_HEADER_SIZE 32u
 #define TLB_EXPR_MAXDEPTH 32            /* evaluation stack, in values */
 #define TLB_MAXDIM 3                    /* grid dimensions */
+#define TLB_TMAP_MAXRANK 3              /* tensor map dimensions */
+#define TLB_MAX_TMAPS 8                 /* tensor maps per variant */
 #define TLB_MAX_FILE ((uint64_t)1 << 30) /* largest bundle file libtile
                                            reads (header + payload) */
 
@@ -106,6 +108,23 @@ int tlb_eval(const TlbExpr *e, const int64_t *args, int64_t *out);
  * integer sign-extended to 64 bits) is `bits`. */
 int tlb_guard_holds(uint8_t g, uint64_t bits);
 
+/* A tensor map (TMA descriptor) a variant's entry takes after its
+ * parameters, one `.param .align 64 .b8 [128]` each, in this order. The
+ * runtime encodes it at launch (cuTensorMapEncodeTiled) from the
+ * arguments: the address of pointer parameter `param` is element
+ * [0, ..., 0]; dim and stride are expressions over the integer
+ * parameters, like `grid`. Fields past `rank` are 0 (box) and empty
+ * expressions (dim, stride). Version 5 on (docs/bundle.md). */
+typedef struct TlbTmap {
+    uint16_t param;     /* the pointer parameter: address of element [0, ..., 0] */
+    uint8_t elem;       /* TlbType of the elements */
+    uint8_t rank;       /* 1 .. TLB_TMAP_MAXRANK */
+    uint8_t swizzle;    /* 0, 32, 64 or 128: bytes (CU_TENSOR_MAP_SWIZZLE_NONE/32B/64B/128B) */
+    uint32_t box[TLB_TMAP_MAXRANK];          /* elements, innermost first */
+    TlbExpr dim[TLB_TMAP_MAXRANK];           /* extents in elements, innermost first */
+    TlbExpr stride[TLB_TMAP_MAXRANK - 1];    /* of dimensions 1 .. rank-1, in ELEMENTS */
+} TlbTmap;
+
 typedef struct TlbVariant {
     const uint8_t *guard;  /* [kernel.nparams] */
     uint32_t dyn_smem;   /* dynamic shared memory bytes the launch passes */
@@ -113,6 +132,9 @@ typedef struct TlbVariant {
     uint16_t l1_programs;  /* version 4: programs per SM whose shared
                               memory the runtime carves out, the rest
                               staying L1; 0: no preference (docs/bundle.md) */
+    uint32_t ntmaps;       /* version 5: at most TLB_MAX_TMAPS; older: 0 */
+    const TlbTmap *tmaps;  /* [ntmaps]: the entry's parameters after the
+                              kernel's, in this order */
 } TlbVariant;
 
 typedef struct TlbConfig {

@@ -77,5 +77,10 @@ TlbChoice tlb_choose(const TlbKernel *k, const uint8_t *in, const char *spec,
 /* Expression e of kernel k as source-like text ("cols % 128 == 0"),
  * truncated to n bytes; returns buf. */
 const char *tlb_expr_text(const TlbKernel *k, const TlbExpr *e, char *buf, size_t n);
+/* Tensor map m of a variant of kernel k as text, for printers of
+ * variants: "tmap a: f16 [K, M] stride [lda] box [64, 128] swizzle 128"
+ * (dimensions innermost first, strides in elements; no stride list at
+ * rank 1), truncated to n bytes; returns buf. */
+const char *tlb_tmap_text(const TlbKernel *k, const TlbTmap *m, char *buf, size_t n);
 
 #endif

@@ -14,6 +14,10 @@
  * and nothing assumes the code is well formed: a malformed part prints as
  * "?".
  *
+ * tlb_tmap_text prints a variant's tensor map the same way: "tmap a: f16
+ * [K, M] stride [lda] box [64, 128] swizzle 128", dimensions innermost
+ * first, strides in elements, as the bundle holds them.
+ *
  * tlb_expr_culprit narrows a failed condition to the conjunct of a
  * top-level `&&` chain that made it fail, by evaluating the left operand's
  * code on its own (a subexpression's code is itself valid postfix code);
@@ -183,6 +187,33 @@ void tlb_expr_print_range(TlbText *t, const TlbKernel *k, const TlbExpr *e, uint
 const char *tlb_expr_text(const TlbKernel *k, const TlbExpr *e, char *buf, size_t n) {
     TlbText t = tlb_text(buf, n);
     if (e->n) tlb_expr_print_range(&t, k, e, e->n - 1);
+    return buf;
+}
+
+/* "[e0, e1]": n expressions of k, innermost first. */
+static void print_list(TlbText *t, const TlbKernel *k, const TlbExpr *e, uint32_t n) {
+    tlb_text_printf(t, "[");
+    for (uint32_t i = 0; i < n; i++) {
+        if (i) tlb_text_printf(t, ", ");
+        if (e[i].n) tlb_expr_print_range(t, k, &e[i], e[i].n - 1);
+        else tlb_text_printf(t, "?");
+    }
+    tlb_text_printf(t, "]");
+}
+
+const char *tlb_tmap_text(const TlbKernel *k, const TlbTmap *m, char *buf, size_t n) {
+    TlbText t = tlb_text(buf, n);
+    uint32_t rank = m->rank <= TLB_TMAP_MAXRANK ? m->rank : 0;
+    tlb_text_printf(&t, "tmap %s: %s ", m->param < k->nparams ? k->params[m->param].name : "?",
+                    tlb_type_name((TlbType)m->elem));
+    print_list(&t, k, m->dim, rank);
+    if (rank > 1) {
+        tlb_text_printf(&t, " stride ");
+        print_list(&t, k, m->stride, rank - 1);
+    }
+    tlb_text_printf(&t, " box [");
+    for (uint32_t i = 0; i < rank; i++) tlb_text_printf(&t, "%s%u", i ? ", " : "", m->box[i]);
+    tlb_text_printf(&t, "] swizzle %u", m->swizzle);
     return buf;
 }
 

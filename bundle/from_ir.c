@@ -139,7 +139,7 @@ static int config_from_ir(Arena *ar, const IrKernel *ik, int index, const TlbCod
         const TlbCodeVariant *v = &code->variants[i];
         if (v->kernel == index)
             c->variants[c->nvariants++] =
-                (TlbVariant){v->guard, v->dyn_smem, v->entry, v->l1_programs};
+                (TlbVariant){v->guard, v->dyn_smem, v->entry, v->l1_programs, 0, NULL};
     }
     if (c->nvariants == 0) {
         snprintf(err, errlen, "kernel '%s': no code for configuration %d",

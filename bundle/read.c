@@ -296,7 +296,91 @@ static void check_guard(Rd *r, const TlbParam *p, uint8_t g, const char *entry) 
                 entry, p->name);
 }
 
-static void rd_variant(Rd *r, const TlbKernel *k, TlbVariant *v) {
+/* Does configuration c give some `type` parameter the value t (a pointer
+ * `*T` of the signature may point to another type in c)? */
+static int type_param_is(const TlbKernel *k, const TlbConfig *c, unsigned t) {
+    for (uint32_t i = 0; i < k->ncparams; i++)
+        if (k->cparams[i].kind == TLB_CPARAM_TYPE && c->cvalues[i] == (int64_t)t) return 1;
+    return 0;
+}
+
+/* Element types a tensor map can describe (the bytes are copied, so the
+ * f8 types as UINT8): every pointee but bool. */
+static int tmap_elem_ok(unsigned t) { return valid_pointee(t) && t != TLB_BOOL; }
+
+/* The parameter and element type of tensor map m (number `t`). */
+static void check_tmap_param(Rd *r, const TlbKernel *k, const TlbConfig *c,
+                             const TlbTmap *m, uint32_t t, const char *entry) {
+    if (m->param >= k->nparams)
+        FAIL("variant '%s': tensor map %u names parameter %u of %u", entry, t, m->param,
+             k->nparams);
+    const TlbParam *p = &k->params[m->param];
+    if (p->type != TLB_PTR)
+        FAIL("variant '%s': tensor map %u is of parameter '%s', which is not a pointer",
+             entry, t, p->name);
+    if (!tmap_elem_ok(m->elem))
+        FAIL("variant '%s': tensor map %u of '%s' has element type code %u, which a "
+             "tensor map cannot describe", entry, t, p->name, m->elem);
+    if (m->elem != p->pointee && !type_param_is(k, c, m->elem) &&
+        tlb_type_bytes((TlbType)m->elem) != tlb_type_bytes((TlbType)p->pointee))
+        FAIL("variant '%s': tensor map %u of '%s' has %s elements, but '%s' points to %s",
+             entry, t, p->name, tlb_type_name((TlbType)m->elem), p->name,
+             tlb_type_name((TlbType)p->pointee));
+}
+
+/* The box and swizzle of tensor map m (number `t`). */
+static void check_tmap_box(Rd *r, const TlbKernel *k, const TlbTmap *m, uint32_t t,
+                           const char *entry) {
+    const char *name = k->params[m->param].name;
+    uint32_t bytes = (uint32_t)tlb_type_bytes((TlbType)m->elem);
+    for (uint32_t i = 0; i < m->rank; i++)
+        if (m->box[i] < 1 || m->box[i] > 256)
+            FAIL("variant '%s': tensor map %u of '%s' has a box of %u elements in "
+                 "dimension %u (1 to 256)", entry, t, name, m->box[i], i);
+    if (m->box[0] * bytes % 16)
+        FAIL("variant '%s': tensor map %u of '%s': its box's rows of %u bytes are not a "
+             "multiple of 16", entry, t, name, m->box[0] * bytes);
+    if (m->swizzle != 0 && m->swizzle != 32 && m->swizzle != 64 && m->swizzle != 128)
+        FAIL("variant '%s': tensor map %u of '%s' has swizzle %u (0, 32, 64 or 128)", entry,
+             t, name, m->swizzle);
+    if (m->swizzle && m->box[0] * bytes > m->swizzle)
+        FAIL("variant '%s': tensor map %u of '%s': its box's rows of %u bytes exceed its "
+             "%u-byte swizzle", entry, t, name, m->box[0] * bytes, m->swizzle);
+}
+
+/* tmap: u16 param, u8 elem, u8 rank, u8 swizzle, u32 box[rank],
+ * expr dim[rank], expr stride[rank - 1]. */
+static void rd_tmap(Rd *r, const TlbKernel *k, const TlbConfig *c, TlbTmap *m, uint32_t t,
+                    const char *entry) {
+    m->param = rd_u16(r, "tensor map parameter");
+    m->elem = rd_u8(r, "tensor map element type");
+    m->rank = rd_u8(r, "tensor map rank");
+    m->swizzle = rd_u8(r, "tensor map swizzle");
+    if (r->failed) return;
+    check_tmap_param(r, k, c, m, t, entry);
+    if (!r->failed && (m->rank < 1 || m->rank > TLB_TMAP_MAXRANK))
+        FAIL("variant '%s': tensor map %u of '%s' has rank %u (1 to %d)", entry, t,
+             k->params[m->param].name, m->rank, TLB_TMAP_MAXRANK);
+    for (uint32_t i = 0; i < m->rank && !r->failed; i++) m->box[i] = rd_u32(r, "tensor map box");
+    if (!r->failed) check_tmap_box(r, k, m, t, entry);
+    for (uint32_t i = 0; i < m->rank && !r->failed; i++)
+        rd_expr(r, k, &m->dim[i], "tensor map dimension expression");
+    for (uint32_t i = 0; i + 1 < m->rank && !r->failed; i++)
+        rd_expr(r, k, &m->stride[i], "tensor map stride expression");
+}
+
+/* Version 5 on: u32 ntmaps, tmap tmaps[ntmaps] (at least 14 bytes each). */
+static void rd_tmaps(Rd *r, const TlbKernel *k, const TlbConfig *c, TlbVariant *v) {
+    v->ntmaps = rd_count(r, 14, "tensor map count");
+    if (!r->failed && v->ntmaps > TLB_MAX_TMAPS)
+        FAIL("variant '%s' has %u tensor maps (at most %d)", v->entry, v->ntmaps,
+             TLB_MAX_TMAPS);
+    TlbTmap *m = rd_array(r, v->ntmaps, sizeof *m);
+    for (uint32_t t = 0; t < v->ntmaps && !r->failed; t++) rd_tmap(r, k, c, &m[t], t, v->entry);
+    v->tmaps = m;
+}
+
+static void rd_variant(Rd *r, const TlbKernel *k, const TlbConfig *c, TlbVariant *v) {
     uint32_t assume = r->version == 1 ? rd_u32(r, "variant assumptions") : 0;
     v->dyn_smem = rd_u32(r, "variant shared memory");
     v->entry = rd_name(r, "variant entry name");
@@ -313,6 +397,7 @@ static void rd_variant(Rd *r, const TlbKernel *k, TlbVariant *v) {
     for (uint32_t i = 0; i < k->nparams; i++) check_guard(r, &k->params[i], g[i], v->entry);
     v->guard = g;
     if (r->version >= 4) v->l1_programs = rd_u16(r, "variant L1 programs");
+    if (r->version >= 5) rd_tmaps(r, k, c, v);
 }
 
 static int guard_facts(const TlbKernel *k, const TlbVariant *v) {
@@ -356,7 +441,7 @@ static void rd_config(Rd *r, const TlbKernel *k, TlbConfig *c) {
     c->nvariants = rd_count(r, r->version == 1 ? 12 : 8, "variant count");
     if (!r->failed && c->nvariants == 0) fail_at(r, "a configuration without variants");
     c->variants = rd_array(r, c->nvariants, sizeof *c->variants);
-    for (uint32_t i = 0; i < c->nvariants && !r->failed; i++) rd_variant(r, k, &c->variants[i]);
+    for (uint32_t i = 0; i < c->nvariants && !r->failed; i++) rd_variant(r, k, c, &c->variants[i]);
     if (!r->failed && r->version == 1) order_v1(k, c);
 }
 

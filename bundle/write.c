@@ -65,6 +65,24 @@ static void put_expr(Wr *w, const TlbExpr *e) {
     }
 }
 
+/* Version 5's maps of a variant: u32 count, then each map's fields up to
+ * its rank (a rank out of range writes nothing past it: the reader
+ * rejects it). */
+static void put_tmaps(Wr *w, const TlbVariant *v) {
+    put_u32(w, v->ntmaps);
+    for (uint32_t t = 0; t < v->ntmaps && v->tmaps; t++) {
+        const TlbTmap *m = &v->tmaps[t];
+        uint32_t rank = m->rank <= TLB_TMAP_MAXRANK ? m->rank : 0;
+        put_u16(w, m->param);
+        put_u8(w, m->elem);
+        put_u8(w, m->rank);
+        put_u8(w, m->swizzle);
+        for (uint32_t i = 0; i < rank; i++) put_u32(w, m->box[i]);
+        for (uint32_t i = 0; i < rank; i++) put_expr(w, &m->dim[i]);
+        for (uint32_t i = 0; i + 1 < rank; i++) put_expr(w, &m->stride[i]);
+    }
+}
+
 static void put_config(Wr *w, const TlbKernel *k, const TlbConfig *c) {
     put_u32(w, c->warps);
     put_u32(w, c->stages);
@@ -78,6 +96,7 @@ static void put_config(Wr *w, const TlbKernel *k, const TlbConfig *c) {
         put_name(w, c->variants[i].entry);
         put(w, c->variants[i].guard, k->nparams);
         put_u16(w, c->variants[i].l1_programs);
+        put_tmaps(w, &c->variants[i]);
     }
 }
 

@@ -13,7 +13,8 @@
  *      (the PTX tilec writes needs PTX ISA 8.0, i.e. a 12.0 driver);
  *   3. cuGetProcAddress (the _v2 form with its status out-parameter where
  *      the driver has it, 12.5+, else the 11.3 form) for every function
- *      in RT_DRIVER_FUNCS at 12.0 semantics;
+ *      in RT_DRIVER_FUNCS at 12.0 semantics (and RT_DRIVER_OPTIONAL's,
+ *      left NULL where the driver lacks them);
  *   4. cuInit(0) and cuDeviceGetCount: the toolkit's stub library, no
  *      device, or CUDA_VISIBLE_DEVICES hiding them all.
  */
@@ -71,6 +72,17 @@ static TileStatus resolve(void *lib, RtDriver *d) {
         memcpy(&d->field, &fn, sizeof fn);                                         \
     }
     RT_DRIVER_FUNCS(X)
+#undef X
+#define X(field, name, params)                                                     \
+    {                                                                              \
+        void *fn = NULL;                                                           \
+        int found = 0;                                                             \
+        CUresult r = v2 ? v2(name, &fn, RT_CUDA_VERSION, 0, &found)                \
+                        : v1(name, &fn, RT_CUDA_VERSION, 0);                       \
+        if (r != CUDA_SUCCESS) fn = NULL;                                          \
+        memcpy(&d->field, &fn, sizeof fn);                                         \
+    }
+    RT_DRIVER_OPTIONAL(X)
 #undef X
     return TILE_OK;
 }

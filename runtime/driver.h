@@ -10,6 +10,10 @@
  * the versioned entry point (`cuMemAlloc` gives cuMemAlloc_v2,
  * `cuStreamBeginCapture` its _v2) without spelling the suffixes.
  *
+ * Functions of RT_DRIVER_OPTIONAL are resolved alike but may be missing
+ * (NULL): cuTensorMapEncodeTiled, which only launches of variants with
+ * tensor maps need.
+ *
  * The table also holds the calls the GPU tests and the launch benchmark
  * need (memory, streams, graphs), so that they load the driver the same
  * way instead of repeating this file.
@@ -64,6 +68,35 @@ enum {
     CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1,
     CU_STREAM_CAPTURE_MODE_RELAXED = 2,
 };
+
+/* Tensor maps (TMA descriptors, sm_90): the opaque 128 bytes an entry
+ * takes as a `.param .align 64 .b8 [128]`, and cuTensorMapEncodeTiled's
+ * enums, with cuda.h's values (CUDA 12.0 on). */
+typedef struct CUtensorMap {
+    _Alignas(64) unsigned long long opaque[16];
+} CUtensorMap;
+_Static_assert(sizeof(CUtensorMap) == 128, "a tensor map is 128 bytes");
+enum {
+    CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+    CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+    CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+    CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+    CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+    CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+    CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+    CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+};
+enum { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
+enum {
+    CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+    CU_TENSOR_MAP_SWIZZLE_32B = 1,
+    CU_TENSOR_MAP_SWIZZLE_64B = 2,
+    CU_TENSOR_MAP_SWIZZLE_128B = 3,
+};
+enum { CU_TENSOR_MAP_L2_PROMOTION_NONE = 0, CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2 };
+enum { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
 
 #define RT_CUDA_VERSION 12000   /* the API semantics requested, and the
                                    oldest driver accepted */
@@ -125,11 +158,21 @@ enum {
     X(graph_exec_destroy, "cuGraphExecDestroy", (CUgraphExec e))                  \
     X(graph_destroy, "cuGraphDestroy", (CUgraph g))
 
+/* Functions a driver may lack (NULL then): what uses one fails with its
+ * own message when it is absent, everything else works. The enums are
+ * passed as int (a C enum's ABI). */
+#define RT_DRIVER_OPTIONAL(X)                                                      \
+    X(tensor_map_encode_tiled, "cuTensorMapEncodeTiled",                          \
+      (CUtensorMap * map, int type, uint32_t rank, void *address, const uint64_t *dim, \
+       const uint64_t *strides, const uint32_t *box, const uint32_t *element_strides, \
+       int interleave, int swizzle, int l2_promotion, int oob_fill))
+
 typedef struct RtDriver {
     int version;                 /* cuDriverGetVersion: 12040 = 12.4 */
     int ndevices;
 #define X(field, name, params) CUresult (*field) params;
     RT_DRIVER_FUNCS(X)
+    RT_DRIVER_OPTIONAL(X)
 #undef X
 } RtDriver;
 

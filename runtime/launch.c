@@ -15,6 +15,17 @@
  * architecture when the bundle has one, else the PTX, which the driver
  * compiles); the first launch of a variant resolves its function; both
  * under the bundle's mutex, rechecking after taking it.
+ *
+ * A variant with tensor maps (TMA descriptors) gets them encoded with
+ * cuTensorMapEncodeTiled from the plan's evaluated fields (rt_plan_tmaps)
+ * into 64-byte-aligned buffers on the stack, passed after the ordinary
+ * parameters. Encoding costs host time, so each thread keeps the maps it
+ * encoded last in a small direct-mapped cache (16 entries, keyed by every
+ * input of the encoding: base, extents, strides, box, type, swizzle); a
+ * relaunch with the same arguments copies 128 bytes per map instead.
+ * Thread-local, it needs no lock, and it is bounded; since the key is
+ * what the encoding depends on, an entry stays right whatever bundle it
+ * came from.
  */
 #include "runtime/rt.h"
 
@@ -240,6 +251,102 @@ TileStatus rt_function(const RtDriver *d, TileKernel *k, RtModule *m, const RtVa
     return s;
 }
 
+/* ------------------------------------------------------- tensor maps */
+
+/* What one cuTensorMapEncodeTiled call depends on, whole: the key of the
+ * encoding cache. Filled after a memset (no padding: compared as bytes). */
+typedef struct TmapKey {
+    uint64_t base, dim[TLB_TMAP_MAXRANK], stride[TLB_TMAP_MAXRANK - 1];
+    uint32_t box[TLB_TMAP_MAXRANK];
+    uint8_t type, rank, swizzle, zero;
+} TmapKey;
+_Static_assert(sizeof(TmapKey) == 64, "TmapKey has no padding");
+
+enum { TMAP_CACHE = 16 };   /* entries per thread, direct-mapped */
+_Static_assert(TMAP_CACHE == 16, "tmap_slot takes 4 bits");
+
+/* The calling thread's encoded maps (thread-local, so no lock: a thread
+ * relaunching a kernel with the same arguments encodes nothing). */
+static _Thread_local struct {
+    TmapKey key[TMAP_CACHE];
+    CUtensorMap map[TMAP_CACHE];
+    uint8_t valid[TMAP_CACHE];
+} tmap_cache;
+
+static TmapKey tmap_key(const TlbTmap *m, const RtTmapArgs *a) {
+    TmapKey key;
+    memset(&key, 0, sizeof key);
+    key.base = a->base;
+    memcpy(key.dim, a->dim, sizeof key.dim);
+    memcpy(key.stride, a->stride, sizeof key.stride);
+    memcpy(key.box, m->box, sizeof key.box);
+    key.type = (uint8_t)rt_tmap_data_type((TlbType)m->elem);
+    key.rank = m->rank;
+    key.swizzle = (uint8_t)(m->swizzle == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                            : m->swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                            : m->swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                               : CU_TENSOR_MAP_SWIZZLE_NONE);
+    return key;
+}
+
+/* The cache entry of key: a multiplicative hash of its 8 words (the
+ * launch path's, so not byte by byte). */
+static uint32_t tmap_slot(const TmapKey *key) {
+    uint64_t w[sizeof *key / 8], h = 0;
+    memcpy(w, key, sizeof w);
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++) h = (h ^ w[i]) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 60);
+}
+
+/* Encodes map t of plan p into *out (from the thread's cache when it
+ * holds the same key). */
+static TileStatus encode_tmap(const RtDriver *d, const TileKernel *k, const RtPlan *p,
+                              uint32_t t, CUtensorMap *out) {
+    const TlbTmap *m = &p->variant->v->tmaps[t];
+    TmapKey key = tmap_key(m, &p->tmap[t]);
+    uint32_t slot = tmap_slot(&key);
+    if (tmap_cache.valid[slot] && !memcmp(&tmap_cache.key[slot], &key, sizeof key)) {
+        *out = tmap_cache.map[slot];
+        return TILE_OK;
+    }
+    static const uint32_t ones[TLB_TMAP_MAXRANK] = {1, 1, 1};
+    CUresult r = d->tensor_map_encode_tiled(
+        out, key.type, key.rank, (void *)(uintptr_t)key.base, key.dim, key.stride, key.box,
+        ones, CU_TENSOR_MAP_INTERLEAVE_NONE, key.swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+        CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r) {
+        unsigned i = m->param;
+        return cuda_fail(d, r, "kernel '%s': entry '%s': cannot encode tensor map %u of "
+                         "argument %u ('%s', base 0x%llx, dims [%llu, %llu, %llu], strides "
+                         "[%llu, %llu] bytes, box [%u, %u, %u])", k->k->name,
+                         p->variant->v->entry, t, i, k->k->params[i].name,
+                         (unsigned long long)key.base, (unsigned long long)key.dim[0],
+                         (unsigned long long)key.dim[1], (unsigned long long)key.dim[2],
+                         (unsigned long long)key.stride[0], (unsigned long long)key.stride[1],
+                         key.box[0], key.box[1], key.box[2]);
+    }
+    tmap_cache.key[slot] = key;
+    tmap_cache.map[slot] = *out;
+    tmap_cache.valid[slot] = 1;
+    return TILE_OK;
+}
+
+/* The plan's tensor maps, encoded into maps[], each passed as
+ * params[nparams + t]. */
+static TileStatus encode_tmaps(const RtDriver *d, const TileKernel *k, const RtPlan *p,
+                               CUtensorMap *maps, void **params) {
+    if (p->ntmaps && !d->tensor_map_encode_tiled)
+        return rt_error(TILE_ERROR_DRIVER_TOO_OLD, "kernel '%s': variant '%s' uses TMA, "
+                        "which this driver (cuTensorMapEncodeTiled) lacks", k->k->name,
+                        p->variant->v->entry);
+    for (uint32_t t = 0; t < p->ntmaps; t++) {
+        TileStatus s = encode_tmap(d, k, p, t, &maps[t]);
+        if (s) return s;
+        params[k->k->nparams + t] = &maps[t];
+    }
+    return TILE_OK;
+}
+
 TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream stream) {
     TileStatus s;
     const RtDriver *d = rt_driver(&s);
@@ -250,8 +357,10 @@ TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream str
     if ((s = rt_function(d, k, m, p->variant, &f))) return s;
     switch_carveout(d, m, p->variant->slot, f,
                     (uint64_t)p->grid[0] * p->grid[1] * p->grid[2]);
-    void *params[RT_MAX_PARAMS];
+    void *params[RT_MAX_PARAMS + TLB_MAX_TMAPS];
+    CUtensorMap maps[TLB_MAX_TMAPS];
     for (uint32_t i = 0; i < k->k->nparams; i++) params[i] = (void *)&p->slots[i];
+    if (p->ntmaps && (s = encode_tmaps(d, k, p, maps, params))) return s;
     CUresult r = d->launch_kernel(f, p->grid[0], p->grid[1], p->grid[2], p->config->threads,
                                   1, 1, p->variant->v->dyn_smem, stream, params, NULL);
     if (r)

@@ -21,8 +21,12 @@ tests_unit_test_runtime_LDADD = runtime/libtile.la
 # GPU tests: built by make check, skipped (exit 77) without a GPU; run on a
 # GPU machine by scripts/gpu-runtime-check.sh. The benchmark is built with
 # them but is not a test.
-check_PROGRAMS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune bench/launch_overhead
-TESTS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune
+check_PROGRAMS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune tests/unit/test_gpu_tmap \
+	bench/launch_overhead
+TESTS += tests/unit/test_gpu_runtime tests/unit/test_gpu_tune tests/unit/test_gpu_tmap
+tests_unit_test_gpu_tmap_SOURCES = tests/unit/test_gpu_tmap.c tests/unit/gpu_util.h
+tests_unit_test_gpu_tmap_LDADD = runtime/libtile.la -lpthread -lm
+tests_unit_test_gpu_tmap_LDFLAGS = $(GPU_PROG_STATIC)
 tests_unit_test_gpu_tune_SOURCES = tests/unit/test_gpu_tune.c tests/unit/gpu_util.h \
 	tests/unit/spin_bundle.h
 tests_unit_test_gpu_tune_LDADD = runtime/libtile.la -lpthread -lm
@@ -45,10 +49,10 @@ tests_unit_test_runtime_driver_SOURCES = tests/unit/test_runtime_driver.c \
 	tests/unit/check.h tests/unit/vadd_bundle.h
 tests_unit_test_runtime_driver_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_runtime_driver_LDADD = runtime/libtile.la
-EXTRA_DIST += tests/unit/fake_libcuda.c
+EXTRA_DIST += tests/unit/fake_libcuda.c tests/unit/fake_cuda.h
 CLEANFILES += tests/unit/fakecuda.so
 EXTRA_tests_unit_test_runtime_driver_DEPENDENCIES = tests/unit/fakecuda.so
-tests/unit/fakecuda.so: $(srcdir)/tests/unit/fake_libcuda.c
+tests/unit/fakecuda.so: $(srcdir)/tests/unit/fake_libcuda.c $(srcdir)/tests/unit/fake_cuda.h
 	$(AM_V_CC)$(MKDIR_P) tests/unit && \
 	$(CC) $(AM_CFLAGS) $(CFLAGS) $(LDFLAGS) -shared -fPIC -o $@ \
 	    $(srcdir)/tests/unit/fake_libcuda.c
@@ -62,6 +66,17 @@ tests_unit_test_tune_SOURCES = tests/unit/test_tune.c tests/unit/check.h \
 tests_unit_test_tune_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
 tests_unit_test_tune_LDADD = runtime/libtile.la -ldl
 EXTRA_tests_unit_test_tune_DEPENDENCIES = tests/unit/fakecuda.so
+
+# Tensor maps (TMA descriptors): their evaluation, encoding (the double
+# records cuTensorMapEncodeTiled's arguments), launch parameters, errors
+# and the per-thread cache.
+check_PROGRAMS += tests/unit/test_tmap
+TESTS += tests/unit/test_tmap
+tests_unit_test_tmap_SOURCES = tests/unit/test_tmap.c tests/unit/check.h \
+	tests/unit/bundle_util.h tests/unit/fake_cuda.h
+tests_unit_test_tmap_CPPFLAGS = $(AM_CPPFLAGS) $(TILE_TEST_CPPFLAGS)
+tests_unit_test_tmap_LDADD = runtime/libtile.la -ldl
+EXTRA_tests_unit_test_tmap_DEPENDENCIES = tests/unit/fakecuda.so
 
 # libtile as data-parallel ranks use it: two devices of the same double in
 # one process, several processes storing into one tuning cache.

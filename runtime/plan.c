@@ -19,6 +19,11 @@
  * arguments meet (tlb_guard_holds: a multiple, or an integer equal to
  * 1), and the grid.
  *
+ * Last, the chosen variant's tensor maps (TMA descriptors): each map's
+ * base (its pointer argument), extents and strides evaluated from the
+ * integer arguments, as cuTensorMapEncodeTiled will take them (launch.c
+ * encodes them; a simulator reads them here).
+ *
  * Error messages name the kernel, the argument (index from 0, name and
  * type) and the value; they are formatted only on failure.
  */
@@ -196,6 +201,90 @@ static TileStatus compute_grid(const TileKernel *k, const uint32_t *given, RtPla
     return TILE_OK;
 }
 
+int rt_tmap_data_type(TlbType t) {
+    switch (t) {
+    case TLB_U8: case TLB_I8: case TLB_F8E4M3: case TLB_F8E5M2:
+        return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    case TLB_U16: case TLB_I16: return CU_TENSOR_MAP_DATA_TYPE_UINT16;
+    case TLB_I32: return CU_TENSOR_MAP_DATA_TYPE_INT32;
+    case TLB_U32: return CU_TENSOR_MAP_DATA_TYPE_UINT32;
+    case TLB_I64: return CU_TENSOR_MAP_DATA_TYPE_INT64;
+    case TLB_U64: return CU_TENSOR_MAP_DATA_TYPE_UINT64;
+    case TLB_F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+    case TLB_BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+    case TLB_F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case TLB_F64: return CU_TENSOR_MAP_DATA_TYPE_FLOAT64;
+    default: return -1;
+    }
+}
+
+static TileStatus bad_tmap(const TileKernel *k, const RtPlan *p, uint32_t t,
+                           const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static TileStatus bad_tmap(const TileKernel *k, const RtPlan *p, uint32_t t,
+                           const char *fmt, ...) {
+    char what[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    const TlbVariant *v = p->variant->v;
+    unsigned i = v->tmaps[t].param;
+    return rt_error(TILE_ERROR_ARGUMENT, "kernel '%s': entry '%s': tensor map %u of argument "
+                    "%u ('%s', %s): %s", k->k->name, v->entry, t, i, k->k->params[i].name,
+                    k->type_names[i], what);
+}
+
+/* Dimension i of map t: its extent, clamped to [1, 2^32] (the compiler
+ * keeps the coordinates of a clamped extent out of bounds itself). */
+static TileStatus tmap_dim(const TileKernel *k, RtPlan *p, uint32_t t, uint32_t i) {
+    int64_t x;
+    if (tlb_eval(&p->variant->v->tmaps[t].dim[i], p->ints, &x))
+        return bad_tmap(k, p, t, "division by zero in the extent of dimension %u", i);
+    const int64_t max = INT64_C(1) << 32;
+    p->tmap[t].dim[i] = (uint64_t)(x < 1 ? 1 : x > max ? max : x);
+    return TILE_OK;
+}
+
+/* Stride i (of dimension i + 1) of map t, in bytes: at least 1 element, a
+ * multiple of 16 bytes, below 2^40 bytes. */
+static TileStatus tmap_stride(const TileKernel *k, RtPlan *p, uint32_t t, uint32_t i) {
+    const TlbTmap *m = &p->variant->v->tmaps[t];
+    int64_t x;
+    uint64_t eb = (uint64_t)tlb_type_bytes((TlbType)m->elem);
+    if (tlb_eval(&m->stride[i], p->ints, &x))
+        return bad_tmap(k, p, t, "division by zero in the stride of dimension %u", i + 1);
+    if (x < 1)
+        return bad_tmap(k, p, t, "the stride of dimension %u is %" PRId64 " elements (must "
+                        "be at least 1)", i + 1, x);
+    if ((uint64_t)x >= (UINT64_C(1) << 40) / eb)
+        return bad_tmap(k, p, t, "the stride of dimension %u is %" PRId64 " elements of %u "
+                        "bytes (must be below 2^40 bytes)", i + 1, x, (unsigned)eb);
+    if ((uint64_t)x * eb % 16)
+        return bad_tmap(k, p, t, "the stride of dimension %u is %" PRId64 " elements = %"
+                        PRIu64 " bytes, not a multiple of 16", i + 1, x, (uint64_t)x * eb);
+    p->tmap[t].stride[i] = (uint64_t)x * eb;
+    return TILE_OK;
+}
+
+TileStatus rt_plan_tmaps(const TileKernel *k, RtPlan *p) {
+    const TlbVariant *v = p->variant->v;
+    p->ntmaps = v->ntmaps;
+    for (uint32_t t = 0; t < v->ntmaps; t++) {
+        const TlbTmap *m = &v->tmaps[t];
+        RtTmapArgs *a = &p->tmap[t];
+        memset(a, 0, sizeof *a);
+        a->base = p->slots[m->param];
+        if (a->base % 16)
+            return bad_tmap(k, p, t, "its base address 0x%" PRIx64 " is not 16-byte aligned",
+                            a->base);
+        TileStatus s = TILE_OK;
+        for (uint32_t i = 0; i < m->rank && !s; i++) s = tmap_dim(k, p, t, i);
+        for (uint32_t i = 0; i + 1 < m->rank && !s; i++) s = tmap_stride(k, p, t, i);
+        if (s) return s;
+    }
+    return TILE_OK;
+}
+
 TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid, RtPlan *p) {
     p->config = &k->configs[c];
     TileStatus s = compute_grid(k, grid, p);
@@ -204,7 +293,8 @@ TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid,
     for (uint32_t i = 0; i < rc->nvariants; i++)
         if (rt_guard_fails(k, rc->variants[i].v, p) < 0) {
             p->variant = &rc->variants[i];
-            return TILE_OK;
+            p->ntmaps = 0;   /* an empty grid launches nothing: no maps */
+            return p->empty ? TILE_OK : rt_plan_tmaps(k, p);
         }
     const TlbVariant *last = rc->variants[rc->nvariants - 1].v;
     int i = rt_guard_fails(k, last, p);

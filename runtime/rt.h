@@ -5,7 +5,8 @@
  * The launch path is split in two so that everything but the driver can be
  * tested on a machine without a GPU:
  *   rt_plan    (plan.c)   arguments → checked, packed parameter slots,
- *                          configuration (@require), variant, grid. Pure C.
+ *                          configuration (@require), variant, grid, the
+ *                          variant's tensor maps evaluated. Pure C.
  *   rt_launch  (launch.c) context → module → CUfunction → cuLaunchKernel.
  *
  * What a launch would otherwise recompute is precomputed when the bundle
@@ -159,6 +160,17 @@ struct TileBundle {
     RtModule modules[RT_MAX_CONTEXTS];
 };
 
+/* A tensor map of the chosen variant (TlbVariant.tmaps[t]) evaluated for
+ * the launch's arguments: what cuTensorMapEncodeTiled takes besides the
+ * bundle's fields. dim: extents in elements, innermost first, each
+ * clamped to [1, 2^32]; stride: of dimensions 1 .. rank-1, in BYTES (the
+ * bundle's elements times the element size). Past the map's rank: 0. */
+typedef struct RtTmapArgs {
+    uint64_t base;
+    uint64_t dim[TLB_TMAP_MAXRANK];
+    uint64_t stride[TLB_TMAP_MAXRANK - 1];   /* bytes */
+} RtTmapArgs;
+
 typedef struct RtPlan {
     const RtConfig *config;
     const RtVariant *variant;
@@ -173,6 +185,8 @@ typedef struct RtPlan {
                                       (integers sign-extended): what
                                       variant guards are held against */
     int64_t ints[RT_MAX_PARAMS];   /* integer arguments' values (others 0) */
+    uint32_t ntmaps;                    /* the chosen variant's maps */
+    RtTmapArgs tmap[TLB_MAX_TMAPS];     /* evaluated from the arguments */
 } RtPlan;
 
 /* Checks and packs the arguments, picks configuration and variant and
@@ -185,8 +199,19 @@ TileStatus rt_plan_select(const TileKernel *k, int selection, const uint32_t *gr
                           const TileLaunchArg *args, int nargs, RtPlan *p);
 /* Only the argument check and packing of rt_plan. */
 TileStatus rt_pack(const TileKernel *k, const TileLaunchArg *args, int nargs, RtPlan *p);
-/* Sets configuration c, its variant and grid, for packed p. */
+/* Sets configuration c, its variant and grid, for packed p, and
+ * evaluates the variant's tensor maps (rt_plan_tmaps). */
 TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid, RtPlan *p);
+/* Evaluates the tensor maps of p's variant into p->ntmaps, p->tmap:
+ * TILE_ERROR_ARGUMENT (the message names the kernel, the entry, the map's
+ * pointer argument and the value) for a base not 16-byte aligned, a
+ * stride below 1 element, not a multiple of 16 bytes or of 2^40 bytes or
+ * more, or a division by zero. */
+TileStatus rt_plan_tmaps(const TileKernel *k, RtPlan *p);
+/* cuTensorMapEncodeTiled's data type (CU_TENSOR_MAP_DATA_TYPE_*) for
+ * elements of type t, -1 for none: f8 and 8-bit integers are UINT8 (the
+ * bytes are copied, not converted). */
+int rt_tmap_data_type(TlbType t);
 /* The first parameter whose guard in variant v p's arguments fail; -1
  * when they meet it. */
 int rt_guard_fails(const TileKernel *k, const TlbVariant *v, const RtPlan *p);

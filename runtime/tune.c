@@ -157,6 +157,8 @@ typedef struct Cand {
     uint32_t config;
     const RtVariant *variant;
     uint32_t grid[3];
+    uint32_t ntmaps;             /* its variant's tensor maps, evaluated */
+    RtTmapArgs tmap[TLB_MAX_TMAPS];
     const char *skip;            /* why it does not run; NULL: it does */
     char why[200];
     int local;                   /* local memory bytes per thread */
@@ -196,6 +198,8 @@ static void use(Tuner *t, const Cand *c) {
     t->q.config = &t->k->configs[c->config];
     t->q.variant = c->variant;
     memcpy(t->q.grid, c->grid, sizeof c->grid);
+    t->q.ntmaps = c->ntmaps;
+    memcpy(t->q.tmap, c->tmap, sizeof c->tmap);
 }
 
 /* Plans and loads candidate c; records why it cannot run. */
@@ -211,6 +215,8 @@ static void check_candidate(Tuner *t, Cand *c, const uint32_t *grid, int smem_ma
     }
     c->variant = t->q.variant;
     memcpy(c->grid, t->q.grid, sizeof c->grid);
+    c->ntmaps = t->q.ntmaps;
+    memcpy(c->tmap, t->q.tmap, sizeof c->tmap);
     CUfunction f;
     if (rt_function(d, t->k, t->m, c->variant, &f)) {
         skip(c, "cannot load: %s", tile_last_error());

@@ -11,14 +11,16 @@
 # alignments, poisoned outputs, CUDA graph capture, threads, a second
 # device when present; any BUNDLE given is loaded too), then
 # compute-sanitizer memcheck over it when the tool is on PATH, then
-# bench/launch_overhead (ROUNDS rounds, default 200). Exit status: 0 when
+# tests/unit/test_gpu_tmap (tensor maps: TMA loads of boxes past the
+# extents, the host time of cached and encoded maps; skipped below sm_90),
+# then bench/launch_overhead (ROUNDS rounds, default 200). Exit status: 0 when
 # every test passed (77, a skip, counts as a failure here: this script is
 # meant for a GPU machine), 1 otherwise.
 set -u
 cd "$(dirname "$0")/.."
 status=0
 
-for p in tests/unit/test_gpu_runtime bench/launch_overhead; do
+for p in tests/unit/test_gpu_runtime tests/unit/test_gpu_tmap bench/launch_overhead; do
   if [ ! -x "$p" ]; then
     echo "gpu-runtime-check: $p is missing: build it with 'make check' and carry it" >&2
     exit 1
@@ -35,6 +37,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 else
   echo "=== compute-sanitizer not on PATH: memcheck skipped"
 fi
+run_step tests/unit/test_gpu_tmap
 run_step bench/launch_overhead "${ROUNDS:-200}"
 echo "gpu-runtime-check: $([ $status -eq 0 ] && echo passed || echo FAILED)"
 exit $status

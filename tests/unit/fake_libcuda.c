@@ -20,7 +20,10 @@
  *   FAKE_CUDA_LOCAL       local memory bytes per thread (default 0)
  *   FAKE_CUDA_MAXTHREADS  threads per block the registers allow (1024)
  *   FAKE_CUDA_BADENTRY    entries cuModuleGetFunction does not find
- * and FAKE_CUDA_CAPTURING=1 makes every stream "capturing". The test sees
+ * and FAKE_CUDA_CAPTURING=1 makes every stream "capturing".
+ * cuTensorMapEncodeTiled records its arguments and launches record the
+ * maps they pass (fake_cuda.h says how; FAKE_CUDA_TMAP_FAIL=1 makes it
+ * fail, FAKE_CUDA_MISSING=cuTensorMapEncodeTiled absent). The test sees
  * what ran through fake_cuda_launches(), fake_cuda_last_entry() and
  * fake_cuda_last_launch() (the grid and stream of the last launch).
  * Shared memory, carveout preferences and the occupancy calculator are
@@ -35,9 +38,12 @@
  * (the device's primary context made current on the calling thread).
  * It is built as a shared object by make check and loaded through
  * $TILE_LIBCUDA. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "fake_cuda.h"
 
 typedef int CUresult;
 
@@ -63,8 +69,8 @@ static CUresult fake_count(int *n) {
 }
 
 static const char *error_name(CUresult r) {
-    return r == 100 ? "CUDA_ERROR_NO_DEVICE" : r == 801 ? "CUDA_ERROR_NOT_SUPPORTED"
-                                                        : "CUDA_ERROR_UNKNOWN";
+    return r == 1 ? "CUDA_ERROR_INVALID_VALUE" : r == 100 ? "CUDA_ERROR_NO_DEVICE"
+         : r == 801 ? "CUDA_ERROR_NOT_SUPPORTED" : "CUDA_ERROR_UNKNOWN";
 }
 
 static CUresult fake_error_name(CUresult r, const char **s) {
@@ -73,7 +79,7 @@ static CUresult fake_error_name(CUresult r, const char **s) {
 }
 
 static CUresult fake_error_string(CUresult r, const char **s) {
-    *s = r == 100 ? "no CUDA-capable device is detected"
+    *s = r == 1 ? "invalid argument" : r == 100 ? "no CUDA-capable device is detected"
        : r == 801 ? "operation not supported" : "unknown error";
     return 0;
 }
@@ -94,7 +100,23 @@ static struct {
     int carveout[256];      /* per function: the preference set, or -1 */
     int nfuncs;
     struct { CUdeviceptr base; size_t size; } allocs[64];
+    int ntmap_calls;
+    FakeTmapCall tmap_calls[FAKE_MAX_TMAP_CALLS];
+    FakeLaunch log[FAKE_LAUNCH_LOG];
 } w;
+
+int fake_cuda_tmap_calls(void);
+int fake_cuda_tmap_calls(void) { return w.ntmap_calls; }
+const FakeTmapCall *fake_cuda_tmap_call(int n);
+const FakeTmapCall *fake_cuda_tmap_call(int n) {
+    return n >= 1 && n <= w.ntmap_calls && n <= FAKE_MAX_TMAP_CALLS ? &w.tmap_calls[n - 1]
+                                                                     : NULL;
+}
+const FakeLaunch *fake_cuda_launch_log(int n);
+const FakeLaunch *fake_cuda_launch_log(int n) {
+    return n >= 1 && n <= w.launches && n > w.launches - FAKE_LAUNCH_LOG
+               ? &w.log[(n - 1) % FAKE_LAUNCH_LOG] : NULL;
+}
 
 int fake_cuda_launches(void);
 int fake_cuda_launches(void) { return w.launches; }
@@ -261,6 +283,38 @@ int fake_cuda_carveout(const char *entry) {
         if (!strcmp(w.funcs[i], entry)) return w.carveout[i];
     return -1;
 }
+static CUresult w_tmap_encode(unsigned long long *map, int type, unsigned rank, void *addr,
+                              const unsigned long long *dim, const unsigned long long *stride,
+                              const unsigned *box, const unsigned *estride, int interleave,
+                              int swizzle, int l2, int oob) {
+    if (env("FAKE_CUDA_TMAP_FAIL", 0) || rank < 1 || rank > 5) return 1;
+    FakeTmapCall c = {type, interleave, swizzle, l2, oob, rank, (uintptr_t)addr,
+                      {0}, {0}, {0}, {0}};
+    for (unsigned i = 0; i < rank; i++) {
+        c.dim[i] = dim[i], c.box[i] = box[i], c.estride[i] = estride[i];
+        if (i + 1 < rank) c.stride[i] = stride[i];
+    }
+    if (w.ntmap_calls < FAKE_MAX_TMAP_CALLS) w.tmap_calls[w.ntmap_calls] = c;
+    memset(map, 0, 128);
+    map[0] = FAKE_TMAP_MAGIC;
+    map[1] = (unsigned long long)++w.ntmap_calls;
+    return 0;
+}
+
+/* Records launch number w.launches: its entry, parameters and maps. */
+static void log_launch(const char *f, void **params) {
+    FakeLaunch *l = &w.log[(w.launches - 1) % FAKE_LAUNCH_LOG];
+    memset(l, 0, sizeof *l);
+    snprintf(l->entry, sizeof l->entry, "%s", f);
+    int n = env("FAKE_CUDA_NPARAMS", 0), maps = env("FAKE_CUDA_NTMAPS", 0);
+    l->aligned = 1;
+    for (int i = 0; i < n && i < 16; i++) memcpy(&l->params[i], params[i], 8);
+    for (int t = 0; t < maps && t < 8; t++) {
+        memcpy(l->maps[t], params[n + t], 128);
+        l->aligned &= (uintptr_t)params[n + t] % 64 == 0;
+    }
+}
+
 static CUresult w_launch(const char *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                          unsigned by, unsigned bz, unsigned smem, void *stream,
                          void **params, void **extra) {
@@ -273,6 +327,7 @@ static CUresult w_launch(const char *f, unsigned gx, unsigned gy, unsigned gz, u
     w.last_stream = stream;
     w.clock_us += (double)listed("FAKE_CUDA_TIMES", f, 10);
     snprintf(w.last, sizeof w.last, "%s", f);
+    log_launch(f, params);
     float *out;
     memcpy(&out, params[0], sizeof out);
     if (out) out[0] += 1.0f;
@@ -379,6 +434,7 @@ static const struct { const char *name; void *fn; } working_funcs[] = {
     {"cuEventElapsedTime", (void *)w_event_elapsed},
     {"cuEventDestroy", (void *)w_event_destroy},
     {"cuStreamIsCapturing", (void *)w_is_capturing},
+    {"cuTensorMapEncodeTiled", (void *)w_tmap_encode},
 };
 
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int version,

@@ -1,7 +1,8 @@
 /* test_bundle.c — the .tlb format: round trips, every kind of damage
  * (each byte flipped, each truncation, foreign files, newer versions,
  * trailing bytes), crafted payloads with valid checksums (huge counts,
- * bad codes, bad expressions), the expression evaluator against sema's
+ * bad codes, bad expressions, every rule of tensor maps), version 1, 3
+ * and 4 bundles, the expression evaluator against sema's
  * gx_eval, and bundles built from the spec's examples through sema. */
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,18 @@ static TlbCparam vadd_cparams[] = {{"BLOCK", TLB_CPARAM_INT, TLB_I32},
                                    {"EVEN", TLB_CPARAM_BOOL, TLB_VOID}};
 static int64_t vadd_cv0[] = {1024, TLB_F32, 1}, vadd_cv1[] = {2048, TLB_BF16, 0};
 static const uint8_t none[8], vadd_guard[] = {4, 4, 3, 2};
-static TlbVariant vadd_v0[] = {{vadd_guard, 0, "vadd_c0_aligned16", 0},
-                               {none, 0, "vadd_c0_generic", 0}};
-static TlbVariant vadd_v1[] = {{none, 49152, "vadd_c1_generic", 0}};
+/* Tensor maps: vadd's x and y as [n] (rank 1); in configuration 1, whose
+ * T is bf16, x as bf16 (its pointee in the signature is f32: a `*T`). */
+static TlbInsn n_param[] = {{TLB_X_PARAM, 3, 0}};
+static TlbTmap vadd_maps0[] = {
+    {.param = 1, .elem = TLB_F32, .rank = 1, .box = {64}, .dim = {{1, n_param}}},
+    {.param = 2, .elem = TLB_F32, .rank = 1, .swizzle = 32, .box = {8}, .dim = {{1, n_param}}}};
+static TlbTmap vadd_maps1[] = {{.param = 1, .elem = TLB_BF16, .rank = 2, .swizzle = 128,
+                                .box = {64, 256}, .dim = {{1, n_param}, {3, cdiv_n_1024}},
+                                .stride = {{3, cdiv_n_2048}}}};
+static TlbVariant vadd_v0[] = {{vadd_guard, 0, "vadd_c0_aligned16", 0, 2, vadd_maps0},
+                               {none, 0, "vadd_c0_generic", 0, 0, NULL}};
+static TlbVariant vadd_v1[] = {{none, 49152, "vadd_c1_generic", 0, 1, vadd_maps1}};
 static uint32_t vadd_key[] = {3};
 static TlbConfig vadd_configs[] = {
     {4, 1, vadd_cv0, {{3, cdiv_n_1024}}, 0, NULL, 2, vadd_v0},
@@ -49,8 +59,19 @@ static TlbParam sm_params[] = {
 static TlbExpr sm_req[] = {{3, block_ge_cols}, {4, sel}};
 static const uint8_t sm_guard[] = {4, 30, 1, 0, 0, 0},
                      sm_unit[] = {4, 4, TLB_GUARD_ONE, 0, 0, 0};
-static TlbVariant sm_v[] = {{sm_unit, 0, "softmax_u1", 3}, {sm_guard, 16, "softmax_a", 0},
-                            {none, 0, "softmax_g", 65535}};
+/* softmax_a's maps: x as [2, rows, cols] (rank 3, swizzle 128), out as
+ * [rows, cols] (swizzle 64), x again as i16 (as many bytes as bf16). */
+static TlbInsn cols_param[] = {{TLB_X_PARAM, 3, 0}}, two[] = {{TLB_X_CONST, 0, 2}};
+static TlbTmap sm_maps[] = {
+    {.param = 1, .elem = TLB_BF16, .rank = 3, .swizzle = 128, .box = {64, 4, 2},
+     .dim = {{1, cols_param}, {1, rows}, {1, two}},
+     .stride = {{1, cols_param}, {3, block_ge_cols}}},
+    {.param = 0, .elem = TLB_BF16, .rank = 2, .swizzle = 64, .box = {32, 256},
+     .dim = {{1, cols_param}, {4, sel}}, .stride = {{1, cols_param}}},
+    {.param = 1, .elem = TLB_I16, .rank = 1, .box = {256}, .dim = {{3, block_ge_cols}}}};
+static TlbVariant sm_v[] = {{sm_unit, 0, "softmax_u1", 3, 0, NULL},
+                            {sm_guard, 16, "softmax_a", 0, 3, sm_maps},
+                            {none, 0, "softmax_g", 65535, 0, NULL}};
 static TlbConfig sm_configs[] = {{16, 2, NULL, {{1, rows}, {4, sel}}, 2, sm_req, 3, sm_v}};
 
 static const uint8_t cubin_bytes[] = {0x7f, 'E', 'L', 'F', 0, 1, 2, 3, 0xff};
@@ -83,6 +104,23 @@ static int same_expr(const TlbExpr *a, const TlbExpr *b) {
     return 1;
 }
 
+static int same_tmaps(const TlbVariant *a, const TlbVariant *b) {
+    if (a->ntmaps != b->ntmaps) return 0;
+    for (uint32_t t = 0; t < a->ntmaps; t++) {
+        const TlbTmap *x = &a->tmaps[t], *y = &b->tmaps[t];
+        if (x->param != y->param || x->elem != y->elem || x->rank != y->rank ||
+            x->swizzle != y->swizzle)
+            return 0;
+        for (uint32_t i = 0; i < x->rank; i++)
+            if (x->box[i] != y->box[i] || !same_expr(&x->dim[i], &y->dim[i]) ||
+                (i + 1 < x->rank && !same_expr(&x->stride[i], &y->stride[i])))
+                return 0;
+        for (uint32_t i = x->rank; i < TLB_TMAP_MAXRANK; i++)   /* unused: zero */
+            if (y->box[i] || y->dim[i].n || (i > 0 && y->stride[i - 1].n)) return 0;
+    }
+    return 1;
+}
+
 static int same_config(const TlbKernel *k, const TlbConfig *a, const TlbConfig *b) {
     if (a->warps != b->warps || a->stages != b->stages || a->nrequire != b->nrequire ||
         a->nvariants != b->nvariants)
@@ -97,6 +135,7 @@ static int same_config(const TlbKernel *k, const TlbConfig *a, const TlbConfig *
         if (memcmp(a->variants[i].guard, b->variants[i].guard, k->nparams) ||
             a->variants[i].dyn_smem != b->variants[i].dyn_smem ||
             a->variants[i].l1_programs != b->variants[i].l1_programs ||
+            !same_tmaps(&a->variants[i], &b->variants[i]) ||
             !same_str(a->variants[i].entry, b->variants[i].entry))
             return 0;
     return 1;
@@ -262,14 +301,14 @@ static void test_foreign_and_versions(void) {
     TlbBundle in = sample();
     size_t n;
     uint8_t *d = write_sample(&in, &n);
-    put32(d + 8, 5);
+    put32(d + 8, 6);
     reseal(d, n);
-    expect_reject(d, n, "unsupported Tile bundle format version 5 (this reader "
-                        "understands versions 1 to 4)");
+    expect_reject(d, n, "unsupported Tile bundle format version 6 (this reader "
+                        "understands versions 1 to 5)");
     put32(d + 8, 0);
     reseal(d, n);
     expect_reject(d, n, "unsupported Tile bundle format version 0 (this reader "
-                        "understands versions 1 to 4)");
+                        "understands versions 1 to 5)");
     /* Version 2 has no "equal to 1" guard: read as one, softmax_u1's is
      * out of range (a bundle of softmax alone: its first variant is read
      * before version 4's additions could throw the reading off). */
@@ -404,7 +443,7 @@ static void test_invalid_content(void) {
     expect_write_error(&b, "a configuration without variants");
     c = sm_configs[0];
     uint8_t g[6] = {31};
-    TlbVariant v = {g, 0, "x", 0};
+    TlbVariant v = {g, 0, "x", 0, 0, NULL};
     c.variants = &v;
     c.nvariants = 1;
     expect_write_error(&b, "variant 'x' guards parameter 'out' with 2^31 (at most 2^30)");
@@ -425,7 +464,7 @@ static void test_invalid_content(void) {
         expect_write_error(&b, want);
         g[i] = 0;
     }
-    v = (TlbVariant){none, 0, "", 0};
+    v = (TlbVariant){none, 0, "", 0, 0, NULL};
     expect_write_error(&b, "empty variant entry name");
     c = sm_configs[0];
 
@@ -473,6 +512,7 @@ static void test_invalid_content(void) {
     cv[2] = 2;
     expect_write_error(&b, "bool 'EVEN' = 2");
     cv[2] = 0;   /* a type parameter naming a storage type (f8) is valid */
+    vc[1].variants = &vadd_v0[1];   /* (vadd_c1's map is of T = bf16) */
     for (int64_t t = TLB_F8E4M3; t <= TLB_F8E5M2; t++) {
         cv[1] = t;
         size_t n8 = 0;
@@ -496,6 +536,102 @@ static void test_invalid_content(void) {
     b.ptx = "a\0b";
     b.ptx_size = 3;
     expect_write_error(&b, "PTX module contains a NUL byte");
+}
+
+/* Each rule of tensor maps, reported through the writer: a variant of
+ * softmax (out, x: *bf16; rows: i64; cols: u16; flag; scale: f64) and
+ * one of vadd's configuration 0 (x: *f32, T = f32). */
+static void test_invalid_tmaps(void) {
+    TlbBundle b = sample();
+    TlbKernel k[2] = {kernels[0], kernels[1]};
+    TlbConfig c = sm_configs[0];
+    b.kernels = k;
+    k[1].configs = &c;
+    TlbTmap m[TLB_MAX_TMAPS + 1];
+    for (int i = 0; i <= TLB_MAX_TMAPS; i++) m[i] = sm_maps[1];
+    TlbVariant v = {none, 0, "x", 0, TLB_MAX_TMAPS, m};
+    c.variants = &v;
+    c.nvariants = 1;
+    size_t n;
+    free(write_sample(&b, &n));   /* 8 maps: fine */
+    v.ntmaps = TLB_MAX_TMAPS + 1;
+    expect_write_error(&b, "kernel 'softmax': variant 'x' has 9 tensor maps (at most 8)");
+    v.ntmaps = 1;
+    static const struct { uint16_t param; uint8_t elem; const char *msg; } params[] = {
+        {6, TLB_BF16, "variant 'x': tensor map 0 names parameter 6 of 6"},
+        {2, TLB_BF16, "tensor map 0 is of parameter 'rows', which is not a pointer"},
+        {1, TLB_BOOL, "tensor map 0 of 'x' has element type code 1, which a tensor map "
+                      "cannot describe"},
+        {1, TLB_VOID, "tensor map 0 of 'x' has element type code 0"},
+        {1, TLB_PTR, "tensor map 0 of 'x' has element type code 14"},
+        {1, TLB_NTYPES, "tensor map 0 of 'x' has element type code 17"},
+        {1, TLB_F32, "tensor map 0 of 'x' has f32 elements, but 'x' points to bf16"},
+        {0, TLB_U8, "tensor map 0 of 'out' has u8 elements, but 'out' points to bf16"},
+    };
+    for (size_t i = 0; i < sizeof params / sizeof *params; i++) {
+        m[0] = sm_maps[1];
+        m[0].param = params[i].param;
+        m[0].elem = params[i].elem;
+        expect_write_error(&b, params[i].msg);
+    }
+    static const struct { uint8_t rank, swizzle; uint32_t box0, box1; const char *msg; } boxes[] = {
+        {0, 0, 32, 4, "tensor map 0 of 'out' has rank 0 (1 to 3)"},
+        {4, 0, 32, 4, "tensor map 0 of 'out' has rank 4 (1 to 3)"},
+        {2, 0, 32, 0, "has a box of 0 elements in dimension 1 (1 to 256)"},
+        {2, 0, 32, 257, "has a box of 257 elements in dimension 1 (1 to 256)"},
+        {2, 0, 0, 4, "has a box of 0 elements in dimension 0 (1 to 256)"},
+        {2, 0, 4, 4, "its box's rows of 8 bytes are not a multiple of 16"},
+        {2, 0, 36, 4, "its box's rows of 72 bytes are not a multiple of 16"},
+        {2, 16, 8, 4, "tensor map 0 of 'out' has swizzle 16 (0, 32, 64 or 128)"},
+        {2, 255, 8, 4, "has swizzle 255 (0, 32, 64 or 128)"},
+        {2, 32, 24, 4, "its box's rows of 48 bytes exceed its 32-byte swizzle"},
+        {2, 128, 72, 4, "its box's rows of 144 bytes exceed its 128-byte swizzle"},
+    };
+    v.ntmaps = 2;   /* a valid map after the bad one: bytes enough for 2 maps */
+    for (size_t i = 0; i < sizeof boxes / sizeof *boxes; i++) {
+        m[0] = sm_maps[1];
+        m[0].rank = boxes[i].rank;
+        m[0].swizzle = boxes[i].swizzle;
+        m[0].box[0] = boxes[i].box0;
+        m[0].box[1] = boxes[i].box1;
+        if (boxes[i].rank == 4) m[0].box[2] = 1;
+        expect_write_error(&b, boxes[i].msg);
+    }
+    m[0] = sm_maps[1];
+    TlbInsn ptr_param[] = {{TLB_X_PARAM, 1, 0}}, far[] = {{TLB_X_PARAM, 9, 0}};
+    m[0].dim[1] = (TlbExpr){1, ptr_param};
+    expect_write_error(&b, "tensor map dimension expression uses parameter 'x' of type ptr");
+    m[0].dim[1] = (TlbExpr){0, NULL};
+    expect_write_error(&b, "empty tensor map dimension expression");
+    m[0] = sm_maps[1];
+    m[0].stride[0] = (TlbExpr){1, far};
+    expect_write_error(&b, "tensor map stride expression uses parameter 9 of 6");
+    m[0].stride[0] = (TlbExpr){2, (TlbInsn[]){{TLB_X_CONST, 0, 1}, {TLB_X_CONST, 0, 2}}};
+    expect_write_error(&b, "tensor map stride expression leaves 2 values, not 1");
+
+    /* vadd configuration 0: T = f32, so bf16 elements of x (*f32) are
+     * wrong there; configuration 1 (T = bf16) has them (the sample). */
+    TlbConfig vc[2] = {vadd_configs[0], vadd_configs[1]};
+    k[1] = kernels[1];
+    k[0].configs = vc;
+    vc[0].variants = vadd_v1;
+    vc[0].nvariants = 1;
+    expect_write_error(&b, "kernel 'vadd': variant 'vadd_c1_generic': tensor map 0 of 'x' "
+                           "has bf16 elements, but 'x' points to f32");
+}
+
+/* A map printed for printers of variants. */
+static void test_tmap_text(void) {
+    char buf[160];
+    CHECK_STR(tlb_tmap_text(&kernels[1], &sm_maps[0], buf, sizeof buf),
+              "tmap x: bf16 [cols, rows, 2] stride [cols, 256 >= cols] box [64, 4, 2] "
+              "swizzle 128");
+    CHECK_STR(tlb_tmap_text(&kernels[1], &sm_maps[2], buf, sizeof buf),
+              "tmap x: i16 [256 >= cols] box [256] swizzle 0");
+    CHECK_STR(tlb_tmap_text(&kernels[0], &vadd_maps1[0], buf, sizeof buf),
+              "tmap x: bf16 [n, cdiv(n, 1024)] stride [cdiv(n, 2048)] box [64, 256] "
+              "swizzle 128");
+    CHECK_STR(tlb_tmap_text(&kernels[0], &vadd_maps0[0], buf, 20), "tmap x: f32 [n] ...");
 }
 
 static void test_arch(void) {
@@ -768,6 +904,33 @@ static void test_version3(void) {
     tlb_free(r);
 }
 
+/* A bundle of format version 4 (Inputs/v4-vadd.tlb: examples/vadd.tile
+ * by the tilec of 2026-12-05, before tensor maps) still loads: its
+ * variants have no maps. */
+static void test_version4(void) {
+    static uint8_t buf[1 << 16];
+    size_t n = read_input("v4-vadd.tlb", buf, sizeof buf);
+    if (!n) return;
+    CHECK(buf[8] == 4);
+    TlbBundle *r = NULL;
+    CHECK(tlb_read(buf, n, &r, err, sizeof err) == 0);
+    const TlbKernel *k = r ? find(r, "vadd") : NULL;
+    CHECK(k && k->nparams == 4 && k->nconfigs == 1 && k->configs[0].nvariants >= 2);
+    for (uint32_t i = 0; k && i < k->configs[0].nvariants; i++)
+        CHECK(k->configs[0].variants[i].ntmaps == 0 && k->configs[0].variants[i].tmaps == NULL);
+    /* Rewritten, it is a version 5 bundle of the same content. */
+    if (r) {
+        size_t n5;
+        uint8_t *d5 = write_sample(r, &n5);
+        TlbBundle *r5 = NULL;
+        CHECK(d5[8] == 5 && n5 == n + 4 * k->configs[0].nvariants);
+        CHECK(tlb_read(d5, n5, &r5, err, sizeof err) == 0 && same_bundle(r, r5));
+        tlb_free(r5);
+        free(d5);
+    }
+    tlb_free(r);
+}
+
 /* What a guard byte admits: multiples of 2^g (0 of everything), or, for
  * TLB_GUARD_ONE, 1 alone; a byte no reader accepts admits nothing. */
 static void test_guard_holds(void) {
@@ -789,6 +952,7 @@ int main(void) {
     test_guard_holds();
     test_version1();
     test_version3();
+    test_version4();
     test_crc();
     test_arch();
     test_round_trip();
@@ -797,6 +961,8 @@ int main(void) {
     test_foreign_and_versions();
     test_crafted_counts();
     test_invalid_content();
+    test_invalid_tmaps();
+    test_tmap_text();
     test_eval_matches_gx_eval();
     test_from_ir();
     return check_done("test_bundle");

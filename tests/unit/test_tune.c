@@ -46,9 +46,9 @@ static TlbInsn req512[] = {{TLB_X_PARAM, 2, 0}, {TLB_X_CONST, 0, 512}, {TLB_X_GE
 static TlbExpr r512[] = {{3, req512}};
 /* b512's first variant: `out` 16-byte aligned (the largest guard: 4) */
 static const uint8_t none[3], out16[3] = {4};
-static TlbVariant v64[] = {{none, 0, "pick_b64", 5}}, v128[] = {{none, 0, "pick_b128", 5}},
-                  v256[] = {{none, 0, "pick_b256", 0}},
-                  v512[] = {{out16, 0, "pick_b512", 0}, {none, 0, "pick_b512", 0}};
+static TlbVariant v64[] = {{none, 0, "pick_b64", 5, 0, NULL}}, v128[] = {{none, 0, "pick_b128", 5, 0, NULL}},
+                  v256[] = {{none, 0, "pick_b256", 0, 0, NULL}},
+                  v512[] = {{out16, 0, "pick_b512", 0, 0, NULL}, {none, 0, "pick_b512", 0, 0, NULL}};
 static TlbConfig configs[] = {{4, 1, blocks[0], {{3, g64}}, 0, NULL, 1, v64},
                               {4, 1, blocks[1], {{3, g128}}, 0, NULL, 1, v128},
                               {4, 1, blocks[2], {{3, g256}}, 0, NULL, 1, v256},
