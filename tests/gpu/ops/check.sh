@@ -75,26 +75,30 @@ esac
 
 # With the tensor-core file: the simulated wgmma against plain products
 # (sim/wgmma_check.c, through sim/wgmma.ll's inline asm), over the forms
-# tilec does not emit.
-wgmma_status=77
+# tilec does not emit; and the simulated TMA loads and mbarriers against
+# boxes computed by sim/tma_check.c (through sim/tma.ll's inline asm).
+# Each: NAME.ll through x86.py and llc into NAME.so, NAME_check built and
+# run on it.
+sim_check() {
+    python3 "$src/tests/gpu/ops/sim/x86.py" "$src/tests/gpu/ops/sim/$1.ll" "$sim/$1.host.ll" &&
+        "$llc" -O0 -relocation-model=pic -filetype=obj "$sim/$1.host.ll" -o "$sim/$1.o" &&
+        $cc -shared -o "$sim/$1.so" "$sim/$1.o" "$sim/warpsim.o" "$sim/half.o" -lpthread -lm &&
+        $cc -std=c11 -O1 -o "$sim/$1_check" "$src/tests/gpu/ops/sim/$1_check.c" -ldl &&
+        "$sim/$1_check" "$sim/$1.so"
+}
+sim_status=77
 case "$per_arch" in *" dot "*)
     case " $files " in *" dot "*)
         if [ -n "$sim" ]; then
-            wgmma_status=1
-            python3 "$src/tests/gpu/ops/sim/x86.py" "$src/tests/gpu/ops/sim/wgmma.ll" \
-                "$sim/wgmma.host.ll" &&
-                "$llc" -O0 -relocation-model=pic -filetype=obj "$sim/wgmma.host.ll" \
-                    -o "$sim/wgmma.o" &&
-                $cc -shared -o "$sim/wgmma.so" "$sim/wgmma.o" "$sim/warpsim.o" "$sim/half.o" -lpthread -lm &&
-                $cc -std=c11 -O1 -o "$sim/wgmma_check" "$src/tests/gpu/ops/sim/wgmma_check.c" \
-                    -ldl &&
-                "$sim/wgmma_check" "$sim/wgmma.so" && wgmma_status=0
+            sim_status=0
+            sim_check wgmma || sim_status=1
+            sim_check tma || sim_status=1
         fi ;;
     esac ;;
 esac
 
 # One difftest per architecture; 1 if any failed, 77 if all skipped.
-status=$wgmma_status
+status=$sim_status
 general=
 for b in $files; do
     case "$per_arch" in *" $b "*) ;; *) general="$general $src/tests/gpu/ops/$b.tile" ;; esac

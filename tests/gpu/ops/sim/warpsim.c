@@ -36,7 +36,10 @@
  * covers what tilec emits for sm_80 and sm_90a (wgmma there);
  * sim/wgmma_check.c covers wgmma against plain products beyond what
  * tilec emits (every swizzle mode, both major-nesses of A and B, any N,
- * A in registers).
+ * A in registers). TMA (the last section): cp.async.bulk.tensor loads, 1-D
+ * to 3-D, every swizzle mode, zero fill out of bounds, with their
+ * mbarriers; the tensor map in the simulation's own layout, filled by
+ * ws_tmap_encode; sim/tma_check.c checks them against boxes of its own.
  *
  * Entry point: ws_run(NAME__sim, slots, threads, grid), NAME__sim being
  * x86.py's wrapper that reads the kernel's parameters from libtile's
@@ -49,9 +52,11 @@
 #include <fenv.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "examples/ref/ref.h"
 
@@ -201,6 +206,7 @@ int sim_vote_all_sync(uint32_t m, int p) { (void)m; return vote(p, 1); }
 int sim_vote_any_sync(uint32_t m, int p) { (void)m; return vote(p, 0); }
 
 static void tc_thread_exit(void);
+static void mbar_program_end(void);
 
 typedef struct Thread {
     void (*body)(void *);
@@ -240,6 +246,7 @@ static void run_program(int threads, const int cta[3], void (*body)(void *), voi
             }
         }
         for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
+        mbar_program_end();
         pthread_attr_destroy(&a);
         pthread_barrier_destroy(&prog.all);
         for (int w = 0; w < threads / 32; w++) pthread_barrier_destroy(&prog.warp[w]);
@@ -955,3 +962,260 @@ void sim_fence_proxy_async_shared_cluster(void) {}
 void sim_wgmma_fence_sync_aligned(void) {}
 void sim_wgmma_commit_group_sync_aligned(void) { t_wg_group++; }
 void sim_wgmma_wait_group_sync_aligned(int64_t n) { (void)n; }
+
+/* ------------------------------------------------------ TMA and mbarriers
+ * What tilec's TMA loads use on sm_90a (PTX ISA 8.x: mbarrier, 9.7.13.15;
+ * cp.async.bulk.tensor, 9.7.9.25.5; tensor maps and their swizzle modes,
+ * 5.5), as x86.py passes tilec's inline asm here:
+ *
+ * An mbarrier (the 8 bytes at its shared address; the hardware's encoding
+ * is opaque, this one is the simulation's) holds a phase parity, the
+ * expected arrival count of init, the arrivals pending in the current
+ * phase and a transaction count. init sets the count (1 to 2^20 - 1),
+ * phase 0, tx 0; arrive.expect_tx adds its bytes to tx, then arrives
+ * (pending - 1: an arrival beyond the count is an error); a tensor copy's
+ * complete_tx takes its box's bytes (out-of-bounds fill included) off
+ * tx. tx may go negative (a copy completing before its expect_tx), within
+ * +-(2^20 - 1). The phase completes when pending is 0 and tx is 0: the
+ * parity flips and pending is the count again. try_wait.parity P is true
+ * when the current phase's parity is not P (the phase of parity P, or for
+ * the first phase "the one before it", has completed); false, it yields
+ * the CPU, and 20 seconds of falses in a row are a deadlock (an error).
+ * Using an mbarrier not initialized (or invalidated: inval clears it) is
+ * an error; the barriers a program initialized are cleared when it ends,
+ * so the next program must initialize them again. The state is guarded by
+ * one mutex, which also orders the copied data before a successful wait.
+ * fence.mbarrier_init and fence.proxy.async do nothing here.
+ *
+ * cp.async.bulk.tensor.{1,2,3}d...tile.mbarrier::complete_tx::bytes
+ * completes at issue: the box at coordinates (x0, x1, x2), element
+ * (x0 + i, x1 + j, x2 + k) for i < box0, j < box1, k < box2, zero where
+ * a coordinate is < 0 or >= its dimension, is written to shared memory
+ * row-major by box, innermost contiguous (byte offset
+ * ((k box1 + j) box0 + i) esize), then swizzled on the address: 128B
+ * swizzling XORs address bits [4, 7) with bits [7, 10), 64B bits [4, 6)
+ * with [7, 9), 32B bit 4 with bit 7 (CuTe's Swizzle<3,4,3>, <2,4,3>,
+ * <1,4,3>); then complete_tx on the mbarrier. The destination must be
+ * aligned to 128 bytes, and to the swizzle pattern's period (256, 512,
+ * 1024 bytes) when swizzled.
+ *
+ * The tensor map is the simulation's own 128-byte layout (WsTmap), filled
+ * by ws_tmap_encode where a GPU launcher would call
+ * cuTensorMapEncodeTiled: the kernel receives its address. Only what
+ * tilec uses: tiled mode, element strides 1, no interleave, zero fill.
+ *
+ * What this cannot catch: copies in flight (one landing while a slot is
+ * still read shows only if the read happens after the issue in real
+ * time), a missing fence.proxy.async, the driver's own checks beyond
+ * those of ws_tmap_encode. A swizzled map whose inner box is narrower
+ * than the swizzle span is refused, its layout not being modelled.
+ */
+enum { WS_TMAP_MAGIC = 0x544d4150 /* "TMAP" */, MB_MAX = (1 << 20) - 1 };
+
+typedef struct WsTmap {
+    uint32_t magic, rank, esize, swizzle;   /* swizzle in bytes: 0, 32, 64, 128 */
+    uint64_t base;
+    uint64_t dim[3], stride[3];             /* stride in bytes; stride[0] = esize */
+    uint32_t box[3], pad;                   /* unused dimensions: dim 1, box 1 */
+    unsigned char rest[40];
+} WsTmap;
+_Static_assert(sizeof(WsTmap) == 128, "a tensor map is 128 bytes");
+
+static _Noreturn void tmap_fail(const char *what) {
+    fprintf(stderr, "warpsim: ws_tmap_encode: %s\n", what);
+    _Exit(70);
+}
+
+/* Fills map128 (128 bytes, 64-byte aligned) for a tiled tensor of `rank`
+ * (1 to 3) dimensions at base: dim and box innermost first, stride_bytes
+ * the strides of dimensions 1 .. rank-1 (multiples of 16), elements of
+ * esize bytes (1, 2, 4, 8), swizzle 0, 32, 64 or 128 (bytes). As
+ * cuTensorMapEncodeTiled requires: base 16-byte aligned, boxes of 1 to
+ * 256, the inner box a multiple of 16 bytes, and no wider than the
+ * swizzle span; here, equal to it. */
+void ws_tmap_encode(void *map128, uint64_t base, int rank, const uint64_t *dim,
+                    const uint64_t *stride_bytes, const uint32_t *box, int esize, int swizzle);
+void ws_tmap_encode(void *map128, uint64_t base, int rank, const uint64_t *dim,
+                    const uint64_t *stride_bytes, const uint32_t *box, int esize, int swizzle) {
+    WsTmap m;
+    memset(&m, 0, sizeof m);
+    if ((uintptr_t)map128 % 64) tmap_fail("the map is not 64-byte aligned");
+    if (rank < 1 || rank > 3) tmap_fail("rank not 1 to 3");
+    if (esize != 1 && esize != 2 && esize != 4 && esize != 8) tmap_fail("element size not 1, 2, 4 or 8");
+    if (base % 16) tmap_fail("global address not 16-byte aligned");
+    if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+        tmap_fail("swizzle not 0, 32, 64 or 128");
+    m.magic = WS_TMAP_MAGIC;
+    m.rank = (uint32_t)rank;
+    m.esize = (uint32_t)esize;
+    m.swizzle = (uint32_t)swizzle;
+    m.base = base;
+    for (int d = 0; d < 3; d++) {
+        m.dim[d] = d < rank ? dim[d] : 1;
+        m.box[d] = d < rank ? box[d] : 1;
+        m.stride[d] = d == 0 ? (uint64_t)esize : d < rank ? stride_bytes[d - 1] : 0;
+        if (m.dim[d] < 1 || m.dim[d] > (1ull << 32)) tmap_fail("a dimension not 1 to 2^32");
+        if (m.box[d] < 1 || m.box[d] > 256) tmap_fail("a box dimension not 1 to 256");
+        if (d > 0 && d < rank && (m.stride[d] % 16 || m.stride[d] >= (1ull << 40)))
+            tmap_fail("a stride not a multiple of 16 below 2^40");
+    }
+    if (m.box[0] * m.esize % 16) tmap_fail("inner box not a multiple of 16 bytes");
+    if (swizzle && m.box[0] * m.esize > (uint32_t)swizzle)
+        tmap_fail("inner box wider than the swizzle span");
+    if (swizzle && m.box[0] * m.esize != (uint32_t)swizzle)
+        tmap_fail("inner box narrower than the swizzle span (not modelled)");
+    memcpy(map128, &m, sizeof m);
+}
+
+/* An mbarrier's state, and its encoding in the object's 8 bytes: bit 63
+ * valid (initialized), 62 the phase parity, [41, 62) tx (21 bits, two's
+ * complement), [20, 40) the count, [0, 20) the pending arrivals. */
+typedef struct Mbar {
+    int valid, phase;
+    int32_t tx, count, pending;
+} Mbar;
+
+static pthread_mutex_t mb_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t *mb_list[256];   /* initialized by the program running */
+static int mb_n;
+static _Thread_local unsigned long t_spins;   /* try_wait falses in a row */
+static _Thread_local struct timespec t_spin_since;
+
+/* (the lock held) The valid mbarrier at p, or an error. */
+static Mbar mb_get(uint64_t *p, const char *what) {
+    if ((uintptr_t)p % 8) sim_fail("mbarrier: address not 8-byte aligned", p);
+    uint64_t w = *p;
+    uint32_t tx = (uint32_t)(w >> 41 & 0x1fffff);
+    Mbar m = {(int)(w >> 63), (int)(w >> 62 & 1),
+              tx & 0x100000 ? (int32_t)tx - 0x200000 : (int32_t)tx,
+              (int32_t)(w >> 20 & 0xfffff), (int32_t)(w & 0xfffff)};
+    if (!m.valid) sim_fail(what, p);
+    return m;
+}
+
+/* (the lock held) Stores m, completing the phase where nothing is left. */
+static void mb_put(uint64_t *p, Mbar m) {
+    if (m.pending == 0 && m.tx == 0) {
+        m.phase ^= 1;
+        m.pending = m.count;
+    }
+    *p = (uint64_t)m.valid << 63 | (uint64_t)m.phase << 62 |
+         (uint64_t)((uint32_t)m.tx & 0x1fffff) << 41 | (uint64_t)m.count << 20 |
+         (uint64_t)m.pending;
+}
+
+static void mb_tx(Mbar *m, int64_t bytes, uint64_t *p) {
+    int64_t tx = (int64_t)m->tx + bytes;
+    if (tx > MB_MAX || tx < -MB_MAX) sim_fail("mbarrier: tx-count out of +-(2^20 - 1)", p);
+    m->tx = (int32_t)tx;
+}
+
+/* The end of a program (run_program): its mbarriers are no more. */
+static void mbar_program_end(void) {
+    for (int i = 0; i < mb_n; i++) *mb_list[i] = 0;
+    mb_n = 0;
+}
+
+/* mbarrier.init.shared::cta.b64 [bar], count */
+void ws_mbar_init(uint64_t *bar, int32_t count);
+void ws_mbar_init(uint64_t *bar, int32_t count) {
+    if ((uintptr_t)bar % 8) sim_fail("mbarrier.init: address not 8-byte aligned", bar);
+    if (count < 1 || count > MB_MAX) sim_fail("mbarrier.init: count not 1 to 2^20 - 1", bar);
+    pthread_mutex_lock(&mb_lock);
+    int known = 0;
+    for (int i = 0; i < mb_n; i++) known |= mb_list[i] == bar;
+    if (!known) {
+        if (mb_n == (int)(sizeof mb_list / sizeof *mb_list))
+            sim_fail("mbarrier.init: too many mbarriers in one program", bar);
+        mb_list[mb_n++] = bar;
+    }
+    *bar = 0;
+    mb_put(bar, (Mbar){1, 0, 0, count, count});   /* (pending = count: not complete) */
+    pthread_mutex_unlock(&mb_lock);
+}
+
+/* mbarrier.inval.shared::cta.b64 [bar] */
+void ws_mbar_inval(uint64_t *bar);
+void ws_mbar_inval(uint64_t *bar) {
+    pthread_mutex_lock(&mb_lock);
+    mb_get(bar, "mbarrier.inval: not an initialized mbarrier");
+    *bar = 0;
+    pthread_mutex_unlock(&mb_lock);
+}
+
+/* mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], bytes */
+void ws_mbar_arrive_expect_tx(uint64_t *bar, int32_t bytes);
+void ws_mbar_arrive_expect_tx(uint64_t *bar, int32_t bytes) {
+    pthread_mutex_lock(&mb_lock);
+    Mbar m = mb_get(bar, "mbarrier.arrive.expect_tx: not an initialized mbarrier");
+    if (bytes < 0) sim_fail("mbarrier.arrive.expect_tx: a negative byte count", bar);
+    mb_tx(&m, bytes, bar);
+    if (m.pending == 0) sim_fail("mbarrier.arrive: more arrivals than its count in one phase", bar);
+    m.pending--;
+    mb_put(bar, m);
+    pthread_mutex_unlock(&mb_lock);
+}
+
+/* mbarrier.try_wait.parity.shared::cta.b64 p, [bar], parity; selp 1, 0 */
+int32_t ws_mbar_try_wait_parity(uint64_t *bar, int32_t parity);
+int32_t ws_mbar_try_wait_parity(uint64_t *bar, int32_t parity) {
+    pthread_mutex_lock(&mb_lock);
+    Mbar m = mb_get(bar, "mbarrier.try_wait: not an initialized mbarrier");
+    pthread_mutex_unlock(&mb_lock);
+    if (m.phase != (parity & 1)) {
+        t_spins = 0;
+        return 1;
+    }
+    struct timespec now;
+    if (t_spins++ == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t_spin_since);
+    } else if (t_spins % 1024 == 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec - t_spin_since.tv_sec > 20)
+            sim_fail("mbarrier.try_wait: the phase has not completed in 20 s (deadlock)", bar);
+    }
+    sched_yield();
+    return 0;
+}
+
+/* cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile
+ * .mbarrier::complete_tx::bytes [dst], [map, {c0, c1, c2}], [bar]
+ * (coordinates beyond the rank 0), complete at issue. */
+void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, int32_t c1,
+                 int32_t c2, uint64_t *bar);
+void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, int32_t c1,
+                 int32_t c2, uint64_t *bar) {
+    WsTmap m;
+    if ((uintptr_t)map % 64) sim_fail("cp.async.bulk.tensor: tensor map not 64-byte aligned", map);
+    memcpy(&m, map, sizeof m);
+    if (m.magic != WS_TMAP_MAGIC)
+        sim_fail("cp.async.bulk.tensor: not a tensor map of ws_tmap_encode", map);
+    if ((int32_t)m.rank != rank)
+        sim_fail("cp.async.bulk.tensor: the instruction's dimensions are not the map's", map);
+    if ((uintptr_t)dst % (m.swizzle ? 8 * m.swizzle : 128))
+        sim_fail("cp.async.bulk.tensor: destination not aligned to 128 bytes (swizzled: to the "
+                 "pattern's 8 rows)", dst);
+    const int64_t c[3] = {c0, rank > 1 ? c1 : 0, rank > 2 ? c2 : 0};
+    const uintptr_t mask = m.swizzle ? (m.swizzle / 16 - 1) : 0;
+    const uint32_t es = m.esize;
+    for (uint32_t k = 0; k < m.box[2]; k++)
+        for (uint32_t j = 0; j < m.box[1]; j++)
+            for (uint32_t i = 0; i < m.box[0]; i++) {
+                const int64_t x[3] = {c[0] + i, c[1] + j, c[2] + k};
+                uintptr_t a = (uintptr_t)dst + ((k * m.box[1] + j) * m.box[0] + i) * es;
+                a ^= (a >> 7 & mask) << 4;
+                int in = 1;
+                uint64_t src = m.base;
+                for (int d = 0; d < 3; d++) {
+                    in &= x[d] >= 0 && (uint64_t)x[d] < m.dim[d];
+                    src += (uint64_t)x[d] * m.stride[d];
+                }
+                if (in) memcpy((void *)a, (const void *)(uintptr_t)src, es);
+                else memset((void *)a, 0, es);
+            }
+    pthread_mutex_lock(&mb_lock);
+    Mbar b = mb_get(bar, "cp.async.bulk.tensor: not an initialized mbarrier");
+    mb_tx(&b, -(int64_t)m.box[0] * m.box[1] * m.box[2] * es, bar);
+    mb_put(bar, b);
+    pthread_mutex_unlock(&mb_lock);
+}

@@ -28,12 +28,17 @@
 # (ws_wgmma: descriptors, scale-d, scales and transposes from the asm
 # text and operands; with A in registers, ws_wgmma_ra: A's four
 # registers, B's descriptor and the rest; the kernel's wrapper then tells
-# warpsim.c where its shared memory is, ws_smem). Kernels calling an
+# warpsim.c where its shared memory is, ws_smem), and TMA loads with
+# their mbarriers (MBAR, TMA: mbarrier.init, arrive.expect_tx,
+# try_wait.parity, inval as ws_mbar_*, cp.async.bulk.tensor.{1,2,3}d as
+# ws_tma_load, fence.mbarrier_init as nothing; a byval parameter, the
+# tensor map, becomes a plain pointer). Kernels calling an
 # intrinsic warpsim.c does not model, or holding other PTX inline assembly
 # (libdevice's), are dropped. Every kernel left gets a wrapper
 # NAME__sim(ptr) that reads its parameters from an array of 64-bit slots,
 # each value in the low bytes (libtile's packed parameters, RtPlan.slots),
-# so that a launcher can call any kernel without knowing its signature.
+# so that a launcher can call any kernel without knowing its signature;
+# a tensor map's slot holds the map's address (ws_tmap_encode fills it).
 import re
 import sys
 
@@ -196,6 +201,7 @@ def asm_body(asm, ret, nw, w):
 # Ordering instructions with nothing to do where shared memory is
 # ordinary memory and wgmma completes at issue.
 NOOP_ASM = re.compile(r"(fence\.proxy\.async(\.shared::cta|\.shared::cluster|\.global)?"
+                      r"|fence\.mbarrier_init\.release\.cluster"
                       r"|wgmma\.(fence|commit_group)\.sync\.aligned"
                       r"|wgmma\.wait_group\.sync\.aligned \d+);$")
 CP_ASYNC = re.compile(r"cp\.async\.(?:ca|cg)\.shared\.global \[\$0\], \[\$1\], (4|8|16), \$2;$")
@@ -246,6 +252,77 @@ CVT_X2 = re.compile(r"cvt\.rn\.(f16|bf16)x2\.f32 \$0, \$1, \$2;$")
 
 
 WAIT_GROUP = re.compile(r"wgmma\.wait_group\.sync\.aligned (\d+);$")
+
+# TMA loads and their mbarriers (sm_90a), whitespace removed: each form
+# with its constraints (clobbers aside), its result type, warpsim.c's
+# function and the types that takes its operands as. The tensor copy
+# (TMA) passes its rank and three coordinates (those beyond the rank 0).
+MBAR = [
+    (re.compile(r"mbarrier\.init\.shared::cta\.b64\[\$0\],\$1;$"), "l,r", "void",
+     "ws_mbar_init", ["ptr", "i32"]),
+    (re.compile(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64_,\[\$0\],\$1;$"), "l,r", "void",
+     "ws_mbar_arrive_expect_tx", ["ptr", "i32"]),
+    (re.compile(r"\{\.reg\.pred([%\w]+);mbarrier\.try_wait\.parity\.shared::cta\.b64\1,"
+                r"\[\$1\],\$2;selp\.u32\$0,1,0,\1;\}$"), "=r,l,r", "i32",
+     "ws_mbar_try_wait_parity", ["ptr", "i32"]),
+    (re.compile(r"mbarrier\.inval\.shared::cta\.b64\[\$0\];$"), "l", "void",
+     "ws_mbar_inval", ["ptr"]),
+]
+TMA = re.compile(r"cp\.async\.bulk\.tensor\.([123])d\.shared::cluster\.global\.tile"
+                 r"\.mbarrier::complete_tx::bytes\[\$0\],\[\$1,\{([$\d,]*)\}\],\[\$(\d)\];$")
+
+
+def split_args(args):
+    """A call's arguments split at the commas outside parentheses."""
+    out, depth, cur = [], 0, ""
+    for ch in args:
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        depth += (ch == "(") - (ch == ")")
+        cur += ch
+    return out + [cur.strip()] if cur.strip() else out
+
+
+def mbar_form(flat, cons):
+    """(warpsim.c's function, the types it takes, result type, extra
+    leading constants) for a TMA or mbarrier asm, or None."""
+    cons = ",".join(c for c in cons.split(",") if not c.startswith("~"))
+    for rx, want, ret, fn, tys in MBAR:
+        if rx.match(flat) and cons == want:
+            return fn, tys, ret
+    t = TMA.match(flat)
+    if t:
+        rank = int(t.group(1))
+        if t.group(2).split(",") != ["$%d" % (2 + i) for i in range(rank)] or \
+                int(t.group(3)) != 2 + rank or cons != "l,l," + "r," * rank + "l":
+            return None
+        return "ws_tma_load", ["ptr", "ptr"] + ["i32"] * rank + ["ptr"], "void"
+    return None
+
+
+def mbar_body(fn, want, have, ret):
+    """The function calling warpsim.c's fn with operands of types `have`
+    converted to `want` (an i64 address to a pointer); None if they do
+    not convert."""
+    body, args = [], []
+    for i, (w, h) in enumerate(zip(want, have)):
+        v = "%%a%d" % i
+        if h == "i64" and w == "ptr":
+            body.append("  %%c%d = inttoptr i64 %s to ptr" % (i, v))
+            v = "%%c%d" % i
+        elif h != w:
+            return None
+        args.append("%s %s" % (w, v))
+    if fn == "ws_tma_load":   # dst, map, rank, three coordinates, mbarrier
+        rank = len(want) - 3
+        args = args[:2] + ["i32 %d" % rank] + args[2:2 + rank] + ["i32 0"] * (3 - rank) + \
+            args[-1:]
+    if ret == "void":
+        return body + ["  call void @%s(%s)" % (fn, ", ".join(args)), "  ret void"]
+    return body + ["  %%r = call %s @%s(%s)" % (ret, fn, ", ".join(args)), "  ret %s %%r" % ret]
+
 
 
 def ordering_body(asm, cons, tys, ret):
@@ -404,6 +481,21 @@ def lower_asm(text):
                     defs.extend([re.sub(r"@(ws_wgmma(?:_ra)?)\(", r"@\1_async(", l)
                                  for l in body] + ["}"])
             return names[key]
+        mb = mbar_form(flat, cons)
+        if mb and m.group(4) is not None:
+            fn, want, ret = mb
+            have = [re.sub(r" addrspace\(\d+\)", "", a).split()[0] for a in split_args(m.group(4))]
+            key = (asm, cons, tuple(have))
+            if key not in names:
+                body = mbar_body(fn, want, have, ret) if ret == m.group(1) and \
+                    len(have) == len(want) else None
+                if body is None:
+                    return None
+                names[key] = "@sim_asm_%d" % len(names)
+                defs.append("define internal %s %s(%s) {" % (
+                    ret, names[key], ", ".join("%s %%a%d" % (t, i) for i, t in enumerate(have))))
+                defs.extend(body + ["}"])
+            return names[key]
         if NOOP_ASM.match(asm.strip()) and m.group(4) is not None:
             tys = arg_types(m.group(4)) if m.group(4) else []
             key = (asm, cons, tuple(tys))
@@ -504,7 +596,7 @@ def lower_asm(text):
         return m.group(0) if name is None else "call %s %s" % (m.group(1), name)
 
     text = re.sub(r'call (\{[^}]*\}|\S+) asm (?:sideeffect )?"([^"]*)", "([^"]*)"'
-                  r'(?=\(((?:[^()]|\([^()]*\))*)\))?', sub, text)
+                  r'(?=\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\))?', sub, text)
     return text + "\n" + "\n".join(defs) + "\n", wgmma, fences
 
 
@@ -513,6 +605,21 @@ lines = [l for l in text.split("\n")
          if not l.startswith("target ") and not l.startswith("attributes #")]
 shared = {m.group(1) for m in (re.match(r"@([\w.$]+) = .*addrspace\(3\) global ", l)
                               for l in lines) if m}
+# A byval parameter (a TMA kernel's tensor map: `ptr byval([128 x i8])
+# align 64 "nvvm.grid_constant"`) becomes a plain pointer: the kernel
+# reads the map through it, and its wrapper's slot holds the map's
+# address.
+for first, last in kernels(lines):
+    if "byval(" in lines[first]:
+        l = lines[first]
+        start = re.search(r"@[\w.$]+\(", l).end()
+        depth, end = 1, start
+        while depth:
+            depth += (l[end] == "(") - (l[end] == ")")
+            end += 1
+        ps = [("ptr " + p.split()[-1]) if "byval(" in p else p
+              for p in split_args(l[start:end - 1])]
+        lines[first] = l[:start] + ", ".join(ps) + l[end - 1:]
 funcs = {}
 for first, last in kernels(lines):
     funcs[re.search(r"@([\w.$]+)\(", lines[first]).group(1)] = (first, last)
@@ -583,7 +690,12 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
                "declare void @ws_wgmma_wait(i32, i32, ptr)",
                "declare void @ws_smem(ptr)",
                "declare i16 @ws_cvt_f8x2(i32, float, float)",
-               "declare i32 @ws_cvt_f16x2_f8x2(i32, i16)"]
+               "declare i32 @ws_cvt_f16x2_f8x2(i32, i16)",
+               "declare void @ws_mbar_init(ptr, i32)",
+               "declare void @ws_mbar_inval(ptr)",
+               "declare void @ws_mbar_arrive_expect_tx(ptr, i32)",
+               "declare i32 @ws_mbar_try_wait_parity(ptr, i32)",
+               "declare void @ws_tma_load(ptr, ptr, i32, i32, i32, i32, ptr)"]
 text = "\n".join(lines)
 text = text.replace("ptx_kernel ", "")
 text = re.sub(r" addrspace\(\d+\)", "", text)
