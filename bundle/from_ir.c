@@ -108,6 +108,36 @@ static void sig_from_ir(Arena *ar, const IrKernel *ik, TlbKernel *k) {
     k->ngrid = (uint32_t)ik->ngrid;
 }
 
+/* A scalar the compiler found a parameter or an integer constant, as a
+ * one-instruction expression; NULL: `none`. */
+static TlbExpr scalar_expr(Arena *ar, const IrValue *v, int64_t none) {
+    TlbInsn *i = ar_alloc(ar, sizeof *i);
+    *i = (TlbInsn){.op = TLB_X_CONST, .value = none};
+    if (v && !v->def) *i = (TlbInsn){.op = TLB_X_PARAM, .param = (uint16_t)v->index};
+    else if (v) i->value = v->def->iattr[0];   /* an integer constant's value */
+    return (TlbExpr){1, i};
+}
+
+/* A variant's tensor maps in the format's terms. */
+static const TlbTmap *tmaps_from_code(Arena *ar, const TlbCodeVariant *v) {
+    if (!v->ntmaps) return NULL;
+    TlbTmap *t = ar_alloc(ar, sizeof *t * (size_t)v->ntmaps);
+    memset(t, 0, sizeof *t * (size_t)v->ntmaps);
+    for (int i = 0; i < v->ntmaps; i++) {
+        const TlbCodeTmap *c = &v->tmaps[i];
+        t[i].param = (uint16_t)c->param;
+        t[i].elem = type_code(c->elem);
+        t[i].rank = 2;
+        t[i].swizzle = (uint8_t)c->swizzle;
+        for (int d = 0; d < 2; d++) {
+            t[i].box[d] = (uint32_t)c->box[d];
+            t[i].dim[d] = scalar_expr(ar, c->dim[d], INT64_C(1) << 31);
+        }
+        t[i].stride[0] = scalar_expr(ar, c->stride, 1);
+    }
+    return t;
+}
+
 /* One configuration: values, expressions and the variants built for m's
  * kernel `index`. */
 static int config_from_ir(Arena *ar, const IrKernel *ik, int index, const TlbCode *code,
@@ -139,7 +169,8 @@ static int config_from_ir(Arena *ar, const IrKernel *ik, int index, const TlbCod
         const TlbCodeVariant *v = &code->variants[i];
         if (v->kernel == index)
             c->variants[c->nvariants++] =
-                (TlbVariant){v->guard, v->dyn_smem, v->entry, v->l1_programs, 0, NULL};
+                (TlbVariant){v->guard, v->dyn_smem, v->entry, v->l1_programs,
+                             (uint32_t)v->ntmaps, tmaps_from_code(ar, v)};
     }
     if (c->nvariants == 0) {
         snprintf(err, errlen, "kernel '%s': no code for configuration %d",

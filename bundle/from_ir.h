@@ -18,12 +18,26 @@
 #include "bundle/bundle.h"
 #include "sema/ir.h"
 
+/* A tensor map a variant's entry takes (plan/tma.c's LyTma in the IR's
+ * terms): rank 2, dimension 0 the contiguous one. */
+typedef struct TlbCodeTmap {
+    int param;             /* the pointer parameter: element [0, 0] */
+    ScalarKind elem;
+    int swizzle;           /* bytes */
+    int32_t box[2];
+    const IrValue *dim[2]; /* extents: a parameter or an integer constant;
+                              NULL: unbounded (2^31) */
+    const IrValue *stride; /* of dimension 1, in elements (the same) */
+} TlbCodeTmap;
+
 typedef struct TlbCodeVariant {
     int kernel;          /* index into IrModule.kernels */
     const uint8_t *guard;  /* [the kernel's parameters]: TlbVariant.guard */
     uint32_t dyn_smem;   /* dynamic shared memory bytes per program */
     const char *entry;   /* its `.entry` name in `ptx` */
     uint16_t l1_programs;  /* TlbVariant.l1_programs */
+    int ntmaps;
+    const TlbCodeTmap *tmaps;   /* TlbVariant.tmaps */
 } TlbCodeVariant;
 
 typedef struct TlbCode {

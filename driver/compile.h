@@ -21,7 +21,7 @@ enum {
 
 typedef struct TcOptions {
     const char *arch;                  /* "sm_90a", ... */
-    int opt_level, debug, fp_contract_off;
+    int opt_level, debug, fp_contract_off, tma;
     SmOptions sema;                    /* defines, -I, stdlib, -g */
     const char *producer;              /* recorded in the bundle */
     unsigned want;                     /* TC_* */

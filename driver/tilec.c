@@ -56,6 +56,7 @@ typedef struct Opts {
                                     -1 none */
     int stats;                   /* --stats: ptxas resource report */
     int fp_contract_off;         /* --fp-contract=off */
+    int tma;                     /* --tma */
     int help, version;
 } Opts;
 
@@ -190,6 +191,12 @@ static int set_fp_contract(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_tma(Opts *o, const char *v) {
+    (void)v;
+    o->tma = 1;
+    return 0;
+}
+
 static int set_help(Opts *o, const char *v) {
     (void)v;
     o->help = 1;
@@ -241,6 +248,9 @@ static const OptSpec OPTIONS[] = {
     {"--fp-contract", "MODE", set_fp_contract, "fast (the default): fuse a "
      "float multiplication into the addition it feeds (one rounding: "
      "fma.rn, as Triton and nvcc do); off: round every operation"},
+    {"--tma", NULL, set_tma, "on sm_90a, fill the shared-memory rings of "
+     "warpgroup MMA loops with TMA copies where a load is a box of a 2-D "
+     "tensor (experimental: checked on simulated warps, not yet on a GPU)"},
     {"--stats", NULL, set_stats, "print registers, spills and shared memory "
      "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},
@@ -316,6 +326,22 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- stages */
 
+/* --stats: an entry's loads copied by TMA (tilec --tma), at the first. */
+static void print_tma_note(Arena *ar, Diag *dg, const LwEntry *en) {
+    const LyPlan *p = en->plan;
+    if (!p->ntmaps) return;
+    const IrKernel *k = en->kernel;
+    const char *list = "";
+    for (int i = 0; i < p->ntmaps; i++) {
+        const LyTma *t = p->tmaps[i];
+        list = ar_printf(ar, "%s%s'%s' (boxes of %d x %d, swizzle %d)", list, i ? ", " : "",
+                         k->params[t->param].name, t->box[1], t->box[0], t->swizzle);
+    }
+    dg_note(dg, p->tmaps[0]->load->loc, "entry '%s' (%s): %d load%s copied by TMA: %s",
+            en->name, ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),
+            p->ntmaps, p->ntmaps > 1 ? "s" : "", list);
+}
+
 /* --stats: one line per entry on stderr; a warning per spilling entry, a
  * note per entry with a loop that could not be pipelined. smem counts the
  * dynamic shared memory ptxas does not see. */
@@ -358,6 +384,7 @@ static void print_stats(Arena *ar, Diag *dg, const char *arch,
                 ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),
                 en->unpipelined, en->unpipelined > 1 ? "s" : "", why);
     }
+    for (int e = 0; e < lo->nentries; e++) print_tma_note(ar, dg, &lo->entries[e]);
 }
 
 /* The first product of block b (nested blocks included) that runs on
@@ -539,7 +566,8 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                      const char *text, size_t len, FILE *out) {
     int bundle = o->emit == EMIT_BUNDLE || o->emit == EMIT_C;
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
-                    .fp_contract_off = o->fp_contract_off, .sema = sema_options(o, ar),
+                    .fp_contract_off = o->fp_contract_off, .tma = o->tma,
+                    .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())
                                  ? TC_CUBIN : 0u) |

@@ -344,6 +344,28 @@ static void lw_str_attr(LwCtx *c, LLVMValueRef fn, const char *k,
                                   (unsigned)strlen(v)));
 }
 
+/* The tensor maps (plan/tma.c) after the parameters: each a CUtensorMap
+ * the launch passes by value, `.param .align 64 .b8 [128]` read where
+ * it lies (nvvm.grid_constant: its address is the copies' operand). */
+static void lw_tmap_params(LwFn *f) {
+    LwCtx *c = f->c;
+    unsigned byval = LLVMGetEnumAttributeKindForName("byval", 5);
+    unsigned align = LLVMGetEnumAttributeKindForName("align", 5);
+    LLVMTypeRef map = LLVMArrayType2(c->i8, 128);
+    for (int i = 0; i < f->plan->ntmaps; i++) {
+        unsigned at = (unsigned)(f->k->nparams + i) + 1;
+        LLVMAddAttributeAtIndex(f->fn, at, LLVMCreateTypeAttribute(c->ctx, byval, map));
+        LLVMAddAttributeAtIndex(f->fn, at, LLVMCreateEnumAttribute(c->ctx, align, 64));
+        LLVMAddAttributeAtIndex(f->fn, at,
+                                LLVMCreateStringAttribute(c->ctx, "nvvm.grid_constant", 18,
+                                                          "", 0));
+        f->tmap[i] = LLVMGetParam(f->fn, (unsigned)(f->k->nparams + i));
+        char name[24];
+        snprintf(name, sizeof name, "tmap%d", i);
+        LLVMSetValueName2(f->tmap[i], name, strlen(name));
+    }
+}
+
 /* The parameters as IR values of the body; what the variant assumes of
  * them, told to LLVM. */
 static void lw_params(LwFn *f, const LyFacts *facts) {
@@ -485,10 +507,13 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
         f->magic = ar_alloc(c->ar, sizeof(LwMagic *) * (size_t)(k->nvalues + 1));
         memset(f->magic, 0, sizeof(LwMagic *) * (size_t)(k->nvalues + 1));
     }
-    LLVMTypeRef *pt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)(k->nparams + 1));
+    int np = k->nparams + plan->ntmaps;
+    LLVMTypeRef *pt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)(np + 1));
     for (int i = 0; i < k->nparams; i++) pt[i] = lw_param_type(c, &k->params[i]);
-    LLVMTypeRef ft = LLVMFunctionType(c->vd, pt, (unsigned)k->nparams, 0);
+    for (int i = k->nparams; i < np; i++) pt[i] = c->gen_ptr;
+    LLVMTypeRef ft = LLVMFunctionType(c->vd, pt, (unsigned)np, 0);
     f->fn = LLVMAddFunction(c->mod, name, ft);
+    lw_tmap_params(f);
     LLVMSetFunctionCallConv(f->fn, 71);
     char threads[16];
     snprintf(threads, sizeof threads, "%d", 32 * k->warps);

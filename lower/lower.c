@@ -348,7 +348,8 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutp
         int64_t planned[LY_MAX_VARIANTS];
         int nv = ly_plan_variants(ar, ks[i], lw_arch_wgmma(c.opt->arch), vs);
         for (int v = 0; v < nv; v++) {
-            plan[v] = ly_plan_lowering(ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c.opt->arch));
+            plan[v] = ly_plan_lowering(ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c.opt->arch),
+                                       c.opt->tma && lw_arch_wgmma(c.opt->arch) ? LY_PLAN_TMA : 0);
             planned[v] = lw_planned_shared(ar, vs[v].k, plan[v]);
         }
         fits[i] = (char)lw_fits(&c, planned, nv, ks, nkernels, i);
@@ -378,13 +379,26 @@ static const uint8_t *lw_guard(Arena *ar, const LyFacts *f) {
     return g;
 }
 
+/* The tensor maps of plan p (plan/tma.c) for a bundle. */
+static const TlbCodeTmap *lw_code_tmaps(Arena *ar, const LyPlan *p) {
+    if (!p->ntmaps) return NULL;
+    TlbCodeTmap *t = ar_alloc(ar, sizeof *t * (size_t)p->ntmaps);
+    for (int i = 0; i < p->ntmaps; i++) {
+        const LyTma *m = p->tmaps[i];
+        t[i] = (TlbCodeTmap){m->param, m->elem, m->swizzle, {m->box[0], m->box[1]},
+                             {m->bound[0], m->bound[1]}, m->stride};
+    }
+    return t;
+}
+
 struct TlbCodeVariant *lw_code_variants(Arena *ar, const LwOutput *res) {
     TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)(res->nentries + 1));
     for (int e = 0; e < res->nentries; e++) {
         const LwEntry *en = &res->entries[e];
         vs[e] = (TlbCodeVariant){en->config, lw_guard(ar, &en->variant->facts),
                                  (uint32_t)en->dyn_shared_bytes, en->name,
-                                 (uint16_t)en->l1_programs};
+                                 (uint16_t)en->l1_programs, en->plan->ntmaps,
+                                 lw_code_tmaps(ar, en->plan)};
     }
     return vs;
 }

@@ -79,6 +79,8 @@ typedef struct LwFn {
     int64_t smem_pinned;       /* largest scratch use while cp.async rings
                                   are live: the rings go above it, the
                                   rest of the scratch may overlap them */
+    LLVMValueRef tmap[LY_MAX_TMAPS];  /* the tensor-map parameters (the
+                                  plan's LyPlan.tmaps, kernel.c) */
     LLVMValueRef ring;         /* placeholder: cp.async rings (pipeline.c),
                                   placed after the scratch at the end */
     struct LwPipe *pipe;       /* pipelined loops being lowered, innermost
@@ -323,6 +325,15 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
                              LLVMValueRef hi, LLVMValueRef step);
 void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv);
 void lw_pipe_end(LwFn *f, struct LwPipe *p);
+/* TMA rings (tma.c), for pipeline.c: the slots' mbarriers initialized
+ * (thread 0, then a barrier); slot `slot`'s copies issued for the
+ * iteration whose index tiles are lowered (thread 0; not where `valid`,
+ * when given, is false); the wait for slot `slot`'s phase of parity
+ * `phase`; the barrier and invalidation at the loop's end. */
+void lw_tma_init(LwFn *f, const LyPipe *q);
+void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid);
+void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase);
+void lw_tma_end(LwFn *f, const LyPipe *q);
 /* When `dot` runs as wgmma in the innermost pipelined loop (sm_90a):
  * the base of each operand's buffer (the read slot of its ring, or its
  * stage buffer, published by a barrier here; NULL: A in registers) and

@@ -105,6 +105,8 @@ struct LwPipe {
     LLVMValueRef lo, hi, step;
     LLVMValueRef iv;    /* the loop's counter (a phi of its header) */
     LLVMValueRef read_slot;   /* i32 phi of the header: j % stages */
+    LLVMValueRef phase;       /* i32 phi of the header: (j / stages) % 2,
+                                 the parity TMA rings' waits are for */
     LLVMValueRef stage_par;   /* i32 phi of the header: j % 2, with two
                                  buffers a stage (plan stage_bufs) */
     /* the iteration copied next and its slot, until copy_next copies it */
@@ -206,6 +208,7 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
     LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
     for (int i = 0; i < p->plan->nring; i++) {
         const LyRing *r = &p->plan->ring[i];
+        if (r->tma) continue;   /* below */
         const IrOp *ld = r->load;
         const Layout *pl = ld->args[0]->layout;
         ScalarKind k = (ScalarKind)ld->res[0]->ty.k;
@@ -226,6 +229,7 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
             copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
+    if (p->plan->ntma) lw_tma_issue(f, p->plan, slot, valid);
     for (const IrOp *op = body->first; op; op = op->next)
         if (op->nres && p->need[op->res[0]->id])
             for (int i = 0; i < op->nres; i++) lw_set(f, op->res[i], p->kept[op->res[i]->id]);
@@ -316,13 +320,15 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     /* The rings may overlap scratch that threads still read (a conversion
      * before the loop, or after it in an enclosing loop's body). */
     lw_barrier(f);
+    if (q->ntma) lw_tma_init(f, q);
     p->smem_outside = f->smem_bytes;
     f->smem_bytes = 0;
     for (int j = 0; j < p->plan->ahead; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
         issue(f, p, iv, lw_i32(c, j), 0);
-        lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+        if (q->nring > q->ntma)
+            lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
     if (!p->plan->nwg) carry_plan(f, p);
     p->prev = f->pipe;
@@ -376,6 +382,7 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     p->stage_par = p->plan->stage_bufs == 2 ? header_phi(f, iv, lw_i32(c, 0)) : NULL;
     if (!p->plan->nring) return;   /* stage buffers only */
     p->read_slot = header_phi(f, iv, lw_i32(c, 0));
+    p->phase = p->plan->ntma ? header_phi(f, iv, lw_i32(c, 0)) : NULL;
     LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)p->plan->ahead, 0);
     LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->plan->ahead);
     for (int i = 0; i < 2; i++) {
@@ -387,15 +394,18 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
             p->carry_phi[i][j] = init[j] ? header_phi(f, iv, init[j]) : NULL;
     }
     if (!p->carry_dot) {
-        LLVMValueRef wait = lw_i32(c, p->plan->ahead - 1);
-        lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
-        /* cp.async writes through the generic proxy, wgmma reads through
-         * the async one: each thread's landed copies are made visible to
-         * it before the barrier publishes them (not needed where only
-         * threads read the rings; and the fence would wait for every copy
-         * in flight) */
-        if (p->plan->nwg && !p->plan->threads_read)
-            lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
+        if (p->plan->nring > p->plan->ntma) {
+            LLVMValueRef wait = lw_i32(c, p->plan->ahead - 1);
+            lw_call_intr(c, "llvm.nvvm.cp.async.wait.group", NULL, 0, &wait, 1);
+            /* cp.async writes through the generic proxy, wgmma reads
+             * through the async one: each thread's landed copies are made
+             * visible to it before the barrier publishes them (not needed
+             * where only threads read the rings; and the fence would wait
+             * for every copy in flight) */
+            if (p->plan->nwg && !p->plan->threads_read)
+                lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
+        }
+        if (p->plan->ntma) lw_tma_wait(f, p->plan, p->read_slot, p->phase);
         lw_barrier(f);
         p->top_barrier = 1;
     }
@@ -417,7 +427,8 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
     p->copy_iv = NULL;
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, join);
-    lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
+    if (p->plan->nring > p->plan->ntma)   /* TMA copies need no group */
+        lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
 }
 
 /* With a wgmma group in flight across iterations (`pending`), slot
@@ -474,6 +485,12 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
         if (p->read_slot) {
             LLVMValueRef next = slot_add(f, p, p->read_slot, 1);
             LLVMAddIncoming(p->read_slot, &next, &latch, 1);
+            if (p->phase) {   /* flipped where the slot wraps */
+                LLVMValueRef wrap = LLVMBuildZExt(
+                    b, LLVMBuildICmp(b, LLVMIntEQ, next, lw_i32(c, 0), ""), c->i32, "");
+                LLVMValueRef flip = LLVMBuildXor(b, p->phase, wrap, "");
+                LLVMAddIncoming(p->phase, &flip, &latch, 1);
+            }
         }
         if (p->stage_par) {
             LLVMValueRef flip = LLVMBuildXor(b, p->stage_par, lw_i32(c, 1), "");
@@ -499,7 +516,9 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
         const IrValue *acc = p->loop->regions[0]->args[p->plan->carry + 1];
         lw_set(f, acc, lw_wgmma_wait(f, *lw_val(f, acc), 0));
     }
-    if (p->plan->nring) lw_call_intr(c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+    if (p->plan->nring > p->plan->ntma)
+        lw_call_intr(c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
+    if (p->plan->ntma) lw_tma_end(f, p->plan);
     if (f->smem_bytes > f->smem_pinned) f->smem_pinned = f->smem_bytes;
     if (p->smem_outside > f->smem_bytes) f->smem_bytes = p->smem_outside;
     f->pipe = p->prev;

@@ -611,12 +611,33 @@ typedef enum LyHow {
 
 /* One marked load's ring: `stages` buffers of `buf` bytes from `off` in
  * the kernel's ring region, each thread copying w elements at a time. */
+enum { LY_MAX_TMAPS = 8 };   /* tensor maps an entry takes (bundle.h's) */
+
+/* A ring filled by TMA (plan/tma.c): the tensor map the entry takes for
+ * it and what each copy's coordinates come from. Dimension 0 is the
+ * tensor's contiguous one (the ring's `fast`), 1 the rows. */
+typedef struct LyTma {
+    const IrOp *load;          /* the ring's load */
+    int param;                 /* the pointer parameter: element [0, 0] */
+    int map;                   /* the entry's tensor map (its order) */
+    ScalarKind elem;
+    int swizzle;               /* bytes: 32, 64 or 128 (the ring's) */
+    int32_t box[2];            /* elements; nbox boxes side by side along
+                                  dimension 0 fill a slot */
+    int nbox;
+    const IrValue *index[2];   /* index tiles: element 0 is the coordinate */
+    const IrValue *bound[2];   /* the mask's bounds (a parameter or an
+                                  integer constant), NULL: unbounded */
+    const IrValue *stride;     /* of dimension 1, in elements (the same) */
+} LyTma;
+
 typedef struct LyRing {
     const IrOp *load;
     LySmem *s;
     int64_t off;        /* of slot 0 in the ring region */
     int64_t buf;        /* bytes per slot (128-byte aligned; 1024 for wgmma) */
     int w;              /* elements per cp.async */
+    const LyTma *tma;   /* filled by TMA copies instead, or NULL */
 } LyRing;
 
 /* A wgmma operand staged through shared memory: conversion `cvt` (in the
@@ -676,6 +697,11 @@ typedef struct LyPipe {
      * slot), as far as they can be before the stages' fence, which
      * waits for them. */
     int threads_read;
+    /* Rings filled by TMA (LyRing.tma): each slot's copies complete on
+     * an mbarrier, `stages` of them 8 bytes apart from `bar_off` in the
+     * ring region; `tma_bytes` the bytes one slot's copies bring. */
+    int ntma;
+    int64_t bar_off, tma_bytes;
     int64_t bytes;      /* the ring region grows by this, alignment included */
 } LyPipe;
 
@@ -695,12 +721,19 @@ typedef struct LyPlan {
     uint8_t *magic;     /* by IrValue id: 1 for a divisor whose multiply-
                            shift constants are computed once, right after
                            it is defined (plan/divisor.c); NULL: none */
+    int ntmaps;         /* the tensor maps the entry takes after its
+                           parameters, in order (LyTma.map) */
+    const LyTma *tmaps[LY_MAX_TMAPS];
 } LyPlan;
 
 /* The plan of kernel k (layouts assigned; ly its result) for a target
  * with max_shared bytes of shared memory per block. */
+enum { LY_PLAN_TMA = 1 };   /* ly_plan_lowering's flags: TMA copies */
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
-                         int64_t max_shared);
+                         int64_t max_shared, int flags);
+/* The tensor map that fills ring r of kernel k by TMA (plan/tma.c), or
+ * NULL when its load is not such a box (ax: the variant's axis info). */
+LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r);
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
 /* The divisors of k to invert once (plan/divisor.c): marks by IrValue
  * id, or NULL when none qualifies. */

@@ -41,6 +41,7 @@ typedef struct Planner {
     const IrKernel *k;
     const LyResult *ly;
     int64_t max_shared;
+    int flags;          /* LY_PLAN_* */
     LyPlan *p;
 } Planner;
 
@@ -264,6 +265,40 @@ static int descriptor_rings(const LyPipe *q) {
     return 0;
 }
 
+/* Whether every reader of ring r's load is a conversion that q's wgmma
+ * products read through a descriptor (not into registers, not staged). */
+static int read_by_descriptors(const Planner *pl, const LyPipe *q, const LyRing *r) {
+    const IrValue *v = r->load->res[0];
+    int readers = 0;
+    for (int d = 0; d < q->nwg; d++)
+        for (int i = 0; i < 2; i++) {
+            const IrOp *cv = q->wg_dot[d]->args[i]->def;
+            if (!cv || cv->op != IR_CONVERT_LAYOUT || cv->args[0] != v) continue;
+            if ((i == 0 && ly_reg_a(q, cv)) || ly_stage_of(q, cv) ||
+                pl->p->uses[cv->res[0]->id] != 1)
+                return 0;
+            readers++;
+        }
+    return readers && readers == pl->p->uses[v->id];
+}
+
+/* The rings of wgmma loop q that TMA fills (plan/tma.c), each given the
+ * next of the entry's tensor maps while there are any left. */
+static void tma_rings(Planner *pl, LyPipe *q) {
+    if (!(pl->flags & LY_PLAN_TMA) || !q->nwg) return;
+    for (int i = 0; i < q->nring; i++) {
+        LyRing *r = &q->ring[i];
+        if (pl->p->ntmaps == LY_MAX_TMAPS || !read_by_descriptors(pl, q, r)) continue;
+        LyTma *t = ly_tma_ring(pl->ar, pl->k, pl->ly->axis, r);
+        if (!t) continue;
+        t->map = pl->p->ntmaps;
+        pl->p->tmaps[pl->p->ntmaps++] = t;
+        r->tma = t;
+        q->ntma++;
+        q->tma_bytes += ly_smem_bytes(r->s);
+    }
+}
+
 /* Operands reading v in block b and the blocks nested in it. */
 static int uses_in(const IrBlock *b, const IrValue *v) {
     int n = 0;
@@ -443,6 +478,8 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     }
     reg_a_rings(pl, q);
     q->threads_read = wg && n && !descriptor_rings(q);
+    int maps = pl->p->ntmaps;
+    if (wg && n) tma_rings(pl, q);
     int64_t rings_end = total, need = 0;
     for (;;) {   /* double stage buffers where they fit, else single */
         total = rings_end;
@@ -451,6 +488,10 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
             st->off = start + total;
             st->stage_buf = align1024(ly_smem_bytes(st->s));
             total += q->stage_bufs * st->stage_buf;
+        }
+        if (q->ntma) {   /* the mbarriers, one per slot */
+            q->bar_off = start + total;
+            total += 8 * (int64_t)stages;
         }
         need = pipe_need(pl, q, start + total);
         if (need <= pl->max_shared || q->stage_bufs == 1 || !q->nstage) break;
@@ -461,6 +502,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     if (wg) pl->p->ring_align = 1024;   /* even when the budget says no */
     if (need > pl->max_shared) {
         if (n) unpipelined(pl, loop, need);
+        pl->p->ntmaps = maps;   /* the loop's maps go with it */
         return NULL;
     }
     q->bytes = total;
@@ -518,7 +560,7 @@ static void plan_block(Planner *pl, const IrBlock *b) {
 }
 
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
-                         int64_t max_shared) {
+                         int64_t max_shared, int flags) {
     size_t n = (size_t)k->nvalues + 1;
     LyPlan *p = ar_alloc(ar, sizeof *p);
     memset(p, 0, sizeof *p);
@@ -531,7 +573,8 @@ LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
     memset(p->smem, 0, sizeof(LySmem *) * n);
     memset(p->pipe, 0, sizeof(LyPipe *) * n);
     ir_count_uses(p->uses, k->body);
-    Planner pl = {.ar = ar, .k = k, .ly = ly, .max_shared = max_shared, .p = p};
+    Planner pl = {.ar = ar, .k = k, .ly = ly, .max_shared = max_shared, .flags = flags,
+                  .p = p};
     plan_block(&pl, k->body);
     p->magic = ly_plan_divisors(ar, k, ly);
     return p;

@@ -54,19 +54,26 @@ static TileStatus fail(TileStatus s, const char *fmt, ...) {
     return s;
 }
 
+/* Driver function `name` through cuGetProcAddress (v2 where there is
+ * one); NULL with *r the error when the driver lacks it. */
+static void *lookup(GetProcV2 v2, GetProcV1 v1, const char *name, CUresult *r) {
+    void *fn = NULL;
+    int found = 0;
+    *r = v2 ? v2(name, &fn, RT_CUDA_VERSION, 0, &found) : v1(name, &fn, RT_CUDA_VERSION, 0);
+    return *r == CUDA_SUCCESS ? fn : NULL;
+}
+
 static TileStatus resolve(void *lib, RtDriver *d) {
     GetProcV2 v2 = (GetProcV2)dlsym(lib, "cuGetProcAddress_v2");
     GetProcV1 v1 = (GetProcV1)dlsym(lib, "cuGetProcAddress");
     if (!v2 && !v1)
         return fail(TILE_ERROR_DRIVER_TOO_OLD, "the CUDA driver has no "
                     "cuGetProcAddress; libtile needs a driver for CUDA 12.0 or newer");
+    CUresult r;
 #define X(field, name, params)                                                     \
     {                                                                              \
-        void *fn = NULL;                                                           \
-        int found = 0;                                                             \
-        CUresult r = v2 ? v2(name, &fn, RT_CUDA_VERSION, 0, &found)                \
-                        : v1(name, &fn, RT_CUDA_VERSION, 0);                       \
-        if (r != CUDA_SUCCESS || !fn)                                              \
+        void *fn = lookup(v2, v1, name, &r);                                       \
+        if (!fn)                                                                   \
             return fail(TILE_ERROR_DRIVER_TOO_OLD, "the CUDA driver lacks %s "     \
                         "(error %d); libtile needs CUDA 12.0 or newer", name, r);  \
         memcpy(&d->field, &fn, sizeof fn);                                         \
@@ -75,11 +82,7 @@ static TileStatus resolve(void *lib, RtDriver *d) {
 #undef X
 #define X(field, name, params)                                                     \
     {                                                                              \
-        void *fn = NULL;                                                           \
-        int found = 0;                                                             \
-        CUresult r = v2 ? v2(name, &fn, RT_CUDA_VERSION, 0, &found)                \
-                        : v1(name, &fn, RT_CUDA_VERSION, 0);                       \
-        if (r != CUDA_SUCCESS) fn = NULL;                                          \
+        void *fn = lookup(v2, v1, name, &r);                                       \
         memcpy(&d->field, &fn, sizeof fn);                                         \
     }
     RT_DRIVER_OPTIONAL(X)

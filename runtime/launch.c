@@ -347,20 +347,39 @@ static TileStatus encode_tmaps(const RtDriver *d, const TileKernel *k, const RtP
     return TILE_OK;
 }
 
+/* The first variant of p's configuration after p's whose guard the
+ * arguments meet and that takes no tensor maps, or NULL. */
+static const RtVariant *mapless_variant(const TileKernel *k, const RtPlan *p) {
+    const RtConfig *rc = p->config;
+    for (const RtVariant *v = p->variant + 1; v < rc->variants + rc->nvariants; v++)
+        if (!v->v->ntmaps && rt_guard_fails(k, v->v, p) < 0) return v;
+    return NULL;
+}
+
 TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream stream) {
     TileStatus s;
     const RtDriver *d = rt_driver(&s);
     if (!d) return s;
     CUcontext ctx;
     if (!m && (s = rt_module(d, k, &ctx, &m))) return s;
+    void *params[RT_MAX_PARAMS + TLB_MAX_TMAPS];
+    CUtensorMap maps[TLB_MAX_TMAPS];
+    for (uint32_t i = 0; i < k->k->nparams; i++) params[i] = (void *)&p->slots[i];
+    RtPlan alt;
+    if (p->ntmaps && (s = encode_tmaps(d, k, p, maps, params))) {
+        /* a driver without TMA, or one that refuses these maps: the
+         * variant without them that the arguments meet runs instead */
+        const RtVariant *v = mapless_variant(k, p);
+        if (!v) return s;
+        alt = *p;
+        alt.variant = v;
+        alt.ntmaps = 0;
+        p = &alt;
+    }
     CUfunction f;
     if ((s = rt_function(d, k, m, p->variant, &f))) return s;
     switch_carveout(d, m, p->variant->slot, f,
                     (uint64_t)p->grid[0] * p->grid[1] * p->grid[2]);
-    void *params[RT_MAX_PARAMS + TLB_MAX_TMAPS];
-    CUtensorMap maps[TLB_MAX_TMAPS];
-    for (uint32_t i = 0; i < k->k->nparams; i++) params[i] = (void *)&p->slots[i];
-    if (p->ntmaps && (s = encode_tmaps(d, k, p, maps, params))) return s;
     CUresult r = d->launch_kernel(f, p->grid[0], p->grid[1], p->grid[2], p->config->threads,
                                   1, 1, p->variant->v->dyn_smem, stream, params, NULL);
     if (r)

@@ -290,12 +290,18 @@ TileStatus rt_plan_config(const TileKernel *k, uint32_t c, const uint32_t *grid,
     TileStatus s = compute_grid(k, grid, p);
     if (s) return s;
     const RtConfig *rc = p->config;
+    TileStatus maps = TILE_OK;   /* of the first variant whose maps cannot be */
     for (uint32_t i = 0; i < rc->nvariants; i++)
         if (rt_guard_fails(k, rc->variants[i].v, p) < 0) {
             p->variant = &rc->variants[i];
             p->ntmaps = 0;   /* an empty grid launches nothing: no maps */
-            return p->empty ? TILE_OK : rt_plan_tmaps(k, p);
+            if (p->empty) return TILE_OK;
+            /* maps that cannot be encoded for these arguments (a stride
+             * below 1, say) leave the variant to the next one */
+            if (!(s = rt_plan_tmaps(k, p))) return TILE_OK;
+            if (!maps) maps = s;
         }
+    if (maps) return maps;
     const TlbVariant *last = rc->variants[rc->nvariants - 1].v;
     int i = rt_guard_fails(k, last, p);
     uint8_t g = last->guard[i];

@@ -35,7 +35,8 @@
 # invariant, counted with the rejected). The last lines are a summary table: programs,
 # case runs, mismatches, rejected programs, seconds, failing seeds.
 #
-# Environment: TILEC (default ./tilec, from the build tree), DIFFTEST
+# Environment: TILEC (default ./tilec, from the build tree), TILEC_FLAGS
+# (more tilec options for every program, e.g. --tma; also sim/build.sh's), DIFFTEST
 # (default ./tests/gpu/ops/difftest), TILE_SRCDIR (the source tree; default
 # two levels above this script), PYTHON (python3), LLVM_BIN and CC (for
 # sim/build.sh). Run from the build tree (VPATH builds included).
@@ -63,7 +64,8 @@ if [ "${1:-}" = --one ]; then
         "$PYTHON" "$src/tests/fuzz/tilegen.py" --seed "$s" $opts -o "$f" 2>"$d/g$s.gen.log" ||
             { echo "$s" >>"$d/genfail"; exit 0; }
     fi
-    "$TILEC" --arch="$arch" -o "$d/g$s.tlb" "$f" 2>"$d/g$s.tilec.log" ||
+    # shellcheck disable=SC2086
+    "$TILEC" --arch="$arch" ${TILEC_FLAGS:-} -o "$d/g$s.tlb" "$f" 2>"$d/g$s.tilec.log" ||
         { echo "$s" >>"$d/rejected"; exit 0; }
     sh "$src/tests/fuzz/narrow-check.sh" "$d/g$s.tlb" >"$d/g$s.narrow.log" ||
         echo "$s" >>"$d/narrow"
@@ -134,7 +136,8 @@ if [ "$from" -le "$to" ]; then
 fi
 for f in "$@"; do
     b=$(basename "$f" .tile)
-    "$TILEC" --arch="$arch" -o "$dir/$b.tlb" "$dir/$b.tile" 2>"$dir/$b.tilec.log" ||
+    # shellcheck disable=SC2086
+    "$TILEC" --arch="$arch" ${TILEC_FLAGS:-} -o "$dir/$b.tlb" "$dir/$b.tile" 2>"$dir/$b.tilec.log" ||
         { echo "$b" >>"$dir/rejected"; continue; }
     sh "$src/tests/fuzz/narrow-check.sh" "$dir/$b.tlb" >"$dir/$b.narrow.log" ||
         echo "$b" >>"$dir/narrow"

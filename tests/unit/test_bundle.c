@@ -753,7 +753,7 @@ static void test_from_ir(void) {
             vs[nv++] = (TlbCodeVariant){i, g, 0,
                                         ar_printf(ar, "%s_%d_%s", m->kernels[i]->name,
                                                   m->kernels[i]->config_index,
-                                                  a ? "aligned16" : "generic"), 0};
+                                                  a ? "aligned16" : "generic"), 0, 0, NULL};
         }
     TlbCode code = {"tilec test", "sm_90", ".version 8.0\n", nv, vs, 0, NULL};
     TlbBundle b;
@@ -839,7 +839,7 @@ static void test_from_ir(void) {
     code.nvariants = nv - 2;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
     CHECK_STR(err, "kernel 'vadd': no code for configuration 0");
-    TlbCodeVariant bad = {m->nkernels, NULL, 0, "x", 0};
+    TlbCodeVariant bad = {m->nkernels, NULL, 0, "x", 0, 0, NULL};
     code.variants = &bad;
     code.nvariants = 1;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);

@@ -58,6 +58,9 @@ static const uint8_t none[NPARAMS], m_even[NPARAMS] = {[M] = 1};
 static TlbVariant mm_v[] = {{m_even, 0, "mm_tma", 0, 2, mm_maps},
                             {none, 0, "mm_plain", 0, 0, NULL}};
 static TlbConfig mm_configs[] = {{4, 1, NULL, {{3, x_grid}}, 0, NULL, 2, mm_v}};
+/* mmt: mm with mm_tma alone, so that maps that cannot be made leave no
+ * variant to fall back on. */
+static TlbConfig mmt_configs[] = {{4, 1, NULL, {{3, x_grid}}, 0, NULL, 1, mm_v}};
 
 /* pick(out: *f32 stored, x: *f16, n: i32) grid(cdiv(n, BLOCK)), BLOCK 64
  * or 128, each with a map of x: f16 [n + BLOCK] box [BLOCK]. */
@@ -80,7 +83,8 @@ static uint32_t pick_key[] = {2};
 
 static TlbKernel kernels[] = {
     {"mm", NPARAMS, mm_params, 0, NULL, 0, NULL, 1, 1, mm_configs},
-    {"pick", 3, pick_params, 1, pick_cparams, 1, pick_key, 1, 2, pick_configs}};
+    {"pick", 3, pick_params, 1, pick_cparams, 1, pick_key, 1, 2, pick_configs},
+    {"mmt", NPARAMS, mm_params, 0, NULL, 0, NULL, 1, 1, mmt_configs}};
 
 static int (*tmap_calls)(void);
 static const FakeTmapCall *(*tmap_call)(int);
@@ -176,8 +180,32 @@ static void expect_error(TileKernel *k, const MmArgs *x, TileStatus want, const 
     CHECK_STR(tile_last_error(), msg);
 }
 
+/* With a variant without maps behind it, arguments that cannot make
+ * mm_tma's maps (or a driver refusing them) launch mm_plain. */
+static void test_fallback(TileKernel *k) {
+    MmArgs bad[4] = {base, base, base, base};
+    bad[0].a = 0x10008;
+    bad[1].lda = 0;
+    bad[2].lda = -8;
+    bad[3].n = 0;
+    for (int i = 0; i < 4; i++) {
+        int n = launches();
+        CHECK(launch_mm(k, &bad[i]) == TILE_OK && launches() == n + 1);
+        CHECK(strcmp(launch_log(launches())->entry, "mm_plain") == 0);
+    }
+    MmArgs x = base;
+    x.a = 0x40000;   /* a key not in the cache */
+    setenv("FAKE_CUDA_TMAP_FAIL", "1", 1);
+    CHECK(launch_mm(k, &x) == TILE_OK);
+    CHECK(strcmp(launch_log(launches())->entry, "mm_plain") == 0);
+    unsetenv("FAKE_CUDA_TMAP_FAIL");
+    CHECK(launch_mm(k, &base) == TILE_OK);
+    CHECK(strcmp(launch_log(launches())->entry, "mm_tma") == 0);
+}
+
+/* Without one (kernel mmt), the errors. */
 static void test_errors(TileKernel *k) {
-    const char *pre = "kernel 'mm': entry 'mm_tma': tensor map ";
+    const char *pre = "kernel 'mmt': entry 'mm_tma': tensor map ";
     char msg[512];
     MmArgs x = base;
     x.a = 0x10008;
@@ -221,7 +249,7 @@ static void test_errors(TileKernel *k) {
     x.a = 0x30000;
     setenv("FAKE_CUDA_TMAP_FAIL", "1", 1);
     expect_error(k, &x, TILE_ERROR_CUDA,
-                 "kernel 'mm': entry 'mm_tma': cannot encode tensor map 0 of argument 1 ('a', "
+                 "kernel 'mmt': entry 'mm_tma': cannot encode tensor map 0 of argument 1 ('a', "
                  "base 0x30000, dims [100, 256, 0], strides [208, 0] bytes, box [64, 128, 0]): "
                  "CUDA_ERROR_INVALID_VALUE (invalid argument)");
     unsetenv("FAKE_CUDA_TMAP_FAIL");
@@ -313,18 +341,20 @@ static void test_tuning(TileBundle *bundle) {
     unsetenv("FAKE_CUDA_TIMES");
 }
 
-/* A driver without cuTensorMapEncodeTiled, in a child: variants with maps
- * fail with their own message, the others launch. */
+/* A driver without cuTensorMapEncodeTiled, in a child: a variant with
+ * maps falls back on the next one without, or where there is none fails
+ * with its own message; the others launch. */
 static void test_missing_symbol(void) {
     pid_t pid = fork();
     if (pid == 0) {
         setenv("FAKE_CUDA_MISSING", "cuTensorMapEncodeTiled", 1);
-        TileBundle *b = load_kernels(kernels, 1);
-        TileKernel *k = NULL;
-        if (!b || tile_kernel_get(b, "mm", &k)) _exit(2);
-        TileStatus s = launch_mm(k, &base);
+        TileBundle *b = load_kernels(kernels, 3);
+        TileKernel *k = NULL, *kt = NULL;
+        if (!b || tile_kernel_get(b, "mm", &k) || tile_kernel_get(b, "mmt", &kt)) _exit(2);
+        if (launch_mm(k, &base) != TILE_OK) _exit(6);
+        TileStatus s = launch_mm(kt, &base);
         if (s != TILE_ERROR_DRIVER_TOO_OLD) _exit(3);
-        if (strcmp(tile_last_error(), "kernel 'mm': variant 'mm_tma' uses TMA, which this "
+        if (strcmp(tile_last_error(), "kernel 'mmt': variant 'mm_tma' uses TMA, which this "
                    "driver (cuTensorMapEncodeTiled) lacks")) {
             fprintf(stderr, "got '%s'\n", tile_last_error());
             _exit(4);
@@ -357,13 +387,15 @@ int main(void) {
     p = sym(lib, "fake_cuda_launches"), memcpy(&launches, &p, sizeof p);
     if (!tmap_calls || !tmap_call || !launch_log || !launches) return check_done("test_tmap");
     CHECK(d->mem_alloc(&out, 4096) == CUDA_SUCCESS);
-    TileBundle *b = load_kernels(kernels, 2);
-    TileKernel *k = NULL;
+    TileBundle *b = load_kernels(kernels, 3);
+    TileKernel *k = NULL, *kt = NULL;
     CHECK(b && tile_kernel_get(b, "mm", &k) == TILE_OK);
-    if (k) {
+    CHECK(b && tile_kernel_get(b, "mmt", &kt) == TILE_OK);
+    if (k && kt) {
         test_encode(k);
         test_clamp(k);
-        test_errors(k);
+        test_fallback(k);
+        test_errors(kt);
         test_cache(k);
         test_plan(k);
     }

@@ -10,7 +10,8 @@
 # the test skips (77).
 #
 # Every file is built for sm_90 but the tensor-core ones (dot.tile) and
-# the FP8 conversions (fp8.tile), built once per architecture of
+# the FP8 conversions (fp8.tile) and TMA (tma.tile), built once per
+# architecture of
 # $DOT_ARCHS (default "sm_80 sm_90a": mma.sync, ldmatrix and cp.async; on
 # sm_90a wgmma where tilec emits it; FP8 in integer arithmetic on sm_80,
 # through cvt on sm_90a) into bundles/ARCH/ and bundles/sim/ARCH/, each
@@ -21,7 +22,7 @@ set -eu
 src=${TILE_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 out=tests/gpu/ops/bundles
 archs=${DOT_ARCHS-sm_80 sm_90a}
-per_arch=" dot fp8 "
+per_arch=" dot fp8 tma "
 tilec=${TILEC:-./tilec}
 llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
 cc=${CC:-cc}
@@ -48,9 +49,17 @@ targets() {
     done
 }
 
+# A file's first line `// tilec: OPTIONS` gives tilec more options for
+# it (tma.tile: --tma), for its bundles and its simulation alike.
+flags_of() {
+    sed -n '1s|^// tilec: ||p' "$src/tests/gpu/ops/$1.tile"
+}
+
 targets | while read -r b a; do
     mkdir -p "$out${a:+/$a}"
-    "$tilec" --arch="${a:-sm_90}" -o "$out${a:+/$a}/$b.tlb" "$src/tests/gpu/ops/$b.tile"
+    # shellcheck disable=SC2046
+    "$tilec" --arch="${a:-sm_90}" $(flags_of "$b") -o "$out${a:+/$a}/$b.tlb" \
+        "$src/tests/gpu/ops/$b.tile"
 done
 
 # The simulation's libraries (sim/build.sh, shared with
@@ -61,8 +70,8 @@ build_sim() {
     sh "$src/tests/gpu/ops/sim/build.sh" tools || return 1
     sh "$src/tests/gpu/ops/sim/build.sh" lib "$sim" || return 2
     targets | while read -r b a; do
-        sh "$src/tests/gpu/ops/sim/build.sh" kernel "$sim${a:+/$a}" \
-            "$src/tests/gpu/ops/$b.tile" "${a:-sm_90}" || exit 2
+        TILEC_FLAGS=$(flags_of "$b") sh "$src/tests/gpu/ops/sim/build.sh" kernel \
+            "$sim${a:+/$a}" "$src/tests/gpu/ops/$b.tile" "${a:-sm_90}" || exit 2
     done
 }
 built=0

@@ -366,8 +366,37 @@ static int same(const Param *p, const unsigned char *g, const unsigned char *r, 
 
 static const RtDriver *drv;
 static void *simlib;                /* -x: the current file's simulation */
+
 typedef void (*SimRun)(void (*)(const uint64_t *), const uint64_t *, int,
                        const uint32_t[3]);
+
+typedef void (*SimTmapEncode)(void *, uint64_t, int, const uint64_t *, const uint64_t *,
+                              const uint32_t *, int, int);
+
+/* Runs plan's entry on simulated warps: its tensor maps (TMA) encoded
+ * in the simulation's own layout (warpsim.c, ws_tmap_encode) from the
+ * fields libtile evaluated, each map's address in the slot after the
+ * parameters, as a GPU launch passes the maps themselves. */
+static int sim_launch(const RtPlan *plan, uint32_t nparams, void (*entry)(const uint64_t *),
+                      SimRun run) {
+    uint64_t slots[RT_MAX_PARAMS + TLB_MAX_TMAPS];
+    static _Alignas(64) unsigned char maps[TLB_MAX_TMAPS][128];
+    const TlbVariant *v = plan->variant->v;
+    memcpy(slots, plan->slots, sizeof plan->slots);
+    SimTmapEncode enc = plan->ntmaps ? (SimTmapEncode)dlsym(simlib, "ws_tmap_encode") : NULL;
+    if (plan->ntmaps && !enc) return -1;
+    for (uint32_t t = 0; t < plan->ntmaps; t++) {
+        const TlbTmap *m = &v->tmaps[t];
+        uint32_t box[TLB_TMAP_MAXRANK];
+        for (uint32_t d = 0; d < m->rank; d++) box[d] = m->box[d];
+        enc(maps[t], plan->tmap[t].base, m->rank, plan->tmap[t].dim, plan->tmap[t].stride, box,
+            tlb_type_bytes((TlbType)m->elem), m->swizzle);
+        slots[nparams + t] = (uint64_t)(uintptr_t)maps[t];
+    }
+    run(entry, slots, (int)plan->config->c->warps * 32, plan->grid);
+    return 0;
+}
+
 static int verbose, quiet, require_sim;
 static int npass, nfail, nskip;
 
@@ -488,7 +517,11 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
             failed = require_sim ? 1 : -1;
             goto done;
         }
-        if (!plan.empty) run(entry, plan.slots, (int)plan.config->c->warps * 32, plan.grid);
+        if (!plan.empty && sim_launch(&plan, k->k->nparams, entry, run) != 0) {
+            printf("FAIL %s: %s: the simulation cannot encode its tensor maps\n", what, sym);
+            failed = 1;
+            goto done;
+        }
     } else if (s == TILE_OK)
         s = selection ? tile_launch_select(k, selection, explicit_grid ? g32 : NULL, gargs,
                                            np, NULL, NULL)

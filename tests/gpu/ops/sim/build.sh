@@ -16,13 +16,15 @@
 #                                    or SIMDIR (the first that has them)
 #
 # Environment: TILE_SRCDIR (the source tree; default: four levels up
-# from this script: tests/gpu/ops/sim), TILEC (default ./tilec), LLVM_BIN (default
+# from this script: tests/gpu/ops/sim), TILEC (default ./tilec),
+# TILEC_FLAGS (more tilec options, e.g. --tma; default none), LLVM_BIN (default
 # /usr/lib/llvm-22/bin), CC (default cc). Any step failing exits non-zero
 # with the tool's message on standard error; the intermediate files
 # (.ll, .host.ll, .o) stay beside the .so for inspection.
 set -eu
 src=${TILE_SRCDIR:-$(cd "$(dirname "$0")/../../../.." && pwd)}
 tilec=${TILEC:-./tilec}
+tilec_flags=${TILEC_FLAGS:-}
 llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
 cc=${CC:-cc}
 
@@ -50,7 +52,8 @@ kernel)
     lib=$d
     [ -f "$lib/warpsim.o" ] || lib=$d/..
     mkdir -p "$d"
-    "$tilec" --arch="$arch" --emit=llvm -o "$d/$b.ll" "$f"
+    # shellcheck disable=SC2086
+    "$tilec" --arch="$arch" $tilec_flags --emit=llvm -o "$d/$b.ll" "$f"
     python3 "$src/tests/gpu/ops/sim/x86.py" "$d/$b.ll" "$d/$b.host.ll"
     "$llc" -O0 -relocation-model=pic -filetype=obj "$d/$b.host.ll" -o "$d/$b.o"
     # shellcheck disable=SC2086

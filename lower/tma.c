@@ -1,0 +1,158 @@
+/*
+ * tma.c — rings filled by TMA copies (plan/tma.c chose them; lower/
+ * pipeline.c runs the loop around them).
+ *
+ * Each slot of a loop with TMA rings has an mbarrier (LyPipe.bar_off),
+ * initialized by thread 0 at the loop's start for one arrival (then
+ * every thread's proxy fence, so that what it wrote there as scratch
+ * is ordered before the copies, and a barrier): filling
+ * slot s, thread 0 announces the bytes every TMA ring of the slot will
+ * bring (mbarrier.arrive.expect_tx) and issues the copies, one per box:
+ *
+ *   cp.async.bulk.tensor.2d.shared::cluster.global.tile
+ *       .mbarrier::complete_tx::bytes [slot + b * rows * swizzle],
+ *       [map, {i_f(0) + b * box0, i_o(0)}], [bar_s]
+ *
+ * (the ring's buffer is ly_smem_wgmma's: box b is the b-th block of
+ * `swizzle` bytes of every row). The phase completes when the bytes
+ * have landed. Iteration j reads slot j % S; its threads wait for the
+ * barrier's phase of parity (j / S) % 2 (an i32 phi of the loop header
+ * flipped where the slot wraps), which makes the copies' writes visible
+ * to them; wgmma then reads the slot through the async proxy the copies
+ * wrote through, so no proxy fence is needed. The slots are freed for
+ * the next copies as for cp.async rings (the iteration's barrier).
+ *
+ * A coordinate is element 0 of the load's index tile, which thread 0
+ * holds in its register 0 (a linear layout maps index 0 to coordinate
+ * 0), computed for the iteration being copied as the cp.async rings'
+ * addresses are (pipeline.c's issue). Where the mask's bound is not
+ * positive at run time, every element must read zero, but the tensor
+ * map's extent is at least 1 (libtile clamps it): the coordinate then
+ * moves to -2^30, a box wholly out of bounds.
+ *
+ * A copy for an iteration that does not run (the prologue's, past the
+ * loop's end) is not issued at all, and no thread waits for it; so by
+ * the loop's end every copy issued has been waited for, and after a
+ * barrier thread 0 invalidates the mbarriers, whose bytes the scratch
+ * may reuse. A loop entered again (inside an outer loop) initializes
+ * them again, from phase 0.
+ */
+#include "lower/lw.h"
+
+static LLVMValueRef bar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot) {
+    LwCtx *c = f->c;
+    LLVMValueRef off = LLVMBuildAdd(c->b, lw_i32(c, q->bar_off),
+                                    LLVMBuildMul(c->b, slot, lw_i32(c, 8), ""), "");
+    return LLVMBuildGEP2(c->b, c->i8, f->ring, &off, 1, "");
+}
+
+/* Branches to a new block where `cond` holds (i1) and returns the block
+ * to join afterwards (lw_tma_join). */
+static LLVMBasicBlockRef only_if(LwFn *f, LLVMValueRef cond, const char *name) {
+    LLVMBasicBlockRef then = lw_new_bb(f, name), join = lw_new_bb(f, "tma.join");
+    LLVMBuildCondBr(f->c->b, cond, then, join);
+    LLVMPositionBuilderAtEnd(f->c->b, then);
+    return join;
+}
+
+static void join(LwFn *f, LLVMBasicBlockRef j) {
+    LLVMBuildBr(f->c->b, j);
+    LLVMPositionBuilderAtEnd(f->c->b, j);
+}
+
+static LLVMValueRef thread0(LwFn *f) {
+    LwCtx *c = f->c;
+    return LLVMBuildICmp(c->b, LLVMIntEQ, LLVMBuildOr(c->b, f->lane, f->warp, ""),
+                         lw_i32(c, 0), "");
+}
+
+void lw_tma_init(LwFn *f, const LyPipe *q) {
+    LwCtx *c = f->c;
+    LLVMBasicBlockRef j = only_if(f, thread0(f), "tma.init");
+    for (int s = 0; s < q->stages; s++) {
+        LLVMValueRef a[2] = {bar_addr(f, q, lw_i32(c, s)), lw_i32(c, 1)};
+        lw_asm(c, c->vd, "mbarrier.init.shared::cta.b64 [$0], $1;", "l,r,~{memory}", a, 2,
+               LW_ASM_WRITES);
+    }
+    lw_asm(c, c->vd, "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0,
+           LW_ASM_WRITES);
+    join(f, j);
+    /* the slots may hold what threads wrote there as scratch (generic
+     * proxy) before the copies (async proxy) write them: each thread
+     * orders its own writes first, then the barrier */
+    lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
+    lw_barrier(f);
+}
+
+/* Coordinate d of ring tma t's copy: element 0 of its index tile, or far
+ * out of bounds where the mask's bound is not positive. */
+static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d) {
+    LwCtx *c = f->c;
+    LLVMValueRef x = lw_val(f, t->index[d])->r[0];
+    if (!t->bound[d]) return x;
+    LLVMValueRef b = lw_val(f, t->bound[d])->r[0];
+    LLVMValueRef pos = LLVMBuildICmp(c->b, LLVMIntSGT, b, LLVMConstInt(LLVMTypeOf(b), 0, 0), "");
+    return LLVMBuildSelect(c->b, pos, x, lw_i32(c, -(1 << 30)), "");
+}
+
+void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid) {
+    LwCtx *c = f->c;
+    LLVMValueRef (*coord)[2] = ar_alloc(c->ar, sizeof *coord * (size_t)q->nring);
+    for (int i = 0; i < q->nring; i++)
+        if (q->ring[i].tma)
+            for (int d = 0; d < 2; d++) coord[i][d] = coordinate(f, q->ring[i].tma, d);
+    LLVMValueRef go = thread0(f);
+    if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
+    LLVMBasicBlockRef j = only_if(f, go, "tma.copy");
+    LLVMValueRef bar = bar_addr(f, q, slot);
+    LLVMValueRef a[5] = {bar, lw_i32(c, q->tma_bytes)};
+    lw_asm(c, c->vd, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
+           "l,r,~{memory}", a, 2, LW_ASM_WRITES);
+    for (int i = 0; i < q->nring; i++) {
+        const LyRing *r = &q->ring[i];
+        const LyTma *t = r->tma;
+        if (!t) continue;
+        for (int b = 0; b < t->nbox; b++) {
+            LLVMValueRef off = LLVMBuildAdd(
+                c->b, lw_i32(c, r->off + (int64_t)b * t->box[1] * t->swizzle),
+                LLVMBuildMul(c->b, slot, lw_i32(c, r->buf), ""), "");
+            a[0] = LLVMBuildGEP2(c->b, c->i8, f->ring, &off, 1, "");
+            a[1] = f->tmap[t->map];
+            a[2] = LLVMBuildAdd(c->b, coord[i][0], lw_i32(c, (int64_t)b * t->box[0]), "");
+            a[3] = coord[i][1];
+            a[4] = bar;
+            lw_asm(c, c->vd,
+                   "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"
+                   "complete_tx::bytes [$0], [$1, {$2, $3}], [$4];",
+                   "l,l,r,r,l,~{memory}", a, 5, LW_ASM_WRITES);
+        }
+    }
+    join(f, j);
+}
+
+void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase) {
+    LwCtx *c = f->c;
+    LLVMBasicBlockRef poll = lw_new_bb(f, "tma.wait"), done = lw_new_bb(f, "tma.ready");
+    LLVMValueRef bar = bar_addr(f, q, slot);
+    LLVMBuildBr(c->b, poll);
+    LLVMPositionBuilderAtEnd(c->b, poll);
+    LLVMValueRef a[2] = {bar, phase};
+    LLVMValueRef ok = lw_asm(c, c->i32,
+                             "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, "
+                             "[$1], $2; selp.u32 $0, 1, 0, p; }",
+                             "=r,l,r,~{memory}", a, 2, LW_ASM_WRITES);
+    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, ok, lw_i32(c, 0), ""), done, poll);
+    LLVMPositionBuilderAtEnd(c->b, done);
+}
+
+void lw_tma_end(LwFn *f, const LyPipe *q) {
+    LwCtx *c = f->c;
+    lw_barrier(f);
+    LLVMBasicBlockRef j = only_if(f, thread0(f), "tma.inval");
+    for (int s = 0; s < q->stages; s++) {
+        LLVMValueRef a = bar_addr(f, q, lw_i32(c, s));
+        lw_asm(c, c->vd, "mbarrier.inval.shared::cta.b64 [$0];", "l,~{memory}", &a, 1,
+               LW_ASM_WRITES);
+    }
+    join(f, j);
+}

@@ -1,0 +1,236 @@
+/*
+ * tma.c — which rings a TMA copy fills (Hopper's tensor memory
+ * accelerator: cp.async.bulk.tensor), and the tensor map each needs.
+ *
+ * A ring's load (plan/pipeline.c marked it; plan/lowering.c laid out its
+ * slots in wgmma's canonical swizzled layout) copies a 2-D tile. Where
+ * that tile is a box of a 2-D tensor the host can describe at launch,
+ * one thread can copy it with one instruction per 128-byte-wide column
+ * block, into exactly the bytes the threads' cp.async would have
+ * written: ly_smem_wgmma's layout (blocks of `swizzle` bytes of the
+ * contiguous dimension, all rows each, 16-byte units XORed with the row)
+ * is what TMA's SWIZZLE_32B/64B/128B modes write for a box `swizzle`
+ * bytes wide. The threads then compute no addresses and masks, and no
+ * proxy fence sits between the copies and wgmma (both are the async
+ * proxy).
+ *
+ * The load must be, position by position over its [R, C] tile,
+ *
+ *   load(p + i_o * s + i_f, mask = (i_o < B_o) & (i_f < B_f), other = 0)
+ *
+ * with p a pointer parameter (the tensor's element [0, 0]); i_f and i_o
+ * i32 index tiles, each an aligned run of consecutive integers along one
+ * dimension (i_f along the ring's contiguous dimension, i_o along the
+ * other) and constant along the other (axis info: contiguity and
+ * constancy over the whole extent, so i(x) = i(0) + x exactly); s the
+ * row stride and B_o, B_f the
+ * bounds: each a parameter or a constant, so that libtile can evaluate
+ * them from the arguments; either mask term may be absent (that
+ * dimension unbounded: the program promises the elements exist). Then
+ * element (x, y) of the load is element (i_f(0) + x, i_o(0) + y) of the
+ * tensor [B_f, B_o] with row stride s, zero outside it — TMA's box at
+ * coordinates (i_f(0), i_o(0)) with out-of-bounds fill zero. The mask
+ * may list its terms in any order, through broadcasts and layout
+ * conversions, and compare either way round (i < B or B > i); any other
+ * term (a second bound on one index, `i >= 0`, a mask on a third value)
+ * keeps the ring on cp.async. A bound B <= 0 at run time makes every
+ * element zero, which a tensor map cannot say (its extents are at least
+ * 1): the copy then starts at a coordinate out of bounds (lower/
+ * tma.c). Elements the mask admits at a negative index, or past the
+ * tensor's end along an unbounded dimension, lie outside the buffer the
+ * parameter points to: the language leaves such loads undefined (the
+ * interpreter stops with an error), and TMA reads them as zeros. So
+ * does an offset whose i32 arithmetic (i_o * s) would wrap, which the
+ * plain load follows to a wrapped address: a program that wraps reads
+ * outside its buffer unless that buffer holds more than 2^32 elements
+ * (docs/language.md: compute such offsets in i64).
+ *
+ * The tensor map's own rules, checked here: the base 16-byte aligned and
+ * the row stride a multiple of 16 bytes (from the variant's facts: axis
+ * info of the parameters), boxes at most 256 along each dimension, the
+ * box's inner extent a multiple of 16 bytes (the swizzle width is). A
+ * stride below 1 at run time cannot be encoded: libtile then launches a
+ * variant without maps.
+ *
+ * Only rings read by wgmma through descriptors qualify (not those the
+ * threads read: an A in registers, a tf32 tile moved K-major), and only
+ * under LY_PLAN_TMA (tilec --tma): the copies are checked on simulated
+ * warps, not yet on the hardware.
+ */
+#include "plan/layout.h"
+
+#include <string.h>
+
+/* v through broadcasts and layout conversions, which keep each
+ * position's value (broadcast stretches size-1 dimensions in place). */
+static const IrValue *strip(const IrValue *v) {
+    while (v->def && (v->def->op == IR_BROADCAST || v->def->op == IR_CONVERT_LAYOUT))
+        v = v->def->args[0];
+    return v;
+}
+
+/* A scalar the host can evaluate: a parameter of k (an integer) or an
+ * integer constant. */
+static int host_scalar(const IrKernel *k, const IrValue *v) {
+    if (v->ty.rank != 0 || !ty_isint((ScalarKind)v->ty.k)) return 0;
+    if (!v->def) return v->block == k->body;
+    return v->def->op == IR_CONST;
+}
+
+/* The scalar a tile splats (through broadcasts), when host_scalar. */
+static const IrValue *splat_scalar(const IrKernel *k, const IrValue *v) {
+    v = strip(v);
+    if (!v->def || v->def->op != IR_SPLAT) return NULL;
+    return host_scalar(k, v->def->args[0]) ? v->def->args[0] : NULL;
+}
+
+typedef struct Term {
+    const IrValue *idx;     /* stripped index tile */
+    const IrValue *mult;    /* its scalar multiplier, NULL: 1 */
+    const IrValue *bound;   /* the mask's bound on it, NULL: none */
+    int dim;                /* the dimension it runs along */
+} Term;
+
+typedef struct Form {
+    int param;              /* the base pointer parameter, -1: none */
+    int flip;               /* the load's tile is the terms' transposed */
+    int n;
+    Term t[2];
+} Form;
+
+/* off (elements, times mult) into terms of f; 0 when it is no sum of at
+ * most two index tiles each times a host scalar. */
+static int offset_terms(const IrKernel *k, Form *f, const IrValue *off, const IrValue *mult) {
+    off = strip(off);
+    const IrOp *op = off->def;
+    if (op && op->op == IR_ADD)
+        return offset_terms(k, f, op->args[0], mult) && offset_terms(k, f, op->args[1], mult);
+    if (op && op->op == IR_MUL && !mult) {
+        for (int i = 0; i < 2; i++) {
+            const IrValue *s = splat_scalar(k, op->args[i]);
+            if (s) return offset_terms(k, f, op->args[1 - i], s);
+        }
+    }
+    if (f->n == 2 || off->ty.rank != 2) return 0;
+    f->t[f->n++] = (Term){.idx = off, .mult = mult, .dim = -1};
+    return 1;
+}
+
+/* The pointer tile p as base + terms. */
+static int pointer_form(const IrKernel *k, Form *f, const IrValue *p) {
+    p = strip(p);
+    const IrOp *op = p->def;
+    if (op && op->op == IR_PTRADD)
+        return pointer_form(k, f, op->args[0]) && offset_terms(k, f, op->args[1], NULL);
+    if (op && op->op == IR_SPLAT && f->param < 0) {
+        const IrValue *b = op->args[0];
+        if (b->def || b->block != k->body || b->ty.k != SK_PTR) return 0;
+        f->param = b->index;
+        return 1;
+    }
+    return 0;
+}
+
+/* The term whose index tile is x (stripped), or NULL. */
+static Term *term_of(Form *f, const IrValue *x) {
+    x = strip(x);
+    for (int i = 0; i < f->n; i++)
+        if (f->t[i].idx == x) return &f->t[i];
+    return NULL;
+}
+
+/* Every conjunct of mask m bounds one term from above by a host scalar,
+ * at most once each. */
+static int mask_bounds(const IrKernel *k, Form *f, const IrValue *m) {
+    m = strip(m);
+    const IrOp *op = m->def;
+    if (!op) return 0;
+    if (op->op == IR_AND)
+        return mask_bounds(k, f, op->args[0]) && mask_bounds(k, f, op->args[1]);
+    if (op->op != IR_CMP || (op->iattr[0] != CMP_LT && op->iattr[0] != CMP_GT)) return 0;
+    int lt = op->iattr[0] == CMP_LT;
+    Term *t = term_of(f, op->args[lt ? 0 : 1]);
+    const IrValue *b = splat_scalar(k, op->args[lt ? 1 : 0]);
+    if (!t || !b || t->bound || b->ty.k != t->idx->ty.k) return 0;
+    t->bound = b;
+    return 1;
+}
+
+/* v without a transposition of a 2-D tile at its top (permute [1, 0]:
+ * a product swapped by plan/swap_dot.c loads its operands so), counted
+ * in *flips. */
+static const IrValue *untranspose(const IrValue *v, int *flips) {
+    v = strip(v);
+    if (v->def && v->def->op == IR_PERMUTE && v->ty.rank == 2 && v->def->iattr[0] == 1) {
+        ++*flips;
+        return v->def->args[0];
+    }
+    return v;
+}
+
+/* The dimension index tile v of `shape` runs along: consecutive over the
+ * whole extent there, constant along the other; -1 when neither. */
+static int run_dim(const AxTable *ax, const IrValue *v) {
+    const AxInfo *a = ax_of(ax, v);
+    if (!a || v->ty.rank != 2 || v->ty.k != SK_I32) return -1;
+    for (int d = 0; d < 2; d++)
+        if (a->contig[d] >= v->ty.dim[d] && a->constancy[1 - d] >= v->ty.dim[1 - d])
+            return d;
+    return -1;
+}
+
+/* What axis info knows divides scalar v (a constant: its value). */
+static int64_t scalar_div(const AxTable *ax, const IrValue *v) {
+    int64_t c;
+    const AxInfo *a = ax_of(ax, v);
+    if (!a) return 1;
+    if (ax_is_const(a, &c)) return c;
+    return a->div[0];
+}
+
+LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r) {
+    const IrOp *ld = r->load;
+    const LySmem *s = r->s;
+    int esize = s->esize, fast = s->fast;
+    Type tp = ty_pad(ld->res[0]->ty);
+    if (!s->swizzle || memcmp(tp.dim, ld->res[0]->ty.dim, sizeof tp.dim) ||
+        s->shape[1 - fast] > 256)
+        return NULL;
+    Form f = {.param = -1};
+    const IrValue *ptr = untranspose(ld->args[0], &f.flip);
+    if (!pointer_form(k, &f, ptr) || f.param < 0 || f.n != 2) return NULL;
+    if (ld->iattr[0] & LOAD_MASK) {
+        int flips = 0;
+        const IrValue *m = untranspose(ld->args[1], &flips);
+        if (flips != f.flip || !mask_bounds(k, &f, m)) return NULL;
+    }
+    Term *tf = NULL, *to = NULL;
+    for (int i = 0; i < 2; i++) {
+        Term *t = &f.t[i];
+        t->dim = run_dim(ax, t->idx);
+        if (t->dim >= 0 && f.flip) t->dim = 1 - t->dim;
+        if (t->dim == fast && !t->mult) tf = t;
+        else if (t->dim == 1 - fast && t->mult) to = t;
+    }
+    if (!tf || !to) return NULL;
+    int64_t stride_div = scalar_div(ax, to->mult), c;
+    const AxInfo *sa = ax_of(ax, to->mult);
+    if (sa && ax_is_const(sa, &c) && c < 1) return NULL;
+    if (stride_div * esize % 16 != 0 || scalar_div(ax, k->body->args[f.param]) % 16 != 0)
+        return NULL;
+    LyTma *t = ar_alloc(ar, sizeof *t);
+    memset(t, 0, sizeof *t);
+    t->load = ld;
+    t->param = f.param;
+    t->elem = (ScalarKind)ld->res[0]->ty.k;
+    t->swizzle = s->swizzle;
+    t->box[0] = s->swizzle / esize < s->shape[fast] ? s->swizzle / esize : s->shape[fast];
+    t->box[1] = s->shape[1 - fast];
+    t->nbox = s->shape[fast] / t->box[0];
+    t->index[0] = tf->idx;
+    t->index[1] = to->idx;
+    t->bound[0] = tf->bound;
+    t->bound[1] = to->bound;
+    t->stride = to->mult;
+    return t;
+}
