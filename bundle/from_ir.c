@@ -111,6 +111,7 @@ static void sig_from_ir(Arena *ar, const IrKernel *ik, TlbKernel *k) {
 /* A scalar the compiler found a parameter or an integer constant, as a
  * one-instruction expression; NULL: `none`. */
 static TlbExpr scalar_expr(Arena *ar, const IrValue *v, int64_t none) {
+    while (v && v->def && v->def->op == IR_CAST) v = v->def->args[0];   /* widenings */
     TlbInsn *i = ar_alloc(ar, sizeof *i);
     *i = (TlbInsn){.op = TLB_X_CONST, .value = none};
     if (v && !v->def) *i = (TlbInsn){.op = TLB_X_PARAM, .param = (uint16_t)v->index};
@@ -127,13 +128,13 @@ static const TlbTmap *tmaps_from_code(Arena *ar, const TlbCodeVariant *v) {
         const TlbCodeTmap *c = &v->tmaps[i];
         t[i].param = (uint16_t)c->param;
         t[i].elem = type_code(c->elem);
-        t[i].rank = 2;
+        t[i].rank = (uint8_t)c->rank;
         t[i].swizzle = (uint8_t)c->swizzle;
-        for (int d = 0; d < 2; d++) {
-            t[i].box[d] = (uint32_t)c->box[d];
-            t[i].dim[d] = scalar_expr(ar, c->dim[d], INT64_C(1) << 31);
+        for (int d = 0; d < c->rank; d++) {
+            t[i].box[d] = d < 2 ? (uint32_t)c->box[d] : 1;
+            t[i].dim[d] = scalar_expr(ar, d < 2 ? c->dim[d] : NULL, INT64_C(1) << 31);
         }
-        t[i].stride[0] = scalar_expr(ar, c->stride, 1);
+        for (int d = 0; d + 1 < c->rank; d++) t[i].stride[d] = scalar_expr(ar, c->stride[d], 1);
     }
     return t;
 }

@@ -19,15 +19,18 @@
 #include "sema/ir.h"
 
 /* A tensor map a variant's entry takes (plan/tma.c's LyTma in the IR's
- * terms): rank 2, dimension 0 the contiguous one. */
+ * terms): rank 2 or 3, dimension 0 the contiguous one; a third
+ * dimension (a batch) has box 1 and no extent. */
 typedef struct TlbCodeTmap {
     int param;             /* the pointer parameter: element [0, 0] */
     ScalarKind elem;
     int swizzle;           /* bytes */
+    int rank;
     int32_t box[2];
-    const IrValue *dim[2]; /* extents: a parameter or an integer constant;
-                              NULL: unbounded (2^31) */
-    const IrValue *stride; /* of dimension 1, in elements (the same) */
+    const IrValue *dim[2]; /* extents: a parameter or an integer constant,
+                              maybe widened; NULL: unbounded (2^31) */
+    const IrValue *stride[2];  /* of dimensions 1 and 2, in elements (the
+                                  same kinds of value) */
 } TlbCodeTmap;
 
 typedef struct TlbCodeVariant {

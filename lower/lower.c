@@ -385,8 +385,8 @@ static const TlbCodeTmap *lw_code_tmaps(Arena *ar, const LyPlan *p) {
     TlbCodeTmap *t = ar_alloc(ar, sizeof *t * (size_t)p->ntmaps);
     for (int i = 0; i < p->ntmaps; i++) {
         const LyTma *m = p->tmaps[i];
-        t[i] = (TlbCodeTmap){m->param, m->elem, m->swizzle, {m->box[0], m->box[1]},
-                             {m->bound[0], m->bound[1]}, m->stride};
+        t[i] = (TlbCodeTmap){m->param, m->elem, m->swizzle, m->rank, {m->box[0], m->box[1]},
+                             {m->bound[0], m->bound[1]}, {m->stride, m->bstride}};
     }
     return t;
 }

@@ -97,15 +97,21 @@ static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d) {
 
 void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid) {
     LwCtx *c = f->c;
-    LLVMValueRef (*coord)[2] = ar_alloc(c->ar, sizeof *coord * (size_t)q->nring);
-    for (int i = 0; i < q->nring; i++)
-        if (q->ring[i].tma)
-            for (int d = 0; d < 2; d++) coord[i][d] = coordinate(f, q->ring[i].tma, d);
+    LLVMValueRef (*coord)[3] = ar_alloc(c->ar, sizeof *coord * (size_t)q->nring);
+    for (int i = 0; i < q->nring; i++) {
+        const LyTma *t = q->ring[i].tma;
+        if (!t) continue;
+        for (int d = 0; d < 2; d++) coord[i][d] = coordinate(f, t, d);
+        if (t->rank == 3) {   /* the batch index, an i32 by plan/tma.c's interval */
+            LLVMValueRef x = lw_val(f, t->batch)->r[0];
+            coord[i][2] = LLVMTypeOf(x) == c->i32 ? x : LLVMBuildTrunc(c->b, x, c->i32, "");
+        }
+    }
     LLVMValueRef go = thread0(f);
     if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
     LLVMBasicBlockRef j = only_if(f, go, "tma.copy");
     LLVMValueRef bar = bar_addr(f, q, slot);
-    LLVMValueRef a[5] = {bar, lw_i32(c, q->tma_bytes)};
+    LLVMValueRef a[6] = {bar, lw_i32(c, q->tma_bytes)};
     lw_asm(c, c->vd, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
            "l,r,~{memory}", a, 2, LW_ASM_WRITES);
     for (int i = 0; i < q->nring; i++) {
@@ -120,6 +126,15 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
             a[1] = f->tmap[t->map];
             a[2] = LLVMBuildAdd(c->b, coord[i][0], lw_i32(c, (int64_t)b * t->box[0]), "");
             a[3] = coord[i][1];
+            if (t->rank == 3) {
+                a[4] = coord[i][2];
+                a[5] = bar;
+                lw_asm(c, c->vd,
+                       "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::"
+                       "complete_tx::bytes [$0], [$1, {$2, $3, $4}], [$5];",
+                       "l,l,r,r,r,l,~{memory}", a, 6, LW_ASM_WRITES);
+                continue;
+            }
             a[4] = bar;
             lw_asm(c, c->vd,
                    "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::"

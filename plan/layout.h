@@ -629,6 +629,9 @@ typedef struct LyTma {
     const IrValue *bound[2];   /* the mask's bounds (a parameter or an
                                   integer constant), NULL: unbounded */
     const IrValue *stride;     /* of dimension 1, in elements (the same) */
+    int rank;                  /* 2, or 3: a batch dimension, box 1 */
+    const IrValue *batch;      /* rank 3: the scalar coordinate along it */
+    const IrValue *bstride;    /* and its stride (a parameter or constant) */
 } LyTma;
 
 typedef struct LyRing {

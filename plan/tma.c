@@ -18,7 +18,10 @@
  *
  *   load(p + i_o * s + i_f, mask = (i_o < B_o) & (i_f < B_f), other = 0)
  *
- * with p a pointer parameter (the tensor's element [0, 0]); i_f and i_o
+ * with p a pointer parameter (the tensor's element [0, 0]), or p offset
+ * by b * s_b, b a scalar that fits an i32 and s_b a host scalar (a
+ * head's or a batch's offset: a third dimension, box 1, coordinate b,
+ * stride s_b, unbounded); i_f and i_o
  * i32 index tiles, each an aligned run of consecutive integers along one
  * dimension (i_f along the ring's contiguous dimension, i_o along the
  * other) and constant along the other (axis info: contiguity and
@@ -47,7 +50,8 @@
  *
  * The tensor map's own rules, checked here: the base 16-byte aligned and
  * the row stride a multiple of 16 bytes (from the variant's facts: axis
- * info of the parameters), boxes at most 256 along each dimension, the
+ * info of the parameters; a batch stride too), boxes at most 256 along
+ * each dimension, the
  * box's inner extent a multiple of 16 bytes (the swizzle width is). A
  * stride below 1 at run time cannot be encoded: libtile then launches a
  * variant without maps.
@@ -69,10 +73,26 @@ static const IrValue *strip(const IrValue *v) {
     return v;
 }
 
+/* v through integer casts that keep every value: widenings, but for a
+ * signed integer made unsigned. */
+static const IrValue *unwiden(const IrValue *v) {
+    while (v->def && v->def->op == IR_CAST && v->ty.rank == 0) {
+        const IrValue *x = v->def->args[0];
+        ScalarKind from = (ScalarKind)x->ty.k, to = (ScalarKind)v->ty.k;
+        int same = ty_bits(to) == ty_bits(from) && ty_issigned(to) == ty_issigned(from);
+        int wider = ty_bits(to) > ty_bits(from) && !(ty_issigned(from) && !ty_issigned(to));
+        if (!ty_isint(from) || !ty_isint(to) || !(same || wider)) break;
+        v = x;
+    }
+    return v;
+}
+
 /* A scalar the host can evaluate: a parameter of k (an integer) or an
- * integer constant. */
+ * integer constant, possibly widened (libtile evaluates parameters as
+ * 64-bit values). */
 static int host_scalar(const IrKernel *k, const IrValue *v) {
     if (v->ty.rank != 0 || !ty_isint((ScalarKind)v->ty.k)) return 0;
+    v = unwiden(v);
     if (!v->def) return v->block == k->body;
     return v->def->op == IR_CONST;
 }
@@ -94,6 +114,9 @@ typedef struct Term {
 typedef struct Form {
     int param;              /* the base pointer parameter, -1: none */
     int flip;               /* the load's tile is the terms' transposed */
+    const IrValue *batch;   /* a scalar index c of a third dimension ... */
+    const IrValue *bstride; /* ... whose stride is this host scalar: the
+                               base offset by c * bstride; NULL: none */
     int n;
     Term t[2];
 } Form;
@@ -116,18 +139,38 @@ static int offset_terms(const IrKernel *k, Form *f, const IrValue *off, const Ir
     return 1;
 }
 
+/* A scalar offset c * s of the base (elements): s a host scalar, c an
+ * index that fits a TMA coordinate (i32), into f's third dimension. */
+static int batch_offset(const IrKernel *k, const AxTable *ax, Form *f, const IrValue *off) {
+    const IrOp *op = off->def;
+    if (f->batch || !op || op->op != IR_MUL || off->ty.rank != 0) return 0;
+    for (int i = 0; i < 2; i++) {
+        const IrValue *c = op->args[1 - i], *sv = op->args[i];
+        const AxInfo *a = ax_of(ax, c);
+        if (!host_scalar(k, sv) || !a || a->lo < INT32_MIN || a->hi > INT32_MAX) continue;
+        f->batch = c;
+        f->bstride = sv;
+        return 1;
+    }
+    return 0;
+}
+
+/* The scalar pointer b as a parameter plus, at most, a batch offset. */
+static int base_form(const IrKernel *k, const AxTable *ax, Form *f, const IrValue *b) {
+    if (b->def && b->def->op == IR_PTRADD)
+        return base_form(k, ax, f, b->def->args[0]) && batch_offset(k, ax, f, b->def->args[1]);
+    if (b->def || b->block != k->body || b->ty.k != SK_PTR || f->param >= 0) return 0;
+    f->param = b->index;
+    return 1;
+}
+
 /* The pointer tile p as base + terms. */
-static int pointer_form(const IrKernel *k, Form *f, const IrValue *p) {
+static int pointer_form(const IrKernel *k, const AxTable *ax, Form *f, const IrValue *p) {
     p = strip(p);
     const IrOp *op = p->def;
     if (op && op->op == IR_PTRADD)
-        return pointer_form(k, f, op->args[0]) && offset_terms(k, f, op->args[1], NULL);
-    if (op && op->op == IR_SPLAT && f->param < 0) {
-        const IrValue *b = op->args[0];
-        if (b->def || b->block != k->body || b->ty.k != SK_PTR) return 0;
-        f->param = b->index;
-        return 1;
-    }
+        return pointer_form(k, ax, f, op->args[0]) && offset_terms(k, f, op->args[1], NULL);
+    if (op && op->op == IR_SPLAT) return base_form(k, ax, f, op->args[0]);
     return 0;
 }
 
@@ -198,7 +241,7 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
         return NULL;
     Form f = {.param = -1};
     const IrValue *ptr = untranspose(ld->args[0], &f.flip);
-    if (!pointer_form(k, &f, ptr) || f.param < 0 || f.n != 2) return NULL;
+    if (!pointer_form(k, ax, &f, ptr) || f.param < 0 || f.n != 2) return NULL;
     if (ld->iattr[0] & LOAD_MASK) {
         int flips = 0;
         const IrValue *m = untranspose(ld->args[1], &flips);
@@ -218,6 +261,9 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
     if (sa && ax_is_const(sa, &c) && c < 1) return NULL;
     if (stride_div * esize % 16 != 0 || scalar_div(ax, k->body->args[f.param]) % 16 != 0)
         return NULL;
+    if (f.batch && (scalar_div(ax, f.bstride) * esize % 16 != 0 ||
+                    (ax_of(ax, f.bstride) && ax_is_const(ax_of(ax, f.bstride), &c) && c < 1)))
+        return NULL;
     LyTma *t = ar_alloc(ar, sizeof *t);
     memset(t, 0, sizeof *t);
     t->load = ld;
@@ -232,5 +278,8 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
     t->bound[0] = tf->bound;
     t->bound[1] = to->bound;
     t->stride = to->mult;
+    t->rank = f.batch ? 3 : 2;
+    t->batch = f.batch;
+    t->bstride = f.bstride;
     return t;
 }

@@ -27,7 +27,10 @@ prepare() {
     mkdir -p "$out"
     rm -f "$out"/*.tlb
     for f in tests/gpu/ops/*.tile; do
-        TILE_STDLIB=$PWD/stdlib "$tilec" --arch="$arch" -o "$out/$(basename "$f" .tile).tlb" "$f"
+        # a file's first line `// tilec: OPTIONS` (tma.tile: --tma), as check.sh
+        # shellcheck disable=SC2046
+        TILE_STDLIB=$PWD/stdlib "$tilec" --arch="$arch" $(sed -n '1s|^// tilec: ||p' "$f") \
+            -o "$out/$(basename "$f" .tile).tlb" "$f"
     done
     cp tests/gpu/ops/difftest "$out/difftest"
     echo "prepared $out: $(ls "$out" | wc -l) files, $(du -sh "$out" | cut -f1)"
