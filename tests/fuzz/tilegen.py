@@ -884,11 +884,12 @@ class Kernel:
 
 
 class Gen:
-    def __init__(self, seed, numpy=False, no_contig_cmp=False):
+    def __init__(self, seed, numpy=False, no_contig_cmp=False, aligned_dots=False):
         self.r = random.Random(seed)
         self.seed = seed
         self.numpy = numpy
         self.no_contig_cmp = no_contig_cmp
+        self.aligned_dots = aligned_dots
         self.edge_consts = [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 100]
         self.special_ok = False
 
@@ -1551,9 +1552,18 @@ class Gen:
         cases = []
         maxk = 0
         for _ in range(r.randint(2, 3)):
-            M = r.choice([16, 17, 33, 64, 5, 1, 50])
-            N = r.choice([16, 31, 64, 40, 8, 1])
-            K = r.choice([16, 32, 48, 7, 64, 100, 1])
+            # --aligned-dots: sizes (and so row strides) multiples of 8,
+            # which the specialized entries (TMA maps among them, tilec
+            # --tma) take; lists as long as the others, so that the
+            # program itself is the same
+            if self.aligned_dots:
+                M = r.choice([16, 24, 32, 64, 8, 128, 48])
+                N = r.choice([16, 32, 64, 40, 8, 128])
+                K = r.choice([16, 32, 48, 8, 64, 96, 128])
+            else:
+                M = r.choice([16, 17, 33, 64, 5, 1, 50])
+                N = r.choice([16, 31, 64, 40, 8, 1])
+                K = r.choice([16, 32, 48, 7, 64, 100, 1])
             maxk = max(maxk, K)
             c = [('M', M), ('N', N), ('K', K), ('len.a', M * K + 8), ('len.b', K * N + 8),
                  ('len.c', M * N + 8), ('len.bias', max(M, N) + 8)]
@@ -1690,8 +1700,11 @@ def main():
     ap.add_argument('--templates', default=None)
     ap.add_argument('--numpy', metavar='FILE.py')
     ap.add_argument('--no-contig-cmp', action='store_true')
+    ap.add_argument('--aligned-dots', action='store_true',
+                    help='dot cases with sizes that are multiples of 8 (the same programs)')
     a = ap.parse_args()
-    g = Gen(a.seed, numpy=bool(a.numpy), no_contig_cmp=a.no_contig_cmp)
+    g = Gen(a.seed, numpy=bool(a.numpy), no_contig_cmp=a.no_contig_cmp,
+            aligned_dots=a.aligned_dots)
     if a.templates:
         tpls = a.templates.split(',')
     elif a.numpy:
