@@ -39,6 +39,7 @@
  */
 #include "lower/lw.h"
 
+/* Slot `slot`'s mbarrier (i32 slot), in the ring region. */
 static LLVMValueRef bar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot) {
     LwCtx *c = f->c;
     LLVMValueRef off = LLVMBuildAdd(c->b, lw_i32(c, q->bar_off),
@@ -47,7 +48,7 @@ static LLVMValueRef bar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot) {
 }
 
 /* Branches to a new block where `cond` holds (i1) and returns the block
- * to join afterwards (lw_tma_join). */
+ * that join() continues in afterwards. */
 static LLVMBasicBlockRef only_if(LwFn *f, LLVMValueRef cond, const char *name) {
     LLVMBasicBlockRef then = lw_new_bb(f, name), join = lw_new_bb(f, "tma.join");
     LLVMBuildCondBr(f->c->b, cond, then, join);
@@ -55,11 +56,13 @@ static LLVMBasicBlockRef only_if(LwFn *f, LLVMValueRef cond, const char *name) {
     return join;
 }
 
+/* Ends only_if's block: on to j. */
 static void join(LwFn *f, LLVMBasicBlockRef j) {
     LLVMBuildBr(f->c->b, j);
     LLVMPositionBuilderAtEnd(f->c->b, j);
 }
 
+/* i1: this is the program's thread 0, the one that issues the copies. */
 static LLVMValueRef thread0(LwFn *f) {
     LwCtx *c = f->c;
     return LLVMBuildICmp(c->b, LLVMIntEQ, LLVMBuildOr(c->b, f->lane, f->warp, ""),
