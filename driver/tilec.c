@@ -250,7 +250,7 @@ static const OptSpec OPTIONS[] = {
      "fma.rn, as Triton and nvcc do); off: round every operation"},
     {"--tma", NULL, set_tma, "on sm_90a, fill the shared-memory rings of "
      "warpgroup MMA loops with TMA copies where a load is a box of a 2-D "
-     "tensor (experimental: checked on simulated warps, not yet on a GPU)"},
+     "tensor (experimental, not the default yet)"},
     {"--stats", NULL, set_stats, "print registers, spills and shared memory "
      "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},
