@@ -18,8 +18,8 @@ Step `user` runs only when named: issue 17's seven user kernels
 eager; `--user rmsnorm,swiglu` picks workloads.
 Step `sweep` runs only when named: matmul f16 and attention D=64 over
 more tile shapes, warps and stages (configs.SWEEP_*, bundles from
-`build_bundles.py --sweep`), matmul beside Triton's mma.sync code
-(DISABLE_MMA_V3=1) as well as its wgmma code and cuBLAS.
+`build_bundles.py --sweep`), matmul beside Triton's kernel at the same
+tile, warps and stages, and cuBLAS.
 
 Tile kernels come from the bundles `scripts/gpu-bench.sh prepare` builds
 into BUILD/bench (bench/configs.py lists them), launched through libtile
@@ -1184,46 +1184,12 @@ def step_shapes():
             print(f"shapes chart not drawn: {type(e).__name__}: {e}", flush=True)
 
 
-def define_triton_matmul_v2():
-    """A second JITFunction over tr_matmul's own Python function, to be
-    compiled with DISABLE_MMA_V3=1: Triton's mma.sync code for the H200,
-    the loop Tile's is measured against. Being another JITFunction, it has
-    its own in-memory kernel cache, so no wgmma binary compiled for
-    tr_matmul is reused; DISABLE_MMA_V3 is part of Triton's disk-cache
-    key."""
-    global tr_matmul_v2
-    define_triton_matmul()
-    tr_matmul_v2 = triton.jit(tr_matmul.fn)
-
-
-def _triton_v2(n, a, b, out, bm, bn, bk, w, s):
-    """Compiles (first launch, DISABLE_MMA_V3=1) and returns the launcher
-    and whether the PTX has mma.sync and no wgmma."""
-    grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
-
-    def run():
-        return tr_matmul_v2[grid](out, a, b, a, n, n, n, n, n, n, BM=bm, BN=bn, BK=bk, GROUP=8,
-                                  EPI=False, num_warps=w, num_stages=s)
-    old = os.environ.get("DISABLE_MMA_V3")
-    os.environ["DISABLE_MMA_V3"] = "1"
-    try:
-        k = run()
-    finally:
-        if old is None:
-            del os.environ["DISABLE_MMA_V3"]
-        else:
-            os.environ["DISABLE_MMA_V3"] = old
-    ptx = k.asm.get("ptx", "") if hasattr(k, "asm") else ""
-    kind = "wgmma" if "wgmma" in ptx else "mma.sync" if "mma.sync" in ptx else "?"
-    return run, kind
-
-
 def step_sweep():
     """The tensor-core sweep (configs.SWEEP_*): matmul f16 at MATMUL_SIZES
-    over tile shapes, warps and stages, beside cuBLAS, Triton (wgmma) and
-    Triton's mma.sync code; attention D=64 tiles beside SDPA flash."""
+    over tile shapes, warps and stages, beside cuBLAS and Triton's kernel
+    (wgmma) at the same tile, warps and stages; attention D=64 tiles beside
+    SDPA flash."""
     define_triton_matmul()
-    define_triton_matmul_v2()
     for n in configs.MATMUL_SIZES:
         work = f"sweep matmul f16 {n}^3"
         try:
@@ -1236,11 +1202,15 @@ def step_sweep():
                         flops)
             for bm, bn, bk, w, s in configs.SWEEP_MATMUL:
                 cfg = f"{bm}x{bn}x{bk} w{w} s{s}"
+                grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
                 try:
-                    run, kind = _triton_v2(n, a, b, out, bm, bn, bk, w, s)
-                    timed_flops(work, f"triton {kind} {cfg}", run, ref, tol, flops, out=out)
+                    timed_flops(work, f"triton {cfg}",
+                                lambda: tr_matmul[grid](out, a, b, a, n, n, n, n, 1, n, 1, n,
+                                                        BM=bm, BN=bn, BK=bk, GROUP=8,
+                                                        EPI=False, num_warps=w, num_stages=s),
+                                ref, tol, flops, out=out)
                 except Exception as e:  # noqa: BLE001
-                    fail(f"{work} / triton mma.sync {cfg}", f"{type(e).__name__}: {e}")
+                    fail(f"{work} / triton {cfg}", f"{type(e).__name__}: {e}")
                 k = tile_kernel(f"sweep_matmul_f16_{bm}x{bn}x{bk}_w{w}_s{s}", "matmul")
                 args = [ptr(addr(out)), ptr(addr(a)), ptr(addr(b))] + [i64(n)] * 6
                 timed_flops(work, f"tile {cfg}", k.bind(args, stream()), ref, tol, flops,

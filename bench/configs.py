@@ -266,7 +266,7 @@ TILE_BUNDLES.extend((user_bundle(w, v[0]),) + v[1:] for w, vs in USER_TILES.item
 # exactly one configuration: stages fixed in the source like warps.
 SWEEP_MATMUL = ((128, 256, 64, 8, 3), (128, 256, 64, 8, 4), (128, 128, 64, 8, 3),
                 (128, 128, 64, 8, 4), (128, 128, 64, 4, 4), (256, 128, 64, 8, 3),
-                (128, 256, 32, 8, 4), (64, 256, 64, 4, 4))
+                (256, 128, 64, 8, 4), (128, 256, 32, 8, 4), (64, 256, 64, 4, 4))
 SWEEP_ATTENTION = ((64, 64, 4, 2), (64, 64, 4, 3), (128, 64, 8, 2), (128, 128, 8, 2))
 SWEEP_ATTENTION_D = 64
 

@@ -21,7 +21,9 @@ enum {
 
 typedef struct TcOptions {
     const char *arch;                  /* "sm_90a", ... */
-    int opt_level, debug, fp_contract_off, tma;
+    int opt_level, debug, fp_contract_off;
+    int no_tma;                        /* rings stay on cp.async (tilec
+                                          --no-tma); zero: TMA where it can */
     SmOptions sema;                    /* defines, -I, stdlib, -g */
     const char *producer;              /* recorded in the bundle */
     unsigned want;                     /* TC_* */

@@ -56,7 +56,7 @@ typedef struct Opts {
                                     -1 none */
     int stats;                   /* --stats: ptxas resource report */
     int fp_contract_off;         /* --fp-contract=off */
-    int tma;                     /* --tma */
+    int no_tma;                  /* --no-tma */
     int help, version;
 } Opts;
 
@@ -193,7 +193,13 @@ static int set_fp_contract(Opts *o, const char *v) {
 
 static int set_tma(Opts *o, const char *v) {
     (void)v;
-    o->tma = 1;
+    o->no_tma = 0;
+    return 0;
+}
+
+static int set_no_tma(Opts *o, const char *v) {
+    (void)v;
+    o->no_tma = 1;
     return 0;
 }
 
@@ -249,8 +255,9 @@ static const OptSpec OPTIONS[] = {
      "float multiplication into the addition it feeds (one rounding: "
      "fma.rn, as Triton and nvcc do); off: round every operation"},
     {"--tma", NULL, set_tma, "on sm_90a, fill the shared-memory rings of "
-     "warpgroup MMA loops with TMA copies where a load is a box of a 2-D "
-     "tensor (experimental, not the default yet)"},
+     "warpgroup MMA loops with TMA copies where a load is a box of a 2-D or "
+     "3-D tensor (the default)"},
+    {"--no-tma", NULL, set_no_tma, "keep those rings on cp.async"},
     {"--stats", NULL, set_stats, "print registers, spills and shared memory "
      "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},
@@ -326,7 +333,7 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- stages */
 
-/* --stats: an entry's loads copied by TMA (tilec --tma), at the first. */
+/* --stats: an entry's loads copied by TMA (not with --no-tma), at the first. */
 static void print_tma_note(Arena *ar, Diag *dg, const LwEntry *en) {
     const LyPlan *p = en->plan;
     if (!p->ntmaps) return;
@@ -567,7 +574,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                      const char *text, size_t len, FILE *out) {
     int bundle = o->emit == EMIT_BUNDLE || o->emit == EMIT_C;
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
-                    .fp_contract_off = o->fp_contract_off, .tma = o->tma,
+                    .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
                     .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())

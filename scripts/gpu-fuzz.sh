@@ -31,7 +31,8 @@
 # whole difftest log to $OUT (default build-gpu-fuzz/out). Its last lines
 # are the summary table: programs, case runs, mismatches, rejected
 # programs, seconds and the failing seeds. Environment: GEN_OPTS (more
-# tilegen.py options), DT_SEED (difftest's input seed, default 1), BUDGET.
+# tilegen.py options), DT_SEED (difftest's input seed, default 1), BUDGET,
+# ARCH (tilec --arch, default sm_90; sm_90a for wgmma and TMA).
 # Exit: gen-run.sh's (0 all passed, 1 a mismatch or a rejected program).
 #
 # Device call, after prepare:
@@ -90,7 +91,7 @@ run() {
     mkdir -p "$o"
     # shellcheck disable=SC2086
     TILEC=$tilec DIFFTEST=$PWD/$out/difftest TILE_STDLIB=$PWD/stdlib \
-        bash tests/fuzz/gen-run.sh -m gpu -j "$(nproc)" -T "${BUDGET:-360}" \
+        bash tests/fuzz/gen-run.sh -m gpu -j "$(nproc)" -T "${BUDGET:-360}" -a "${ARCH:-sm_90}" \
         -s "${DT_SEED:-1}" -g "${GEN_OPTS:-}" -d "$out/run" "$1" "$2" \
         tests/fuzz/regress/*.tile tests/fuzz/gpu-only/*.tile >"$o/gen-run.log" 2>&1 ||
         status=$?
