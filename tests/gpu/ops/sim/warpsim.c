@@ -929,10 +929,22 @@ void ws_wgmma_ra_async(int32_t n, int32_t kind, const uint32_t *a, uint64_t db,
     wgmma_issue(&op, acc);
 }
 
+static void wgmma_wait_products(int32_t n, int32_t count, float *regs);
+
 /* wgmma.wait_group n over the count accumulator registers regs: the
- * products of the groups it covers, then their values for their tokens. */
+ * products of the groups it covers, then their values for their tokens;
+ * then a rendezvous of the warp (.sync: no thread of the warp leaves the
+ * wait before every one of them has done it, so none leaves before the
+ * warp's products have read their shared memory — what one thread's
+ * signal after the wait, freeing the buffers for the whole warp, may
+ * rely on). */
 void ws_wgmma_wait(int32_t n, int32_t count, float *regs);
 void ws_wgmma_wait(int32_t n, int32_t count, float *regs) {
+    wgmma_wait_products(n, count, regs);
+    pthread_barrier_wait(&prog.warp[t_tid / 32]);
+}
+
+static void wgmma_wait_products(int32_t n, int32_t count, float *regs) {
     int done = 0;
     for (; done < t_nops && t_ops[done].group + (unsigned)n < t_wg_group; done++) {
         WgOp *op = &t_ops[done];
