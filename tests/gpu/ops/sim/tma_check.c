@@ -32,8 +32,10 @@
  * in a child process, which must exit with warpsim's 70): a copy whose
  * rank is not the map's, a swizzled map narrower than its span, an
  * arrival on an mbarrier never initialized, and one a finished program
- * initialized (the program's end clears them). Exit status 0 pass, 1
- * fail.
+ * initialized (the program's end clears them). Copies land when a
+ * thread waits for their phase: a slot read before the wait holds its
+ * old bytes, after it the copy's; a copy no thread waits for is refused
+ * at the program's end. Exit status 0 pass, 1 fail.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dlfcn.h>
@@ -234,6 +236,53 @@ static void arrive_after_program(void) {
     ((ArriveFn)dlsym(lib, "ws_mbar_arrive_expect_tx"))(&bar_last, 0);
 }
 
+/* Late landing: one thread copies 8 floats (1-D box) into a buffer of
+ * zeros, reads it before waiting (the old bytes), waits for the phase,
+ * reads it again (the copy); `wait` 0 leaves the copy unwaited. */
+typedef void (*TmaLoadFn)(unsigned char *, const void *, int32_t, int32_t, int32_t, int32_t,
+                          uint64_t *);
+typedef int32_t (*TryWaitFn)(uint64_t *, int32_t);
+static _Alignas(64) unsigned char late_map[128];
+static _Alignas(128) unsigned char late_dst[32];
+static float late_src[8] = {1, 2, 3, 4, 5, 6, 7, 8}, late_before[8], late_after[8];
+static uint64_t late_bar;
+static int late_wait;
+
+static void late_body(const uint64_t *slots) {
+    (void)slots;
+    if (((int (*)(void))dlsym(lib, "sim_read_ptx_sreg_tid_x"))() != 0) return;
+    ((InitFn)dlsym(lib, "ws_mbar_init"))(&late_bar, 1);
+    ((ArriveFn)dlsym(lib, "ws_mbar_arrive_expect_tx"))(&late_bar, 32);
+    ((TmaLoadFn)dlsym(lib, "ws_tma_load"))(late_dst, late_map, 1, 0, 0, 0, &late_bar);
+    memcpy(late_before, late_dst, 32);
+    if (!late_wait) return;
+    while (!((TryWaitFn)dlsym(lib, "ws_mbar_try_wait_parity"))(&late_bar, 0)) {}
+    memcpy(late_after, late_dst, 32);
+}
+
+static void late_run(int wait) {
+    uint64_t dim = 8, stride = 32;
+    uint32_t box = 8;
+    static const uint32_t one[3] = {1, 1, 1};
+    encode(late_map, (uint64_t)(uintptr_t)late_src, 1, &dim, &stride, &box, 4, 0);
+    memset(late_dst, 0, sizeof late_dst);
+    late_wait = wait;
+    run(late_body, NULL, 32, one);
+}
+
+static int late_landing(void) {
+    late_run(1);
+    static const float zero[8];
+    int ok = !memcmp(late_before, zero, 32) && !memcmp(late_after, late_src, 32);
+    printf("%s a slot read before its wait holds its old bytes, after it the copy's\n",
+           ok ? "ok  " : "FAIL");
+    return !ok;
+}
+
+static void unwaited_copy(void) {
+    late_run(0);
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s LIB.so\n", argv[0]);
@@ -297,7 +346,9 @@ int main(int argc, char **argv) {
     fails += refused("a 128B-swizzled map with 64-byte rows", narrow_swizzle);
     fails += refused("an arrival on an mbarrier never initialized", arrive_uninitialized);
     fails += refused("an arrival on an mbarrier of a finished program", arrive_after_program);
-    total += 4;
+    fails += late_landing();
+    fails += refused("a copy no thread waited for", unwaited_copy);
+    total += 6;
     printf("tma_check: %d of %d cases passed\n", total - fails, total);
     return fails != 0;
 }

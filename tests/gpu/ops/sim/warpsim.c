@@ -1000,7 +1000,14 @@ void sim_wgmma_wait_group_sync_aligned(int64_t n) { (void)n; }
  * fence.mbarrier_init and fence.proxy.async do nothing here.
  *
  * cp.async.bulk.tensor.{1,2,3}d...tile.mbarrier::complete_tx::bytes
- * completes at issue: the box at coordinates (x0, x1, x2), element
+ * reads global memory at issue and lands late: the first try_wait for
+ * the current phase of its mbarrier, by any thread, writes every copy
+ * pending on it and completes their transactions, then answers (so a
+ * thread that reads a slot without waiting for that phase, or waits for
+ * the wrong parity, sees what was there before; a copy nobody waits for
+ * never lands: an error at the program's end, as is invalidating a
+ * barrier with copies pending). The box at
+ * coordinates (x0, x1, x2), element
  * (x0 + i, x1 + j, x2 + k) for i < box0, j < box1, k < box2, zero where
  * a coordinate is < 0 or >= its dimension, is written to shared memory
  * row-major by box, innermost contiguous (byte offset
@@ -1122,8 +1129,43 @@ static void mb_tx(Mbar *m, int64_t bytes, uint64_t *p) {
     m->tx = (int32_t)tx;
 }
 
-/* The end of a program (run_program): its mbarriers are no more. */
+/* Copies issued and not landed yet (ws_tma_load): the image of the
+ * destination's bytes, landed by the first try_wait on `bar`. */
+typedef struct TmaCopy {
+    uint64_t *bar;
+    unsigned char *dst, *img;
+    size_t bytes;
+} TmaCopy;
+static TmaCopy *tc_list;
+static int tc_n, tc_cap;
+
+/* (the lock held) Lands the copies pending on bar: their bytes written,
+ * their transactions completed. */
+static void tma_land(uint64_t *bar, Mbar *m) {
+    int k = 0;
+    for (int i = 0; i < tc_n; i++) {
+        if (tc_list[i].bar != bar) {
+            tc_list[k++] = tc_list[i];
+            continue;
+        }
+        memcpy(tc_list[i].dst, tc_list[i].img, tc_list[i].bytes);
+        free(tc_list[i].img);
+        mb_tx(m, -(int64_t)tc_list[i].bytes, bar);
+    }
+    tc_n = k;
+}
+
+/* (the lock held) Whether a copy is pending on bar. */
+static int tma_pending(const uint64_t *bar) {
+    for (int i = 0; i < tc_n; i++)
+        if (tc_list[i].bar == bar) return 1;
+    return 0;
+}
+
+/* The end of a program (run_program): its mbarriers are no more, and
+ * every copy it issued must have been waited for. */
 static void mbar_program_end(void) {
+    if (tc_n) sim_fail("cp.async.bulk.tensor: a copy no thread waited for", tc_list[0].dst);
     for (int i = 0; i < mb_n; i++) *mb_list[i] = 0;
     mb_n = 0;
 }
@@ -1151,6 +1193,7 @@ void ws_mbar_inval(uint64_t *bar);
 void ws_mbar_inval(uint64_t *bar) {
     pthread_mutex_lock(&mb_lock);
     mb_get(bar, "mbarrier.inval: not an initialized mbarrier");
+    if (tma_pending(bar)) sim_fail("mbarrier.inval: copies still pending on it", bar);
     *bar = 0;
     pthread_mutex_unlock(&mb_lock);
 }
@@ -1173,6 +1216,11 @@ int32_t ws_mbar_try_wait_parity(uint64_t *bar, int32_t parity);
 int32_t ws_mbar_try_wait_parity(uint64_t *bar, int32_t parity) {
     pthread_mutex_lock(&mb_lock);
     Mbar m = mb_get(bar, "mbarrier.try_wait: not an initialized mbarrier");
+    if (m.phase == (parity & 1) && tma_pending(bar)) {   /* waits for this phase */
+        tma_land(bar, &m);
+        mb_put(bar, m);
+        m = mb_get(bar, "mbarrier.try_wait: not an initialized mbarrier");
+    }
     pthread_mutex_unlock(&mb_lock);
     if (m.phase != (parity & 1)) {
         t_spins = 0;
@@ -1210,6 +1258,11 @@ void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, 
     const int64_t c[3] = {c0, rank > 1 ? c1 : 0, rank > 2 ? c2 : 0};
     const uintptr_t mask = m.swizzle ? (m.swizzle / 16 - 1) : 0;
     const uint32_t es = m.esize;
+    /* the image of [dst, dst + bytes): the swizzle moves 16-byte chunks
+     * within their 128-byte row only */
+    const size_t bytes = (size_t)m.box[0] * m.box[1] * m.box[2] * es;
+    unsigned char *img = malloc(bytes);
+    if (!img) abort();
     for (uint32_t k = 0; k < m.box[2]; k++)
         for (uint32_t j = 0; j < m.box[1]; j++)
             for (uint32_t i = 0; i < m.box[0]; i++) {
@@ -1222,12 +1275,19 @@ void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, 
                     in &= x[d] >= 0 && (uint64_t)x[d] < m.dim[d];
                     src += (uint64_t)x[d] * m.stride[d];
                 }
-                if (in) memcpy((void *)a, (const void *)(uintptr_t)src, es);
-                else memset((void *)a, 0, es);
+                if (a - (uintptr_t)dst >= bytes)
+                    sim_fail("cp.async.bulk.tensor: a swizzled byte outside the box", dst);
+                unsigned char *to = img + (a - (uintptr_t)dst);
+                if (in) memcpy(to, (const void *)(uintptr_t)src, es);
+                else memset(to, 0, es);
             }
     pthread_mutex_lock(&mb_lock);
-    Mbar b = mb_get(bar, "cp.async.bulk.tensor: not an initialized mbarrier");
-    mb_tx(&b, -(int64_t)m.box[0] * m.box[1] * m.box[2] * es, bar);
-    mb_put(bar, b);
+    mb_get(bar, "cp.async.bulk.tensor: not an initialized mbarrier");
+    if (tc_n == tc_cap) {
+        tc_cap = tc_cap ? 2 * tc_cap : 64;
+        tc_list = realloc(tc_list, sizeof *tc_list * (size_t)tc_cap);
+        if (!tc_list) abort();
+    }
+    tc_list[tc_n++] = (TmaCopy){bar, dst, img, bytes};
     pthread_mutex_unlock(&mb_lock);
 }
