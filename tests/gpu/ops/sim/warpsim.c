@@ -1166,6 +1166,9 @@ static int tma_pending(const uint64_t *bar) {
  * every copy it issued must have been waited for. */
 static void mbar_program_end(void) {
     if (tc_n) sim_fail("cp.async.bulk.tensor: a copy no thread waited for", tc_list[0].dst);
+    free(tc_list);
+    tc_list = NULL;
+    tc_cap = 0;
     for (int i = 0; i < mb_n; i++) *mb_list[i] = 0;
     mb_n = 0;
 }
