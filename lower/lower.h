@@ -99,8 +99,9 @@ typedef struct LwOptions {
     int debug;               /* -g: line info (.loc), device_assert */
     const char *libdevice;   /* libdevice.10.bc; NULL: the configured one */
     int want_llvm;           /* also return the optimized LLVM IR text */
-    int tma;                 /* --tma: rings of wgmma loops filled by TMA
-                                copies where they can be (plan/tma.c) */
+    int tma;                 /* rings of wgmma loops filled by TMA copies
+                                where they can be (plan/tma.c); tc_compile
+                                sets it unless --no-tma */
     int fp_contract_off;     /* --fp-contract=off: never fuse a float mul
                                 into an add (default: fuse, as Triton) */
 } LwOptions;

@@ -58,8 +58,8 @@
  *
  * Only rings read by wgmma through descriptors qualify (not those the
  * threads read: an A in registers, a tf32 tile moved K-major), and only
- * under LY_PLAN_TMA (tilec --tma): not the default until the shape sweep
- * has run with it (docs/PERF.md, session 27).
+ * under LY_PLAN_TMA: the default, which tilec --no-tma (TcOptions.no_tma)
+ * leaves off.
  */
 #include "plan/layout.h"
 

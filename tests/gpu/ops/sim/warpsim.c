@@ -929,21 +929,6 @@ void ws_wgmma_ra_async(int32_t n, int32_t kind, const uint32_t *a, uint64_t db,
     wgmma_issue(&op, acc);
 }
 
-static void wgmma_wait_products(int32_t n, int32_t count, float *regs);
-
-/* wgmma.wait_group n over the count accumulator registers regs: the
- * products of the groups it covers, then their values for their tokens;
- * then a rendezvous of the warp (.sync: no thread of the warp leaves the
- * wait before every one of them has done it, so none leaves before the
- * warp's products have read their shared memory — what one thread's
- * signal after the wait, freeing the buffers for the whole warp, may
- * rely on). */
-void ws_wgmma_wait(int32_t n, int32_t count, float *regs);
-void ws_wgmma_wait(int32_t n, int32_t count, float *regs) {
-    wgmma_wait_products(n, count, regs);
-    pthread_barrier_wait(&prog.warp[t_tid / 32]);
-}
-
 static void wgmma_wait_products(int32_t n, int32_t count, float *regs) {
     int done = 0;
     for (; done < t_nops && t_ops[done].group + (unsigned)n < t_wg_group; done++) {
@@ -961,6 +946,19 @@ static void wgmma_wait_products(int32_t n, int32_t count, float *regs) {
         if (slot >= 0 && t_tok->group[slot] + (unsigned)n < t_wg_group)
             regs[i] = token_take(slot);
     }
+}
+
+/* wgmma.wait_group n over the count accumulator registers regs: the
+ * products of the groups it covers, then their values for their tokens;
+ * then a rendezvous of the warp (.sync: no thread of the warp leaves the
+ * wait before every one of them has done it, so none leaves before the
+ * warp's products have read their shared memory — what one thread's
+ * signal after the wait, freeing the buffers for the whole warp, may
+ * rely on). */
+void ws_wgmma_wait(int32_t n, int32_t count, float *regs);
+void ws_wgmma_wait(int32_t n, int32_t count, float *regs) {
+    wgmma_wait_products(n, count, regs);
+    pthread_barrier_wait(&prog.warp[t_tid / 32]);
 }
 
 void sim_fence_proxy_async(void);
@@ -1140,9 +1138,9 @@ static TmaCopy *tc_list;
 static int tc_n, tc_cap;
 
 /* (the lock held) Lands the copies pending on bar: their bytes written,
- * their transactions completed. */
-static void tma_land(uint64_t *bar, Mbar *m) {
-    int k = 0;
+ * their transactions completed. Returns how many landed. */
+static int tma_land(uint64_t *bar, Mbar *m) {
+    int k = 0, n = tc_n;
     for (int i = 0; i < tc_n; i++) {
         if (tc_list[i].bar != bar) {
             tc_list[k++] = tc_list[i];
@@ -1153,6 +1151,7 @@ static void tma_land(uint64_t *bar, Mbar *m) {
         mb_tx(m, -(int64_t)tc_list[i].bytes, bar);
     }
     tc_n = k;
+    return n - k;
 }
 
 /* (the lock held) Whether a copy is pending on bar. */
@@ -1219,8 +1218,7 @@ int32_t ws_mbar_try_wait_parity(uint64_t *bar, int32_t parity);
 int32_t ws_mbar_try_wait_parity(uint64_t *bar, int32_t parity) {
     pthread_mutex_lock(&mb_lock);
     Mbar m = mb_get(bar, "mbarrier.try_wait: not an initialized mbarrier");
-    if (m.phase == (parity & 1) && tma_pending(bar)) {   /* waits for this phase */
-        tma_land(bar, &m);
+    if (m.phase == (parity & 1) && tma_land(bar, &m)) {   /* waits for this phase */
         mb_put(bar, m);
         m = mb_get(bar, "mbarrier.try_wait: not an initialized mbarrier");
     }
