@@ -24,6 +24,9 @@ typedef struct TcOptions {
     int opt_level, debug, fp_contract_off;
     int no_tma;                        /* rings stay on cp.async (tilec
                                           --no-tma); zero: TMA where it can */
+    int early_products;                /* tilec --early-products: a loop's
+                                          first product issued one
+                                          iteration ahead where it can */
     SmOptions sema;                    /* defines, -I, stdlib, -g */
     const char *producer;              /* recorded in the bundle */
     unsigned want;                     /* TC_* */

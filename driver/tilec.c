@@ -57,6 +57,7 @@ typedef struct Opts {
     int stats;                   /* --stats: ptxas resource report */
     int fp_contract_off;         /* --fp-contract=off */
     int no_tma;                  /* --no-tma */
+    int early_products;          /* --early-products */
     int help, version;
 } Opts;
 
@@ -203,6 +204,12 @@ static int set_no_tma(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_early_products(Opts *o, const char *v) {
+    (void)v;
+    o->early_products = 1;
+    return 0;
+}
+
 static int set_help(Opts *o, const char *v) {
     (void)v;
     o->help = 1;
@@ -258,6 +265,11 @@ static const OptSpec OPTIONS[] = {
      "warpgroup MMA loops with TMA copies where a load is a box of a 2-D or "
      "3-D tensor (the default)"},
     {"--no-tma", NULL, set_no_tma, "keep those rings on cp.async"},
+    {"--early-products", NULL, set_early_products, "on sm_90a, issue the "
+     "first warpgroup MMA product of a TMA loop one iteration ahead where "
+     "it reads only loop invariants and rings and another product follows "
+     "(attention's Q K^T under the softmax; 3 stages or more; "
+     "experimental, not yet measured on a GPU)"},
     {"--stats", NULL, set_stats, "print registers, spills and shared memory "
      "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},
@@ -333,11 +345,17 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- stages */
 
-/* --stats: an entry's loads copied by TMA (not with --no-tma), at the first. */
+/* --stats: an entry's loads copied by TMA (not with --no-tma), at the
+ * first; its product issued one iteration ahead (--early-products), at
+ * the product. */
 static void print_tma_note(Arena *ar, Diag *dg, const LwEntry *en) {
     const LyPlan *p = en->plan;
-    if (!p->ntmaps) return;
     const IrKernel *k = en->kernel;
+    if (p->early)
+        dg_note(dg, p->early->loc, "entry '%s' (%s): this product is issued one iteration "
+                "ahead, under the rest of the loop's body", en->name,
+                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
+    if (!p->ntmaps) return;
     const char *list = "";
     for (int i = 0; i < p->ntmaps; i++) {
         const LyTma *t = p->tmaps[i];
@@ -575,6 +593,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     int bundle = o->emit == EMIT_BUNDLE || o->emit == EMIT_C;
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
+                    .early_products = o->early_products,
                     .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())

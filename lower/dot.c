@@ -333,19 +333,14 @@ static int wgmma_regs(const Layout *cl, int q, int ni, int32_t m0, int32_t n0) {
 /* The product as warpgroup MMA: warpgroup g (warps 4g..4g+3) computes
  * rows 64g .. 64g+63 of every 16·warps rows of the tile (M repeats mr),
  * in N chunks of up to 256 columns, K in steps of 32 bytes (16 f16 or
- * bf16, 8 tf32, 32 f8), each instruction
- * reading B from its ring through a descriptor (lw_pipe_wgmma) and A
- * from its ring the same way or from registers (wgmma_a_regs).
- * Then one commit, and a wait that leaves this group in flight when the
- * loop allows (`pending`) or none. */
-static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
+ * bf16, 8 tf32, 32 f8), each instruction reading B through a descriptor
+ * of buffer s[1] at base[1] and A the same way or, where s[0] is NULL,
+ * from registers (wgmma_a_regs); then one commit. *out: a copy of acc
+ * that the group writes, in flight until a wait (lw_wgmma_wait). 0 when
+ * an error was reported. */
+int lw_wgmma_product(LwFn *f, const IrOp *op, LLVMValueRef base[2], const LySmem *s[2],
+                     LwVal acc, LwVal *out) {
     LwCtx *c = f->c;
-    LLVMValueRef base[2];
-    const LySmem *s[2];
-    int pending;
-    if (!lw_pipe_wgmma(f, op, base, s, &pending)) return 0;
-    LwVal acc = *lw_val(f, op->args[2]);
-    if (!s[0]) lw_pipe_reg_a(f, op, &acc);
     const Layout *cl = op->res[0]->layout;
     ScalarKind ek = (ScalarKind)op->args[0]->ty.k, eb = (ScalarKind)op->args[1]->ty.k;
     int32_t M = cl->shape[0], N = cl->shape[1], K = op->args[0]->ty.dim[1];
@@ -354,10 +349,10 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     if (ly_wgmma_kmajor_only(ek) && ((s[0] && !ka) || !kb)) {
         lw_error(f, op->loc, "internal error: a %s operand of wgmma not K-major",
                  ty_kind_name(ek));
-        return 1;
+        return 0;
     }
-    LwVal out = lw_new_val(f, acc.n);
-    memcpy(out.r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
+    *out = lw_new_val(f, acc.n);
+    memcpy(out->r, acc.r, sizeof(LLVMValueRef) * (size_t)acc.n);
     LLVMValueRef da = s[0] ? desc_low(f, base[0], s[0], ka) : NULL;
     LLVMValueRef db = desc_low(f, base[1], s[1], kb);
     uint32_t ha = s[0] ? desc_high(s[0]) : 0, hb = desc_high(s[1]);
@@ -375,17 +370,17 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
         for (int32_t k0 = 0; k0 < K; k0 += kstep)
             for (int32_t m0 = 0; m0 < M; m0 += rows)
                 if (!wgmma_a_regs(f, op, m0, k0, regs + 4 * (k0 / kstep * nm + m0 / rows)))
-                    return 1;
+                    return 0;
     }
     lw_call_intr(c, "llvm.nvvm.wgmma.fence.sync.aligned", NULL, 0, NULL, 0);
     for (int32_t k0 = 0; k0 < K; k0 += kstep)
         for (int32_t m0 = 0; m0 < M; m0 += rows)
             for (int32_t n0 = 0; n0 < N; n0 += ni) {
                 int q = find_group(cl, 1, m0, n0);
-                if (q < 0 || q + ni / 2 > out.n || !wgmma_regs(cl, q, ni, m0, n0)) {
+                if (q < 0 || q + ni / 2 > out->n || !wgmma_regs(cl, q, ni, m0, n0)) {
                     lw_error(f, op->loc, "internal error: the accumulator's registers "
                              "at (%d, %d) are not in wgmma's order", m0, n0);
-                    return 1;
+                    return 0;
                 }
                 LLVMValueRef a = NULL, *rap = NULL;
                 if (s[0])
@@ -393,9 +388,26 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
                 else
                     rap = regs + 4 * (k0 / kstep * nm + m0 / rows);
                 LLVMValueRef b = desc_pack(f, LLVMBuildAdd(c->b, db, lw_i32(c, (int64_t)desc_off(s[1], k0, n0)), ""), hb);
-                wgmma_issue(f, ek, eb, ni, a, rap, b, !ka, !kb, out.r + q);
+                wgmma_issue(f, ek, eb, ni, a, rap, b, !ka, !kb, out->r + q);
             }
     lw_call_intr(c, "llvm.nvvm.wgmma.commit_group.sync.aligned", NULL, 0, NULL, 0);
+    return 1;
+}
+
+/* A product of a pipelined loop as warpgroup MMA, its operands where the
+ * loop's plan puts them (lw_pipe_wgmma), then a wait that leaves this
+ * group in flight when the loop allows (`pending`) or none; or, for the
+ * product the plan issues one iteration ahead, the group issued then
+ * (lw_pipe_early). */
+static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
+    LLVMValueRef base[2];
+    const LySmem *s[2];
+    int pending;
+    if (!lw_pipe_wgmma(f, op, base, s, &pending)) return 0;
+    if (lw_pipe_early(f, op)) return 1;
+    LwVal acc = *lw_val(f, op->args[2]), out;
+    if (!s[0]) lw_pipe_reg_a(f, op, &acc);
+    if (!lw_wgmma_product(f, op, base, s, acc, &out)) return 1;
     lw_set(f, op->res[0], lw_wgmma_wait(f, out, pending));
     lw_pipe_late_copy(f, op);
     return 1;

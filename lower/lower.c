@@ -328,6 +328,13 @@ static int lw_variants(LwCtx *c, const LyVariant *vs, const LyPlan *const *plan,
     return 0;
 }
 
+/* The plan's flags (plan/layout.h) from the options: TMA copies and
+ * products issued ahead on a target with warpgroup MMA only. */
+static int plan_flags(const LwOptions *o) {
+    if (!lw_arch_wgmma(o->arch)) return 0;
+    return (o->tma ? LY_PLAN_TMA : 0) | (o->early ? LY_PLAN_EARLY : 0);
+}
+
 int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutput *out) {
     LwOptions opt = *opt_in;
     if (!opt.arch) opt.arch = "sm_90";
@@ -349,7 +356,7 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutp
         int nv = ly_plan_variants(ar, ks[i], lw_arch_wgmma(c.opt->arch), vs);
         for (int v = 0; v < nv; v++) {
             plan[v] = ly_plan_lowering(ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c.opt->arch),
-                                       c.opt->tma && lw_arch_wgmma(c.opt->arch) ? LY_PLAN_TMA : 0);
+                                       plan_flags(c.opt));
             planned[v] = lw_planned_shared(ar, vs[v].k, plan[v]);
         }
         fits[i] = (char)lw_fits(&c, planned, nv, ks, nkernels, i);

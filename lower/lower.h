@@ -102,6 +102,9 @@ typedef struct LwOptions {
     int tma;                 /* rings of wgmma loops filled by TMA copies
                                 where they can be (plan/tma.c); tc_compile
                                 sets it unless --no-tma */
+    int early;               /* tilec --early-products: a TMA loop's first
+                                wgmma product issued one iteration ahead
+                                where it can (plan LY_PLAN_EARLY) */
     int fp_contract_off;     /* --fp-contract=off: never fuse a float mul
                                 into an add (default: fuse, as Triton) */
 } LwOptions;

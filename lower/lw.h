@@ -343,6 +343,16 @@ void lw_tma_end(LwFn *f, const LyPipe *q);
 int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2],
                   const LySmem *s[2], int *pending);
 /* ---- dot.c */
+/* Product op as warpgroup MMA groups reading its shared operands at
+ * base (buffers s; s[0] NULL: A from registers) into a copy of acc, then
+ * one commit: *out, in flight until lw_wgmma_wait. 0 on a reported
+ * error. */
+int lw_wgmma_product(LwFn *f, const IrOp *op, LLVMValueRef base[2], const LySmem *s[2],
+                     LwVal acc, LwVal *out);
+/* When `dot` is the product its loop's plan issues one iteration ahead
+ * (LyPipe.early): sets its value to the group issued then, and issues
+ * the next iteration's; 0 otherwise. */
+int lw_pipe_early(LwFn *f, const IrOp *dot);
 /* wgmma.wait_group n, acc's registers tied through it so that nothing
  * reads them before it (the values it returns are acc's). */
 LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n);

@@ -130,6 +130,11 @@ struct LwPipe {
     int top_barrier;
     /* lw_pipe_drain_begin is lowering the conversions it defers */
     int draining;
+    /* The product issued one iteration ahead (plan `early`): its group
+     * for iteration lo, issued and waited for in the preheader; the
+     * header's phis, the group this iteration takes; the group issued
+     * for the next iteration (the latch's incoming). */
+    LwVal early_init, early_cur, early_next;
 };
 
 /* Marks v and, within `body`, everything it is computed from. */
@@ -297,6 +302,52 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
     p->carry_dot = dot;
 }
 
+/* Lowers the ops of `body` that loop invariant v is computed by
+ * (ly_invariant_in: constants, splats, broadcasts), for the preheader. */
+static void lower_invariant(LwFn *f, const IrBlock *body, const IrValue *v) {
+    const IrOp *op = v->def;
+    if (!op || op->parent != body) return;
+    for (int i = 0; i < op->nargs; i++) lower_invariant(f, body, op->args[i]);
+    lw_op(f, op);
+}
+
+/* Issues plan `early`'s product for iteration iv (i64) from ring slot
+ * `slot` (i32), after waiting for the slot's copies (mbarrier phase
+ * parity `phase`) where that iteration runs; where it does not, no copy
+ * was issued into the slot, so the product reads what the slot holds
+ * and no one reads its result: a branch around the issue would make the
+ * registers in flight the operands of a phi, and ptxas would serialize
+ * the kernel's wgmma over the copies. Returns the registers in flight. */
+static LwVal early_issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
+                         LLVMValueRef phase) {
+    LwCtx *c = f->c;
+    const IrOp *dot = p->plan->early;
+    const IrBlock *body = p->loop->regions[0];
+    LLVMBasicBlockRef wait = lw_new_bb(f, "early.wait"), go = lw_new_bb(f, "early.issue");
+    LLVMBuildCondBr(c->b, runs(f, p, iv), wait, go);
+    LLVMPositionBuilderAtEnd(c->b, wait);
+    lw_tma_wait(f, p->plan, slot, phase);
+    LLVMBuildBr(c->b, go);
+    LLVMPositionBuilderAtEnd(c->b, go);
+    LLVMValueRef base[2] = {NULL, NULL};
+    const LySmem *s[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        const IrOp *cv = dot->args[i]->def;
+        const LyRing *r = cv && cv->parent == body && cv->op == IR_CONVERT_LAYOUT
+                              ? ring_of(p, cv->args[0]->def) : NULL;
+        if (!r) continue;   /* A in registers, a loop invariant */
+        base[i] = slot_base(f, r, slot);
+        s[i] = r->s;
+    }
+    LwVal out = {0, NULL};
+    if (!s[1]) {
+        lw_error(f, dot->loc, "internal error: the product issued ahead has no B ring");
+        return out;
+    }
+    lw_wgmma_product(f, dot, base, s, *lw_val(f, dot->args[2]), &out);
+    return out;
+}
+
 struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
                              LLVMValueRef hi, LLVMValueRef step) {
     LwCtx *c = f->c;
@@ -331,6 +382,13 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
             lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
     if (!p->plan->nwg) carry_plan(f, p);
+    if (q->early) {
+        lower_invariant(f, body, q->early->args[2]);
+        if (!ly_ring_operand(f->plan, body, q->early, 0))
+            lower_invariant(f, body, q->early->args[0]);
+        LwVal g = early_issue(f, p, lo, lw_i32(c, 0), lw_i32(c, 0));
+        p->early_init = lw_wgmma_wait(f, g, 0);
+    }
     p->prev = f->pipe;
     f->pipe = p;
     return p;
@@ -383,6 +441,11 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     if (!p->plan->nring) return;   /* stage buffers only */
     p->read_slot = header_phi(f, iv, lw_i32(c, 0));
     p->phase = p->plan->ntma ? header_phi(f, iv, lw_i32(c, 0)) : NULL;
+    if (p->plan->early) {
+        p->early_cur = lw_new_val(f, p->early_init.n);
+        for (int r = 0; r < p->early_init.n; r++)
+            p->early_cur.r[r] = header_phi(f, iv, p->early_init.r[r]);
+    }
     LLVMValueRef ahead = LLVMConstInt(c->i64, (unsigned)p->plan->ahead, 0);
     LLVMValueRef wslot = slot_add(f, p, p->read_slot, p->plan->ahead);
     for (int i = 0; i < 2; i++) {
@@ -447,6 +510,25 @@ void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
     copy_next(f, p);
 }
 
+/* The product issued one iteration ahead (plan `early`), at its place
+ * in iteration j: its value is the group issued in iteration j-1 (or
+ * the preheader), which the later product's wait in that iteration
+ * completed (the wait here ties its registers, and covers the
+ * preheader's); then iteration j+1's group, from slot (j+1) % S (its
+ * parity flips where the slot wraps), runs under the rest of the body. */
+int lw_pipe_early(LwFn *f, const IrOp *dot) {
+    struct LwPipe *p = f->pipe;
+    if (!p || p->plan->early != dot || !p->read_slot) return 0;
+    LwCtx *c = f->c;
+    lw_set(f, dot->res[0], lw_wgmma_wait(f, p->early_cur, 0));
+    LLVMValueRef slot = slot_add(f, p, p->read_slot, 1);
+    LLVMValueRef wrap = LLVMBuildZExt(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, slot, lw_i32(c, 0), ""),
+                                      c->i32, "");
+    LLVMValueRef phase = LLVMBuildXor(c->b, p->phase, wrap, "");
+    p->early_next = early_issue(f, p, LLVMBuildAdd(c->b, p->iv, p->step, ""), slot, phase);
+    return 1;
+}
+
 /* A persistent kernel's epilogue inside the loop (plan drain_if): the
  * group stays in flight through the iterations that do not store, and
  * the arm that does waits for it before anything reads the sum. */
@@ -496,6 +578,11 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
             LLVMValueRef flip = LLVMBuildXor(b, p->stage_par, lw_i32(c, 1), "");
             LLVMAddIncoming(p->stage_par, &flip, &latch, 1);
         }
+        for (int r = 0; r < p->early_cur.n; r++) {
+            LLVMValueRef x = r < p->early_next.n ? p->early_next.r[r] : NULL;
+            if (!x) x = LLVMGetUndef(LLVMTypeOf(p->early_cur.r[r]));   /* reported below */
+            LLVMAddIncoming(p->early_cur.r[r], &x, &latch, 1);
+        }
         for (int i = 0; i < 2; i++)
             for (int j = 0; p->carry_phi[i] && j < p->carry_n[i]; j++) {
                 LLVMValueRef phi = p->carry_phi[i][j];
@@ -509,6 +596,9 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
     if (p->carry_dot && !p->carry_next[0] && !p->carry_next[1] && !f->failed)
         lw_error(f, p->carry_dot->loc, "internal error: the product did not "
                  "read the next slot's fragments");
+    if (p->early_cur.n && p->early_next.n != p->early_cur.n && !f->failed)
+        lw_error(f, p->plan->early->loc, "internal error: the product issued ahead was "
+                 "not issued for the next iteration");
     if (p->copy_iv && !f->failed)   /* late copies: the product never waited */
         lw_error(f, p->loop->loc, "internal error: the loop's next tiles were not copied");
     if (p->plan->nwg && p->plan->pending) {

@@ -705,6 +705,11 @@ typedef struct LyPipe {
      * ring region; `tma_bytes` the bytes one slot's copies bring. */
     int ntma;
     int64_t bar_off, tma_bytes;
+    /* The product issued one iteration ahead (plan LY_PLAN_EARLY,
+     * lower/pipeline.c lw_pipe_early): attention's S = Q K^T for block
+     * j+1 runs on the tensor cores while the threads work on block j's
+     * softmax; or NULL. */
+    const IrOp *early;
     int64_t bytes;      /* the ring region grows by this, alignment included */
 } LyPipe;
 
@@ -724,6 +729,8 @@ typedef struct LyPlan {
     uint8_t *magic;     /* by IrValue id: 1 for a divisor whose multiply-
                            shift constants are computed once, right after
                            it is defined (plan/divisor.c); NULL: none */
+    const IrOp *early;  /* the first loop's product issued one iteration
+                           ahead (LyPipe.early), for --stats; or NULL */
     int ntmaps;         /* the tensor maps the entry takes after its
                            parameters, in order (LyTma.map) */
     const LyTma *tmaps[LY_MAX_TMAPS];
@@ -731,7 +738,9 @@ typedef struct LyPlan {
 
 /* The plan of kernel k (layouts assigned; ly its result) for a target
  * with max_shared bytes of shared memory per block. */
-enum { LY_PLAN_TMA = 1 };   /* ly_plan_lowering's flags: TMA copies */
+/* ly_plan_lowering's flags: TMA copies; products issued one iteration
+ * ahead (tilec --early-products) */
+enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2 };
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared, int flags);
 /* The tensor map that fills ring r of kernel k by TMA (plan/tma.c), or
@@ -744,6 +753,9 @@ uint8_t *ly_plan_divisors(Arena *ar, const IrKernel *k, const LyResult *ly);
 /* The scalar an integer `/` or `%` divides by (its divisor, or the
  * scalar its divisor splats); NULL for other ops and tile divisors. */
 const IrValue *ly_divisor_scalar(const IrOp *op);
+/* Value v is the same in every iteration of the loop whose body is b
+ * (plan/lowering.c says which values count). */
+int ly_invariant_in(const IrBlock *b, const IrValue *v);
 /* Product dot runs as wgmma in loop q's plan (q NULL: no). */
 int ly_wgmma_planned(const LyPipe *q, const IrOp *dot);
 /* Conversion cv (of a ring) is read into registers for loop q's wgmma

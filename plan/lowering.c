@@ -299,6 +299,52 @@ static void tma_rings(Planner *pl, LyPipe *q) {
     }
 }
 
+/* Whether v has one value in every iteration of the loop whose body is
+ * b: defined outside b, or in b by constants and splats or broadcasts of
+ * such values (a zero accumulator, which layout assignment may put in
+ * the body; lower/pipeline.c lowers those in the preheader too). */
+int ly_invariant_in(const IrBlock *b, const IrValue *v) {
+    for (int i = 0; i < b->nargs; i++)
+        if (b->args[i] == v) return 0;
+    const IrOp *op = v->def;
+    if (!op || op->parent != b) return 1;
+    if (op->op != IR_CONST && op->op != IR_SPLAT && op->op != IR_BROADCAST) return 0;
+    for (int i = 0; i < op->nargs; i++)
+        if (!ly_invariant_in(b, op->args[i])) return 0;
+    return 1;
+}
+
+/* Products issued one iteration ahead (LY_PLAN_EARLY): where the body's
+ * first wgmma product reads only loop invariants (its accumulator, an A
+ * in registers) and rings that TMA fills, read through descriptors, and
+ * another product follows it in the body, iteration j issues the first
+ * product of iteration j+1 right after taking its own, so that the
+ * tensor cores run it while the threads work on what lies between the
+ * two (attention: S = Q K^T of block j+1 under block j's softmax; as
+ * FlashAttention-3's intra-warpgroup overlap). The group needs no wait
+ * of its own: the later product's wait (no group stays in flight across
+ * iterations where there are two products) covers it within the
+ * iteration, before the top barrier of the next frees any slot. Slot
+ * j+1 is waited for mid-iteration j, so its copy must have been issued
+ * an iteration before: 3 stages or more. Sets q->early. */
+static void early_plan(Planner *pl, LyPipe *q) {
+    q->early = NULL;
+    if (!(pl->flags & LY_PLAN_EARLY) || q->nwg < 2 || q->pending || !q->nring ||
+        q->ntma != q->nring || q->stages < 3)
+        return;
+    const IrOp *dot = q->wg_dot[0];
+    const IrBlock *body = q->loop->regions[0];
+    if (!ly_invariant_in(body, dot->args[2])) return;
+    for (int i = 0; i < 2; i++) {
+        const IrOp *cv = dot->args[i]->def;
+        if (ly_stage_of(q, cv) || (i == 0 && ly_reg_a(q, cv))) return;
+        if (ly_ring_operand(pl->p, body, dot, i)) continue;   /* descriptors */
+        if (i == 0 && ly_invariant_in(body, dot->args[0])) continue;   /* registers */
+        return;
+    }
+    q->early = dot;
+}
+
 /* Operands reading v in block b and the blocks nested in it. */
 static int uses_in(const IrBlock *b, const IrValue *v) {
     int n = 0;
@@ -480,6 +526,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     q->threads_read = wg && n && !descriptor_rings(q);
     int maps = pl->p->ntmaps;
     if (wg && n) tma_rings(pl, q);
+    early_plan(pl, q);
     int64_t rings_end = total, need = 0;
     for (;;) {   /* double stage buffers where they fit, else single */
         total = rings_end;
@@ -507,6 +554,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     }
     q->bytes = total;
     pl->p->ring_bytes += total;
+    if (q->early && !pl->p->early) pl->p->early = q->early;
     return q;
 }
 

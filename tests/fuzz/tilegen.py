@@ -24,6 +24,8 @@ kinds users write, with random contents:
   atomic  atomic_add/max/min with contention (results that do not depend
           on the order, f32 sums within a tolerance), xchg/cas on unique
           addresses with their old values stored, a scalar atomic
+  chain   two products chained in a key-block loop, attention-like (not
+          drawn by default: --templates chain), exact by construction
   dot     matrix products (f16, bf16, tf32/ieee f32, i8, f8 mixed) of small tiles
           (16..64) in a K loop with masked loads, `acc=`, epilogues; 3 in
           10 persistent: P programs walk the tiles in one loop over (tile,
@@ -1647,6 +1649,106 @@ class Gen:
         return k, cases, self.tune(dims, warps), self.configs(dims, warps), \
             'grid(cdiv(M, BM), cdiv(N, BN))'
 
+    def chain(self, name):
+        """Two products chained in a loop over key blocks, attention-like:
+        t = dot(A, K_blk^T or K_blk, acc=zeros or a loaded bias), then
+        acc = dot(f(t) as T, V_blk, acc=acc). A is a Q tile
+        loaded before the loop (registers) or a block of `a` loaded in it
+        (a ring read through descriptors); f masks past S, halves, clamps
+        at 0. Inputs are multiples of 0.5 in [-2, 2) and sums stay within
+        f32's exact range, so both sides compute every sum exactly and the
+        conversions to T round alike: atol 0 but for the f32 -> T rounding
+        (deterministic). tilec --early-products issues the first product
+        one iteration ahead on sm_90a where its rings are TMA's."""
+        r = self.r
+        t = r.choice(['f16', 'bf16'])
+        bm = r.choice([64, 128])
+        warps = r.choice([4, 8]) if bm == 128 else 4
+        bn = r.choice([16, 32, 64])
+        d = r.choice([16, 32, 64])
+        stages = r.choice([[3], [4], [2, 3]])
+        a_ring = r.random() < 0.4
+        k_nk = r.random() < 0.6          # k stored [S, D] (attention), else [D, S]
+        bias = r.random() < 0.3
+        dims = {'BM': [bm], 'BN': [bn]}
+        k = Kernel(self, name, r, dims, 64)
+        k.needmasks = {}
+        k.buf('o', 'f32', True)
+        k.buf('a', t, False)
+        k.buf('kk', t, False)
+        k.buf('v', t, False)
+        if bias:
+            k.buf('bias', 'f32', False)
+        for x in ('M', 'S', 'lo'):
+            k.param(x, 'i32')
+        D = d
+        k.emit('let rm = program_id(0) * BM + arange(0, BM);')
+        k.emit('let rd = arange(0, %d);' % D)
+        if not a_ring:   # a [M, D]
+            k.emit('let qt = load(a + rm[:, None] * %d + rd[None, :], mask=rm[:, None] < M, '
+                   'other=0);' % D)
+        if bias:
+            k.emit('let b0 = load(bias + rm[:, None] * BN + arange(0, BN)[None, :], '
+                   'mask=rm[:, None] < M, other=0);')
+        k.emit('var acc = zeros([BM, %d], f32);' % D)
+        k.emit('for n in range(lo, S, BN) {')
+        k.emit('    let rn = n + arange(0, BN);')
+        if a_ring:       # a [M, S]: the block of columns rn, K of the first product = BN
+            k.emit('    let qt = load(a + rm[:, None] * S + rn[None, :], '
+                   'mask=(rm[:, None] < M) & (rn[None, :] < S), other=0);')
+            k.emit('    let kb = load(kk + rn[:, None] * %d + rd[None, :], mask=rn[:, None] < S, '
+                   'other=0);' % D)
+            first = 'dot(qt, kb%s)'
+            tshape = ('BM', D)
+        elif k_nk:       # kk [S, D] read as its transpose [D, BN]
+            k.emit('    let kb = load(kk + rn[None, :] * %d + rd[:, None], mask=rn[None, :] < S, '
+                   'other=0);' % D)
+            first = 'dot(qt, kb%s)'
+            tshape = ('BM', 'BN')
+        else:            # kk [D, S]
+            k.emit('    let kb = load(kk + rd[:, None] * S + rn[None, :], mask=rn[None, :] < S, '
+                   'other=0);')
+            first = 'dot(qt, kb%s)'
+            tshape = ('BM', 'BN')
+        if bias and tshape == ('BM', 'BN'):
+            k.emit('    let t = %s;' % (first % ', acc=b0'))
+        else:
+            k.emit('    let t = %s;' % (first % ''))
+        f = r.choice(['t', 't * 0.5', 'maximum(t, 0.0)'])
+        if tshape == ('BM', 'BN') and r.random() < 0.6:
+            f = 'where(rn[None, :] < S, %s, 0.0)' % f
+        if tshape == ('BM', 'BN'):
+            # v [S, D]: the second product's B along the key blocks
+            k.emit('    let vb = load(v + rn[:, None] * %d + rd[None, :], mask=rn[:, None] < S, '
+                   'other=0);' % D)
+            second = 'dot((%s) as %s, vb, acc=%s)'
+        else:
+            # t is [BM, D] (a ring's A): times v [D, D] (loop invariant, loaded each time)
+            k.emit('    let vb = load(v + rd[:, None] * %d + rd[None, :]);' % D)
+            second = 'dot((%s) as %s, vb, acc=%s)'
+        k.emit('    acc = %s;' % (second % (f, t, 'acc')))
+        k.emit('}')
+        k.emit('store(o + rm[:, None] * %d + rd[None, :], acc, mask=rm[:, None] < M);' % D)
+        cases = []
+        for _ in range(r.randint(2, 3)):
+            M = r.choice([64, 128, 40, 8, 200] if self.aligned_dots else [64, 50, 1, 130, 17])
+            S = r.choice([64, 128, 32, 16, 200, 8] if self.aligned_dots else [64, 37, 100, 1, 16])
+            lo = r.choice([0, 0, 0, bn, S, max(S - 1, 0)])
+            ncols = S if a_ring else D
+            c = [('M', M), ('S', S), ('lo', lo), ('len.o', M * D + 8),
+                 ('len.a', M * ncols + 8), ('len.kk', S * D + 8),
+                 ('len.v', (D * D if a_ring else S * D) + 8)]
+            if bias:
+                c.append(('len.bias', M * bn + 8))
+            c += [('range', '-2,2'), ('step', '0.5')]
+            cases.append(c)
+        k.S = ('BM', 'BN')
+        k.nospecial = True   # NaN and inf would make the exact sums moot
+        att = '@tune(BM = [%d], BN = [%d], warps = [%d], stages = [%s])' % (
+            bm, bn, warps, ', '.join(map(str, stages)))
+        configs = ['BM=%d,BN=%d,warps=%d,stages=%d' % (bm, bn, warps, x) for x in stages]
+        return k, cases, att, configs, 'grid(cdiv(M, BM))'
+
     # ------------------------------------------------------------ files
     def kernel_text(self, k, att, grid):
         cps = ', '.join('%s: i32' % d for d in k.dims if isinstance(d, str))
@@ -1677,7 +1779,8 @@ class Gen:
             if self.numpy and any(x is None for x in k.np):
                 continue
             exact = all(b['E'] == 0 for b in k.bufs.values())
-            if exact and self.special_ok and not k.argm and not self.numpy:
+            if exact and self.special_ok and not k.argm and not self.numpy and \
+                    not getattr(k, 'nospecial', False):
                 cases = [c + [('special', '1')] if self.r.random() < 0.5 else c for c in cases]
             out += self.case_lines(k, cases, configs)
             out.append(self.kernel_text(k, att, grid))
