@@ -1,0 +1,52 @@
+"""abtime.py — correct first, then timed: the loop of the one-off A/B
+scripts under bench/results/ (bench.py has its own, with its table).
+
+    from abtime import check_then_time
+    best = check_then_time(fns, check)
+
+fns maps a name to a callable that runs one system once (returning its
+output tensor, or None when it writes a buffer the check reads); check(name,
+result) returns None when the output is right, else a message. Every
+callable is checked once first (its output poisoned by the callable's
+owner); those that fail are printed and left out. The rest are timed with
+triton.testing.do_bench (CUDA events, L2 cleared, medians) in `rounds`
+rounds, each round starting with the next system, and each keeps its best
+median. Returns {name: milliseconds}.
+
+sdpa_case(B, H, S, D, causal) gives an attention case's f16 q, k, v, an
+output buffer, the float64 reference (SDPA's math backend in f32) and
+cuDNN's SDPA as a callable."""
+import torch
+from triton.testing import do_bench
+
+
+def check_then_time(fns, check, rounds=3, warmup=25, rep=200):
+    ok = []
+    for name, fn in fns.items():
+        result = fn()
+        torch.cuda.synchronize()
+        msg = check(name, result)
+        if msg:
+            print(f"{name}: WRONG, {msg}", flush=True)
+        else:
+            ok.append(name)
+    best = {name: float("inf") for name in ok}
+    for r in range(rounds):
+        order = ok[r % len(ok):] + ok[:r % len(ok)] if ok else []
+        for name in order:
+            best[name] = min(best[name], do_bench(fns[name], warmup=warmup, rep=rep,
+                                                  return_mode="median"))
+    return best
+
+
+def sdpa_case(B, H, S, D, causal):
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    q, k, v = (torch.randn(B, H, S, D, device="cuda", dtype=torch.float16) for _ in range(3))
+    with sdpa_kernel(SDPBackend.MATH):
+        ref = sdpa(q.float(), k.float(), v.float(), is_causal=causal).double()
+
+    def cudnn():
+        with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
+            return sdpa(q, k, v, is_causal=causal)
+    return q, k, v, torch.empty_like(q), ref, cudnn

@@ -1,0 +1,76 @@
+"""Session 29: attention with the product issued one iteration ahead
+(tilec --early-products: "early", main's compiler; "relearly", the
+branch wip/tma-release's) against main's plain loops ("main", 2 and 3
+stages) and the branch's ("rel": slots freed through release mbarriers,
+no barrier in the loop), beside cuDNN's SDPA, D = 64 and 128, causal or
+not, [B*H, S, D] f16 with S = 4096; then matmul f16 main against rel
+beside cuBLAS at 4096^3, 8192^3, 4104^3. Outputs poisoned and checked
+against float64 first (bench/abtime.py), then best of three alternated
+do_bench medians.
+
+Bundles in BUNDLE_DIR (-run1-prepare.sh builds them; names say the
+tile):
+  att-{main,early,rel,relearly}-D{64,128}[-causal]-BMxBN-wW-sS.tlb
+  mm-{main,rel}-BMxBNxBK-wW-sS.tlb     examples/matmul.tile
+
+    TILE_LIBDIR=DIR PYTHONPATH=python:bench python3 THIS BUNDLE_DIR"""
+import glob
+import os
+import sys
+
+import torch
+
+import tile
+from abtime import check_then_time, sdpa_case
+
+d = sys.argv[1]
+rows = []
+
+B, H, S = 4, 32, 4096
+for D in (64, 128):
+    for causal in (False, True):
+        q, k, v, o, ref, cudnn = sdpa_case(B, H, S, D, causal)
+        fns = {"cuDNN SDPA": cudnn}
+        tag = f"-D{D}{'-causal' if causal else ''}-"
+        for p in sorted(glob.glob(os.path.join(d, "att-*" + tag + "[0-9]*.tlb"))):
+            kt = tile.load(p).attention
+            fns[os.path.basename(p)[:-4]] = (
+                lambda kt=kt: kt(o, q, k, v, B * H, S, S * D, D, D ** -0.5))
+
+        def check(name, r):
+            got = (r if isinstance(r, torch.Tensor) else o).double()
+            err = (got - ref).abs().max().item()
+            o.fill_(float("nan"))
+            return None if err < 2e-2 else f"max abs err {err:.2e}"
+        o.fill_(float("nan"))
+        best = check_then_time(fns, check)
+        flops = 4 * B * H * S * S * D // (2 if causal else 1)
+        for name, ms in best.items():
+            rows.append((f"attention D{D}{' causal' if causal else ''}", name, ms * 1e3,
+                         flops / ms / 1e9))
+        del q, k, v, o, ref
+
+for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (4104, 4104, 4104)):
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+    ref = a.double() @ b.double()
+    scale = ref.abs().max().item()
+    fns = {"cuBLAS": lambda: torch.matmul(a, b)}
+    for p in sorted(glob.glob(os.path.join(d, "mm-*.tlb"))):
+        k = tile.load(p).matmul
+        fns[os.path.basename(p)[:-4]] = (lambda k=k: k(c, a, b, M, N, K, K, N, N))
+
+    def check(name, r):
+        got = r if isinstance(r, torch.Tensor) else c
+        err = ((got.double() - ref).abs().max() / scale).item()
+        c.fill_(float("nan"))
+        return None if err < 2e-3 else f"rel err {err:.2e}"
+    c.fill_(float("nan"))
+    best = check_then_time(fns, check)
+    for name, ms in best.items():
+        rows.append((f"{M}x{N}x{K}", name, ms * 1e3, 2 * M * N * K / ms / 1e9))
+    del a, b, c, ref
+print("| shape | system | µs | TFLOP/s |\n| --- | --- | ---: | ---: |")
+for r in rows:
+    print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:.0f} |")
