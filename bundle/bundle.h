@@ -30,7 +30,7 @@
 #include <stdint.h>
 
 #define TLB_MAGIC "\x89TLB\r\n\x1a\n"  /* 8 bytes, PNG-style */
-#define TLB_VERSION 5u                  /* what tlb_write writes */
+#define TLB_VERSION 6u                  /* what tlb_write writes */
 #define TLB_VERSION_OLDEST 1u           /* the oldest tlb_read reads */
 #define TLB_HEADER_SIZE 32u
 #define TLB_EXPR_MAXDEPTH 32            /* evaluation stack, in values */
@@ -135,7 +135,14 @@ typedef struct TlbVariant {
     uint32_t ntmaps;       /* version 5: at most TLB_MAX_TMAPS; older: 0 */
     const TlbTmap *tmaps;  /* [ntmaps]: the entry's parameters after the
                               kernel's, in this order */
+    uint8_t flags;         /* version 6: TLB_VARIANT_*; older: 0 */
 } TlbVariant;
+
+/* TlbVariant.flags. PERSISTENT: the entry's programs walk the programs
+ * of its kernel's grid clause (tilec --persistent, plan/persist.c), each
+ * visited once whatever the number launched, on a 1-D grid: libtile
+ * launches min(the grid's programs, those resident at once). */
+enum { TLB_VARIANT_PERSISTENT = 1u, TLB_VARIANT_FLAGS = 1u };
 
 typedef struct TlbConfig {
     uint32_t warps, stages;

@@ -171,7 +171,7 @@ static int config_from_ir(Arena *ar, const IrKernel *ik, int index, const TlbCod
         if (v->kernel == index)
             c->variants[c->nvariants++] =
                 (TlbVariant){v->guard, v->dyn_smem, v->entry, v->l1_programs,
-                             (uint32_t)v->ntmaps, tmaps_from_code(ar, v)};
+                             (uint32_t)v->ntmaps, tmaps_from_code(ar, v), v->flags};
     }
     if (c->nvariants == 0) {
         snprintf(err, errlen, "kernel '%s': no code for configuration %d",

@@ -41,6 +41,7 @@ typedef struct TlbCodeVariant {
     uint16_t l1_programs;  /* TlbVariant.l1_programs */
     int ntmaps;
     const TlbCodeTmap *tmaps;   /* TlbVariant.tmaps */
+    uint8_t flags;       /* TlbVariant.flags */
 } TlbCodeVariant;
 
 typedef struct TlbCode {

@@ -398,6 +398,11 @@ static void rd_variant(Rd *r, const TlbKernel *k, const TlbConfig *c, TlbVariant
     v->guard = g;
     if (r->version >= 4) v->l1_programs = rd_u16(r, "variant L1 programs");
     if (r->version >= 5) rd_tmaps(r, k, c, v);
+    if (r->version >= 6) v->flags = rd_u8(r, "variant flags");
+    if (!r->failed && (v->flags & ~TLB_VARIANT_FLAGS))
+        FAIL("variant '%s' has unknown flags 0x%x", v->entry, v->flags);
+    if (!r->failed && (v->flags & TLB_VARIANT_PERSISTENT) && !k->ngrid)
+        FAIL("variant '%s' is persistent but its kernel has no grid clause", v->entry);
 }
 
 static int guard_facts(const TlbKernel *k, const TlbVariant *v) {

@@ -97,6 +97,7 @@ static void put_config(Wr *w, const TlbKernel *k, const TlbConfig *c) {
         put(w, c->variants[i].guard, k->nparams);
         put_u16(w, c->variants[i].l1_programs);
         put_tmaps(w, &c->variants[i]);
+        put_u8(w, c->variants[i].flags);
     }
 }
 

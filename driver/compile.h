@@ -24,6 +24,8 @@ typedef struct TcOptions {
     int opt_level, debug, fp_contract_off;
     int no_tma;                        /* rings stay on cp.async (tilec
                                           --no-tma); zero: TMA where it can */
+    int persistent;                    /* tilec --persistent: programs walk
+                                          the tiles (plan/persist.c) */
     int early_products;                /* tilec --early-products: a loop's
                                           first product issued one
                                           iteration ahead where it can */

@@ -58,6 +58,7 @@ typedef struct Opts {
     int fp_contract_off;         /* --fp-contract=off */
     int no_tma;                  /* --no-tma */
     int early_products;          /* --early-products */
+    int persistent;              /* --persistent */
     int help, version;
 } Opts;
 
@@ -210,6 +211,12 @@ static int set_early_products(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_persistent(Opts *o, const char *v) {
+    (void)v;
+    o->persistent = 1;
+    return 0;
+}
+
 static int set_help(Opts *o, const char *v) {
     (void)v;
     o->help = 1;
@@ -270,6 +277,10 @@ static const OptSpec OPTIONS[] = {
      "it reads only loop invariants and rings and another product follows "
      "(attention's Q K^T under the softmax; 3 stages or more; "
      "experimental, not yet measured on a GPU)"},
+    {"--persistent", NULL, set_persistent, "programs walk the tiles of a "
+     "1-D grid, as many launched as fit at once, where a kernel computes a "
+     "tile per program in one loop of products (experimental, not yet "
+     "measured on a GPU)"},
     {"--stats", NULL, set_stats, "print registers, spills and shared memory "
      "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},
@@ -347,10 +358,15 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* --stats: an entry's loads copied by TMA (not with --no-tma), at the
  * first; its product issued one iteration ahead (--early-products), at
- * the product. */
+ * the product; whether its programs walk the tiles (--persistent), at
+ * the kernel. */
 static void print_tma_note(Arena *ar, Diag *dg, const LwEntry *en) {
     const LyPlan *p = en->plan;
     const IrKernel *k = en->kernel;
+    if (en->persistent)
+        dg_note(dg, k->loc, "entry '%s' (%s): persistent: its programs walk the grid's tiles, "
+                "as many launched as fit at once", en->name,
+                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
     if (p->early)
         dg_note(dg, p->early->loc, "entry '%s' (%s): this product is issued one iteration "
                 "ahead, under the rest of the loop's body", en->name,
@@ -593,7 +609,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     int bundle = o->emit == EMIT_BUNDLE || o->emit == EMIT_C;
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
-                    .early_products = o->early_products,
+                    .early_products = o->early_products, .persistent = o->persistent,
                     .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())

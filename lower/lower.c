@@ -353,6 +353,8 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutp
         LyVariant *vs = ar_alloc(ar, sizeof *vs * LY_MAX_VARIANTS);
         const LyPlan *plan[LY_MAX_VARIANTS];
         int64_t planned[LY_MAX_VARIANTS];
+        IrKernel *pk = opt.persistent ? ly_persistent(ar, ks[i]) : NULL;
+        if (pk) ks[i] = pk;
         int nv = ly_plan_variants(ar, ks[i], lw_arch_wgmma(c.opt->arch), vs);
         for (int v = 0; v < nv; v++) {
             plan[v] = ly_plan_lowering(ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c.opt->arch),
@@ -363,7 +365,10 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutp
         if (!fits[i]) continue;   /* a budget error does not stop the others */
         if (lw_variants(&c, vs, plan, planned, nv, &out->entries[out->nentries]) != 0)
             goto done;
-        for (int v = 0; v < nv; v++) out->entries[out->nentries + v].config = kept;
+        for (int v = 0; v < nv; v++) {
+            out->entries[out->nentries + v].config = kept;
+            out->entries[out->nentries + v].persistent = pk != NULL;
+        }
         out->nentries += nv;
         m->kernels[kept++] = ks[i];
     }
@@ -405,7 +410,8 @@ struct TlbCodeVariant *lw_code_variants(Arena *ar, const LwOutput *res) {
         vs[e] = (TlbCodeVariant){en->config, lw_guard(ar, &en->variant->facts),
                                  (uint32_t)en->dyn_shared_bytes, en->name,
                                  (uint16_t)en->l1_programs, en->plan->ntmaps,
-                                 lw_code_tmaps(ar, en->plan)};
+                                 lw_code_tmaps(ar, en->plan),
+                                 en->persistent ? TLB_VARIANT_PERSISTENT : 0};
     }
     return vs;
 }

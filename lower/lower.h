@@ -102,6 +102,9 @@ typedef struct LwOptions {
     int tma;                 /* rings of wgmma loops filled by TMA copies
                                 where they can be (plan/tma.c); tc_compile
                                 sets it unless --no-tma */
+    int persistent;          /* tilec --persistent: kernels whose programs
+                                compute a tile each walk the tiles instead
+                                where plan/persist.c takes them */
     int early;               /* tilec --early-products: a TMA loop's first
                                 wgmma product issued one iteration ahead
                                 where it can (plan LY_PLAN_EARLY) */
@@ -130,6 +133,9 @@ typedef struct LwEntry {
                                 for, the rest staying L1 (the bundle's
                                 TlbVariant.l1_programs; kernel.c,
                                 lw_l1_programs); 0: as many as fit */
+    int persistent;          /* its programs walk the grid's tiles
+                                (plan/persist.c): launched as many as fit
+                                at once (TlbVariant.flags) */
     int unpipelined;         /* loops with loads marked for cp.async that
                                 were lowered without pipelining (their
                                 rings do not fit, or a copy would cross a

@@ -818,6 +818,10 @@ enum { LY_MAX_UNIT = 4, LY_MAX_VARIANTS = LY_MAX_UNIT + 4 };
 /* The variants of configuration `k` (left unchanged), most specialized
  * first, the generic one last; at most LY_MAX_VARIANTS. Returns how
  * many. See plan/guard.c for which are built and why. */
+/* Kernel k rewritten so that its programs walk the tiles of its grid
+ * (plan/persist.c: the kernels it takes, and how), a new kernel; NULL
+ * where it does not take k. */
+IrKernel *ly_persistent(Arena *ar, const IrKernel *k);
 int ly_plan_variants(Arena *ar, const IrKernel *k, int wgmma,
                      LyVariant out[LY_MAX_VARIANTS]);
 /* Where the plans of a and b (two copies of one kernel after layout

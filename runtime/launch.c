@@ -218,6 +218,11 @@ static TileStatus resolve_function(const RtDriver *d, const TileKernel *k, RtMod
         return cuda_fail(d, r, "kernel '%s': entry '%s' needs %u bytes of shared memory",
                          k->k->name, v->v->entry, v->v->dyn_smem);
     prefer_l1(d, k, m, v, *f);
+    int fit = 0;
+    if ((v->v->flags & TLB_VARIANT_PERSISTENT) &&
+        !d->occupancy_max_blocks(&fit, *f, (int)v->threads, v->v->dyn_smem) && fit > 0 &&
+        m->sms > 0)
+        m->carve[v->slot].resident = (uint32_t)fit * (uint32_t)m->sms;
     atomic_store_explicit(&m->funcs[v->slot], *f, memory_order_release);
     return TILE_OK;
 }
@@ -356,6 +361,26 @@ static const RtVariant *mapless_variant(const TileKernel *k, const RtPlan *p) {
     return NULL;
 }
 
+/* A persistent variant's programs walk the programs of the kernel's
+ * grid (TlbVariant.flags), each visited once whatever their number, on a
+ * 1-D launch: g becomes (n, 1, 1), n the grid's programs or, where there
+ * are more, those resident at once ($TILE_PERSISTENT_PROGRAMS instead
+ * where set). The kernel counts them in i32. */
+static TileStatus persistent_grid(const TileKernel *k, const RtModule *m, const RtVariant *v,
+                                  uint32_t g[3]) {
+    if (!(v->v->flags & TLB_VARIANT_PERSISTENT)) return TILE_OK;
+    uint64_t n = (uint64_t)g[0] * g[1] * g[2];
+    if (n > INT32_MAX)
+        return rt_error(TILE_ERROR_GRID, "kernel '%s': the grid of persistent entry '%s' has "
+                        "%llu programs (at most %d)", k->k->name, v->v->entry,
+                        (unsigned long long)n, INT32_MAX);
+    uint32_t cap = k->bundle->persistent_cap ? k->bundle->persistent_cap
+                                             : m->carve[v->slot].resident;
+    g[0] = (uint32_t)(cap && n > cap ? cap : n);
+    g[1] = g[2] = 1;
+    return TILE_OK;
+}
+
 TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream stream) {
     TileStatus s;
     const RtDriver *d = rt_driver(&s);
@@ -378,14 +403,15 @@ TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream str
     }
     CUfunction f;
     if ((s = rt_function(d, k, m, p->variant, &f))) return s;
-    switch_carveout(d, m, p->variant->slot, f,
-                    (uint64_t)p->grid[0] * p->grid[1] * p->grid[2]);
-    CUresult r = d->launch_kernel(f, p->grid[0], p->grid[1], p->grid[2], p->config->threads,
+    uint32_t g[3] = {p->grid[0], p->grid[1], p->grid[2]};
+    if ((s = persistent_grid(k, m, p->variant, g))) return s;
+    switch_carveout(d, m, p->variant->slot, f, (uint64_t)g[0] * g[1] * g[2]);
+    CUresult r = d->launch_kernel(f, g[0], g[1], g[2], p->config->threads,
                                   1, 1, p->variant->v->dyn_smem, stream, params, NULL);
     if (r)
         return cuda_fail(d, r, "kernel '%s': launch of '%s' (grid %ux%ux%u, %u threads) "
-                         "failed", k->k->name, p->variant->v->entry, p->grid[0], p->grid[1],
-                         p->grid[2], p->config->threads);
+                         "failed", k->k->name, p->variant->v->entry, g[0], g[1], g[2],
+                         p->config->threads);
     return TILE_OK;
 }
 

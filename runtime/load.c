@@ -175,6 +175,9 @@ static TileStatus from_bytes(const void *data, size_t size, const char *name,
     const char *tune = getenv("TILE_AUTOTUNE"), *verbose = getenv("TILE_VERBOSE");
     b->autotune = !tune || !*tune ? 1 : !strcmp(tune, "force") ? 2 : strcmp(tune, "0") != 0;
     b->verbose = verbose && *verbose && strcmp(verbose, "0") != 0;
+    const char *cap = getenv("TILE_PERSISTENT_PROGRAMS");
+    unsigned long capv = cap && *cap ? strtoul(cap, NULL, 10) : 0;
+    b->persistent_cap = capv > UINT32_MAX ? UINT32_MAX : (uint32_t)capv;
     pthread_mutex_init(&b->lock, NULL);
     b->kernels = zalloc(sizeof *b->kernels * tlb->nkernels);
     int failed = !b->kernels;

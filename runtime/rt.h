@@ -132,6 +132,10 @@ typedef struct RtCarve {
     int pct;
     uint64_t past;
     atomic_int on;
+    uint32_t resident;   /* a persistent variant's programs resident at
+                            once (the occupancy calculator's programs per
+                            SM times the SMs; 0: unknown): what libtile
+                            launches at most (rt_launch) */
 } RtCarve;
 
 typedef struct RtModule {
@@ -155,6 +159,9 @@ struct TileBundle {
     uint64_t hash;             /* of the bundle's bytes: the cache's key */
     int autotune;              /* $TILE_AUTOTUNE at load: 0, 1, 2 (force) */
     int verbose;               /* $TILE_VERBOSE at load */
+    uint32_t persistent_cap;   /* $TILE_PERSISTENT_PROGRAMS at load: the
+                                  programs a persistent variant is launched
+                                  with at most (0: as many as are resident) */
     pthread_mutex_t lock;
     atomic_int nmodules;
     RtModule modules[RT_MAX_CONTEXTS];

@@ -70,7 +70,7 @@ static int spin_bundle(void **data, size_t *size) {
     for (int c = 0; c < SPIN_NCONFIGS; c++) {
         cvalues[c][0] = spin_iters[c];
         snprintf(entries[c], sizeof entries[c], "spin_i%d", spin_iters[c]);
-        variants[c][0] = (TlbVariant){none, 0, entries[c], 0, 0, NULL};
+        variants[c][0] = (TlbVariant){none, 0, entries[c], 0, 0, NULL, 0};
         configs[c] = (TlbConfig){4, 1, cvalues[c], {{3, grid}}, 0, NULL, 1, variants[c]};
     }
     static TlbKernel kernel = {"spin", 2, params, 1, cparams, 1, key, 1, SPIN_NCONFIGS,

@@ -44,9 +44,9 @@ static TlbTmap vadd_maps0[] = {
 static TlbTmap vadd_maps1[] = {{.param = 1, .elem = TLB_BF16, .rank = 2, .swizzle = 128,
                                 .box = {64, 256}, .dim = {{1, n_param}, {3, cdiv_n_1024}},
                                 .stride = {{3, cdiv_n_2048}}}};
-static TlbVariant vadd_v0[] = {{vadd_guard, 0, "vadd_c0_aligned16", 0, 2, vadd_maps0},
-                               {none, 0, "vadd_c0_generic", 0, 0, NULL}};
-static TlbVariant vadd_v1[] = {{none, 49152, "vadd_c1_generic", 0, 1, vadd_maps1}};
+static TlbVariant vadd_v0[] = {{vadd_guard, 0, "vadd_c0_aligned16", 0, 2, vadd_maps0, 0},
+                               {none, 0, "vadd_c0_generic", 0, 0, NULL, TLB_VARIANT_PERSISTENT}};
+static TlbVariant vadd_v1[] = {{none, 49152, "vadd_c1_generic", 0, 1, vadd_maps1, 0}};
 static uint32_t vadd_key[] = {3};
 static TlbConfig vadd_configs[] = {
     {4, 1, vadd_cv0, {{3, cdiv_n_1024}}, 0, NULL, 2, vadd_v0},
@@ -69,9 +69,9 @@ static TlbTmap sm_maps[] = {
     {.param = 0, .elem = TLB_BF16, .rank = 2, .swizzle = 64, .box = {32, 256},
      .dim = {{1, cols_param}, {4, sel}}, .stride = {{1, cols_param}}},
     {.param = 1, .elem = TLB_I16, .rank = 1, .box = {256}, .dim = {{3, block_ge_cols}}}};
-static TlbVariant sm_v[] = {{sm_unit, 0, "softmax_u1", 3, 0, NULL},
-                            {sm_guard, 16, "softmax_a", 0, 3, sm_maps},
-                            {none, 0, "softmax_g", 65535, 0, NULL}};
+static TlbVariant sm_v[] = {{sm_unit, 0, "softmax_u1", 3, 0, NULL, 0},
+                            {sm_guard, 16, "softmax_a", 0, 3, sm_maps, 0},
+                            {none, 0, "softmax_g", 65535, 0, NULL, 0}};
 static TlbConfig sm_configs[] = {{16, 2, NULL, {{1, rows}, {4, sel}}, 2, sm_req, 3, sm_v}};
 
 static const uint8_t cubin_bytes[] = {0x7f, 'E', 'L', 'F', 0, 1, 2, 3, 0xff};
@@ -135,6 +135,7 @@ static int same_config(const TlbKernel *k, const TlbConfig *a, const TlbConfig *
         if (memcmp(a->variants[i].guard, b->variants[i].guard, k->nparams) ||
             a->variants[i].dyn_smem != b->variants[i].dyn_smem ||
             a->variants[i].l1_programs != b->variants[i].l1_programs ||
+            a->variants[i].flags != b->variants[i].flags ||
             !same_tmaps(&a->variants[i], &b->variants[i]) ||
             !same_str(a->variants[i].entry, b->variants[i].entry))
             return 0;
@@ -301,14 +302,14 @@ static void test_foreign_and_versions(void) {
     TlbBundle in = sample();
     size_t n;
     uint8_t *d = write_sample(&in, &n);
-    put32(d + 8, 6);
+    put32(d + 8, 7);
     reseal(d, n);
-    expect_reject(d, n, "unsupported Tile bundle format version 6 (this reader "
-                        "understands versions 1 to 5)");
+    expect_reject(d, n, "unsupported Tile bundle format version 7 (this reader "
+                        "understands versions 1 to 6)");
     put32(d + 8, 0);
     reseal(d, n);
     expect_reject(d, n, "unsupported Tile bundle format version 0 (this reader "
-                        "understands versions 1 to 5)");
+                        "understands versions 1 to 6)");
     /* Version 2 has no "equal to 1" guard: read as one, softmax_u1's is
      * out of range (a bundle of softmax alone: its first variant is read
      * before version 4's additions could throw the reading off). */
@@ -443,7 +444,7 @@ static void test_invalid_content(void) {
     expect_write_error(&b, "a configuration without variants");
     c = sm_configs[0];
     uint8_t g[6] = {31};
-    TlbVariant v = {g, 0, "x", 0, 0, NULL};
+    TlbVariant v = {g, 0, "x", 0, 0, NULL, 0};
     c.variants = &v;
     c.nvariants = 1;
     expect_write_error(&b, "variant 'x' guards parameter 'out' with 2^31 (at most 2^30)");
@@ -464,7 +465,7 @@ static void test_invalid_content(void) {
         expect_write_error(&b, want);
         g[i] = 0;
     }
-    v = (TlbVariant){none, 0, "", 0, 0, NULL};
+    v = (TlbVariant){none, 0, "", 0, 0, NULL, 0};
     expect_write_error(&b, "empty variant entry name");
     c = sm_configs[0];
 
@@ -549,7 +550,7 @@ static void test_invalid_tmaps(void) {
     k[1].configs = &c;
     TlbTmap m[TLB_MAX_TMAPS + 1];
     for (int i = 0; i <= TLB_MAX_TMAPS; i++) m[i] = sm_maps[1];
-    TlbVariant v = {none, 0, "x", 0, TLB_MAX_TMAPS, m};
+    TlbVariant v = {none, 0, "x", 0, TLB_MAX_TMAPS, m, 0};
     c.variants = &v;
     c.nvariants = 1;
     size_t n;
@@ -753,7 +754,7 @@ static void test_from_ir(void) {
             vs[nv++] = (TlbCodeVariant){i, g, 0,
                                         ar_printf(ar, "%s_%d_%s", m->kernels[i]->name,
                                                   m->kernels[i]->config_index,
-                                                  a ? "aligned16" : "generic"), 0, 0, NULL};
+                                                  a ? "aligned16" : "generic"), 0, 0, NULL, 0};
         }
     TlbCode code = {"tilec test", "sm_90", ".version 8.0\n", nv, vs, 0, NULL};
     TlbBundle b;
@@ -839,7 +840,7 @@ static void test_from_ir(void) {
     code.nvariants = nv - 2;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
     CHECK_STR(err, "kernel 'vadd': no code for configuration 0");
-    TlbCodeVariant bad = {m->nkernels, NULL, 0, "x", 0, 0, NULL};
+    TlbCodeVariant bad = {m->nkernels, NULL, 0, "x", 0, 0, NULL, 0};
     code.variants = &bad;
     code.nvariants = 1;
     CHECK(tlb_from_ir(ar, m, &code, &b, err, sizeof err) == -1);
@@ -918,17 +919,53 @@ static void test_version4(void) {
     CHECK(k && k->nparams == 4 && k->nconfigs == 1 && k->configs[0].nvariants >= 2);
     for (uint32_t i = 0; k && i < k->configs[0].nvariants; i++)
         CHECK(k->configs[0].variants[i].ntmaps == 0 && k->configs[0].variants[i].tmaps == NULL);
-    /* Rewritten, it is a version 5 bundle of the same content. */
+    /* Rewritten, it is a version 6 bundle of the same content: each
+     * variant gains its map count (4 bytes) and its flags (1). */
     if (r) {
         size_t n5;
         uint8_t *d5 = write_sample(r, &n5);
         TlbBundle *r5 = NULL;
-        CHECK(d5[8] == 5 && n5 == n + 4 * k->configs[0].nvariants);
+        CHECK(d5[8] == 6 && n5 == n + 5 * k->configs[0].nvariants);
         CHECK(tlb_read(d5, n5, &r5, err, sizeof err) == 0 && same_bundle(r, r5));
         tlb_free(r5);
         free(d5);
     }
     tlb_free(r);
+}
+
+/* Version 6's variant flags: the sample's vadd_c0_generic is persistent
+ * and reads back so (test_round_trip); a flag no reader knows, or a
+ * persistent variant of a kernel without a grid clause, is refused,
+ * naming the variant (by the writer, which reads what it wrote back). */
+static void test_variant_flags(void) {
+    TlbBundle in = sample();
+    size_t n;
+    uint8_t *d = write_sample(&in, &n);
+    TlbBundle *r = NULL;
+    CHECK(tlb_read(d, n, &r, err, sizeof err) == 0);
+    CHECK(r && r->kernels[0].configs[0].variants[1].flags == TLB_VARIANT_PERSISTENT &&
+          r->kernels[0].configs[0].variants[0].flags == 0);
+    tlb_free(r);
+    free(d);
+    static TlbVariant v[3];
+    static TlbConfig c[1];
+    static TlbKernel k[2];
+    memcpy(k, kernels, sizeof k);
+    memcpy(c, k[1].configs, sizeof c);
+    memcpy(v, c[0].variants, sizeof v);
+    c[0].variants = v;
+    k[1].configs = c;
+    in.kernels = k;
+    const uint8_t bad[2] = {2, TLB_VARIANT_PERSISTENT};
+    k[1].ngrid = 0;
+    const char *why[2] = {"variant 'softmax_a' has unknown flags 0x2",
+                          "variant 'softmax_a' is persistent but its kernel has no grid clause"};
+    for (int i = 0; i < 2; i++) {
+        v[1].flags = bad[i];
+        void *w = NULL;
+        CHECK(tlb_write(&in, &w, &n, err, sizeof err) != 0 && w == NULL);
+        CHECK(strstr(err, why[i]) != NULL);
+    }
 }
 
 /* What a guard byte admits: multiples of 2^g (0 of everything), or, for
@@ -953,6 +990,7 @@ int main(void) {
     test_version1();
     test_version3();
     test_version4();
+    test_variant_flags();
     test_crc();
     test_arch();
     test_round_trip();

@@ -64,7 +64,7 @@ static TlbInsn x_m[] = {{TLB_X_PARAM, M, 0}}, x_n[] = {{TLB_X_PARAM, N, 0}},
 static TlbTmap maps[] = {{.param = X, .elem = TLB_F32, .rank = 2, .box = {32, 8},
                           .dim = {{1, x_n}, {1, x_m}}, .stride = {{1, x_ld}}}};
 static const uint8_t none[NPARAMS];
-static TlbVariant variants[] = {{none, 0, "copy2d", 0, 1, maps}};
+static TlbVariant variants[] = {{none, 0, "copy2d", 0, 1, maps, 0}};
 static TlbConfig configs[] = {{1, 1, NULL, {{3, gx}, {3, gy}}, 0, NULL, 1, variants}};
 static TlbKernel kernels[] = {{"copy2d", NPARAMS, params, 0, NULL, 0, NULL, 2, 1, configs}};
 

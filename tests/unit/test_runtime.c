@@ -36,10 +36,10 @@ static TlbParam sm_params[] = {{"out", TLB_PTR, TLB_F32, TLB_PARAM_STORED},
  * equal to 1 (rows anything); the same with stride anything; every fact. */
 static const uint8_t none[16], sm_a[] = {4, 4, 0, 3, 0}, all[] = {4, 4, 4, 4, 4},
                      sm_u[] = {4, 4, 0, 3, TLB_GUARD_ONE};
-static TlbVariant smv0[] = {{sm_u, 0, "sm0_u", 0, 0, NULL}, {sm_a, 0, "sm0_a", 0, 0, NULL},
-                            {none, 0, "sm0_g", 0, 0, NULL}};
-static TlbVariant smv1[] = {{all, 0, "sm1_a", 0, 0, NULL}, {none, 0, "sm1_g", 0, 0, NULL}};
-static TlbVariant smv2[] = {{none, 0, "sm2_g", 0, 0, NULL}};
+static TlbVariant smv0[] = {{sm_u, 0, "sm0_u", 0, 0, NULL, 0}, {sm_a, 0, "sm0_a", 0, 0, NULL, 0},
+                            {none, 0, "sm0_g", 0, 0, NULL, 0}};
+static TlbVariant smv1[] = {{all, 0, "sm1_a", 0, 0, NULL, 0}, {none, 0, "sm1_g", 0, 0, NULL, 0}};
+static TlbVariant smv2[] = {{none, 0, "sm2_g", 0, 0, NULL, 0}};
 static TlbConfig sm_configs[] = {{4, 3, NULL, {{1, g_rows}}, 1, r0, 3, smv0},
                                  {8, 3, NULL, {{1, g_rows}}, 2, r1, 2, smv1},
                                  {16, 3, NULL, {{1, g_rows}}, 1, r2, 1, smv2}};
@@ -54,8 +54,8 @@ static TlbParam mix_params[] = {
     {"p", TLB_PTR, TLB_F16, 0}, {"ns", TLB_I32, 0, TLB_PARAM_NOSPECIALIZE}};
 static const uint8_t mix_ints[14] = {0, 4, 4, 4, 4, 4, 4, 4},
                      mix_ptr[14] = {[12] = 4}, mix_one[14] = {[6] = TLB_GUARD_ONE};
-static TlbVariant mixv[] = {{mix_ints, 0, "mix_div", 0, 0, NULL}, {mix_ptr, 0, "mix_align", 0, 0, NULL},
-                            {mix_one, 0, "mix_one", 0, 0, NULL}};
+static TlbVariant mixv[] = {{mix_ints, 0, "mix_div", 0, 0, NULL, 0}, {mix_ptr, 0, "mix_align", 0, 0, NULL, 0},
+                            {mix_one, 0, "mix_one", 0, 0, NULL, 0}};
 static TlbConfig mix_config = {1, 1, NULL, {{0}}, 0, NULL, 3, mixv};
 
 static TlbKernel kernels[] = {

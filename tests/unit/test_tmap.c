@@ -55,8 +55,8 @@ static TlbTmap mm_maps[] = {
     {.param = B, .elem = TLB_F16, .rank = 3, .swizzle = 0, .box = {8, 16, 2},
      .dim = {{3, x_n4}, {3, x_k8}, {3, x_1024n}}, .stride = {{1, x_ldb}, {3, x_ldbk}}}};
 static const uint8_t none[NPARAMS], m_even[NPARAMS] = {[M] = 1};
-static TlbVariant mm_v[] = {{m_even, 0, "mm_tma", 0, 2, mm_maps},
-                            {none, 0, "mm_plain", 0, 0, NULL}};
+static TlbVariant mm_v[] = {{m_even, 0, "mm_tma", 0, 2, mm_maps, 0},
+                            {none, 0, "mm_plain", 0, 0, NULL, 0}};
 static TlbConfig mm_configs[] = {{4, 1, NULL, {{3, x_grid}}, 0, NULL, 2, mm_v}};
 /* mmt: mm with mm_tma alone, so that maps that cannot be made leave no
  * variant to fall back on. */
@@ -75,8 +75,8 @@ static TlbInsn n64[] = {{TLB_X_PARAM, 2, 0}, {TLB_X_CONST, 0, 64}, {TLB_X_ADD, 0
 static TlbTmap pick_maps[2][1] = {
     {{.param = 1, .elem = TLB_F16, .rank = 1, .box = {64}, .dim = {{3, n64}}}},
     {{.param = 1, .elem = TLB_F16, .rank = 1, .box = {128}, .dim = {{3, n128}}}}};
-static TlbVariant pick_v[2][1] = {{{none, 0, "pick_b64", 0, 1, pick_maps[0]}},
-                                  {{none, 0, "pick_b128", 0, 1, pick_maps[1]}}};
+static TlbVariant pick_v[2][1] = {{{none, 0, "pick_b64", 0, 1, pick_maps[0], 0}},
+                                  {{none, 0, "pick_b128", 0, 1, pick_maps[1], 0}}};
 static TlbConfig pick_configs[] = {{4, 1, blocks[0], {{3, g64}}, 0, NULL, 1, pick_v[0]},
                                    {4, 1, blocks[1], {{3, g128}}, 0, NULL, 1, pick_v[1]}};
 static uint32_t pick_key[] = {2};

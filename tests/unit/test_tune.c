@@ -46,9 +46,9 @@ static TlbInsn req512[] = {{TLB_X_PARAM, 2, 0}, {TLB_X_CONST, 0, 512}, {TLB_X_GE
 static TlbExpr r512[] = {{3, req512}};
 /* b512's first variant: `out` 16-byte aligned (the largest guard: 4) */
 static const uint8_t none[3], out16[3] = {4};
-static TlbVariant v64[] = {{none, 0, "pick_b64", 5, 0, NULL}}, v128[] = {{none, 0, "pick_b128", 5, 0, NULL}},
-                  v256[] = {{none, 0, "pick_b256", 0, 0, NULL}},
-                  v512[] = {{out16, 0, "pick_b512", 0, 0, NULL}, {none, 0, "pick_b512", 0, 0, NULL}};
+static TlbVariant v64[] = {{none, 0, "pick_b64", 5, 0, NULL, 0}}, v128[] = {{none, 0, "pick_b128", 5, 0, NULL, 0}},
+                  v256[] = {{none, 0, "pick_b256", 0, 0, NULL, 0}},
+                  v512[] = {{out16, 0, "pick_b512", 0, 0, NULL, 0}, {none, 0, "pick_b512", 0, 0, NULL, 0}};
 static TlbConfig configs[] = {{4, 1, blocks[0], {{3, g64}}, 0, NULL, 1, v64},
                               {4, 1, blocks[1], {{3, g128}}, 0, NULL, 1, v128},
                               {4, 1, blocks[2], {{3, g256}}, 0, NULL, 1, v256},
@@ -488,6 +488,45 @@ static void test_carveout(int (*carveout)(const char *)) {
     CHECK(remove_tree(cache_dir) == 0);
 }
 
+/* A persistent variant (TlbVariant.flags; tilec --persistent) is
+ * launched with at most the programs resident at once: the fake's
+ * occupancy calculator fits 16 programs of 4 warps (no shared memory) on
+ * each of its 4 SMs, so 64; a grid smaller than that as it is;
+ * $TILE_PERSISTENT_PROGRAMS (read at load) caps it instead. The same
+ * kernel's variant without the flag launches its whole grid. */
+static void test_persistent(void (*last)(unsigned[3], void **)) {
+    static TlbVariant vw[] = {{none, 0, "walk_p", 0, 0, NULL, TLB_VARIANT_PERSISTENT}},
+                      vn[] = {{none, 0, "walk_n", 0, 0, NULL, 0}};
+    static TlbConfig cw[] = {{4, 1, blocks[2], {{3, g256}}, 0, NULL, 1, vw},
+                             {4, 2, blocks[2], {{3, g256}}, 0, NULL, 1, vn}};
+    static TlbKernel kw[] = {{"walk", 3, params, 1, cparams, 0, NULL, 1, 2, cw}};
+    const int64_t ns[] = {256 * 1000, 256 * 10, 256 * 64, 256 * 65};
+    const unsigned want[] = {64, 10, 64, 64};
+    for (int capped = 0; capped < 2; capped++) {
+        if (capped) setenv("TILE_PERSISTENT_PROGRAMS", "3", 1);
+        TileBundle *b = load_kernels(kw, 1);
+        TileKernel *k = NULL;
+        int sels[2] = {-1, -1};
+        CHECK(tile_kernel_get(b, "walk", &k) == TILE_OK);
+        CHECK(k && tile_kernel_select(k, "stages=1", &sels[0]) == TILE_OK &&
+              tile_kernel_select(k, "stages=2", &sels[1]) == TILE_OK);
+        for (int i = 0; k && i < 4; i++)
+            for (int j = 0; j < 2; j++) {
+                int sel = sels[j];
+                TileLaunchArg a[3] = {tile_ptr(out), tile_ptr(x), tile_int(ns[i])};
+                unsigned g[3] = {0, 0, 0};
+                void *stream;
+                CHECK(tile_launch_select(k, sel, NULL, a, 3, NULL, NULL) == TILE_OK);
+                last(g, &stream);
+                unsigned full = (unsigned)(ns[i] / 256);
+                unsigned w = j ? full : capped ? 3 : want[i];
+                CHECK(g[0] == w && g[1] == 1 && g[2] == 1);
+            }
+        tile_bundle_free(b);
+    }
+    unsetenv("TILE_PERSISTENT_PROGRAMS");
+}
+
 int main(void) {
     setenv("TILE_LIBCUDA", FAKE, 1);
     setenv("FAKE_CUDA_WORKING", "1", 1);
@@ -512,6 +551,11 @@ int main(void) {
     memcpy(&carveout, &sym, sizeof sym);
     CHECK(carveout != NULL);
     if (carveout) test_carveout(carveout);
+    sym = dlsym(lib, "fake_cuda_last_launch");
+    void (*last)(unsigned[3], void **);
+    memcpy(&last, &sym, sizeof sym);
+    CHECK(last != NULL);
+    if (last) test_persistent(last);
     d->mem_free(out);
     d->mem_free(x);
     dlclose(lib);

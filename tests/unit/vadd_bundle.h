@@ -119,7 +119,7 @@ static int vadd_bundle(void **data, size_t *size) {
     static TlbCparam cparams[] = {{"BLOCK", TLB_CPARAM_INT, TLB_I32}};
     static int64_t cvalues[] = {1024};
     static const uint8_t none[4], all[4] = {4, 4, 4, 4};
-    static TlbVariant variants[] = {{all, 0, "vadd_aligned16", 0, 0, NULL}, {none, 0, "vadd_generic", 0, 0, NULL}};
+    static TlbVariant variants[] = {{all, 0, "vadd_aligned16", 0, 0, NULL, 0}, {none, 0, "vadd_generic", 0, 0, NULL, 0}};
     static uint32_t key[] = {3};
     static TlbConfig config = {4, 3, cvalues, {{3, grid}}, 0, NULL, 2, variants};
     static TlbKernel kernel = {"vadd", 4, params, 1, cparams, 1, key, 1, 1, &config};

@@ -373,10 +373,16 @@ typedef void (*SimRun)(void (*)(const uint64_t *), const uint64_t *, int,
 typedef void (*SimTmapEncode)(void *, uint64_t, int, const uint64_t *, const uint64_t *,
                               const uint32_t *, int, int);
 
+/* Programs a persistent entry (TlbVariant.flags) is launched with on
+ * simulated warps (a 1-D grid, as libtile's): few, so that each walks
+ * several of the grid's programs. */
+#define SIM_PERSISTENT_PROGRAMS 3u
+
 /* Runs plan's entry on simulated warps: its tensor maps (TMA) encoded
  * in the simulation's own layout (warpsim.c, ws_tmap_encode) from the
  * fields libtile evaluated, each map's address in the slot after the
- * parameters, as a GPU launch passes the maps themselves. */
+ * parameters, as a GPU launch passes the maps themselves; a persistent
+ * entry on SIM_PERSISTENT_PROGRAMS programs at most. */
 static int sim_launch(const RtPlan *plan, uint32_t nparams, void (*entry)(const uint64_t *),
                       SimRun run) {
     uint64_t slots[RT_MAX_PARAMS + TLB_MAX_TMAPS];
@@ -393,7 +399,13 @@ static int sim_launch(const RtPlan *plan, uint32_t nparams, void (*entry)(const 
             tlb_type_bytes((TlbType)m->elem), m->swizzle);
         slots[nparams + t] = (uint64_t)(uintptr_t)maps[t];
     }
-    run(entry, slots, (int)plan->config->c->warps * 32, plan->grid);
+    uint32_t grid[3] = {plan->grid[0], plan->grid[1], plan->grid[2]};
+    if (v->flags & TLB_VARIANT_PERSISTENT) {   /* 1-D, as libtile launches it */
+        uint64_t n = (uint64_t)grid[0] * grid[1] * grid[2];
+        grid[0] = n > SIM_PERSISTENT_PROGRAMS ? SIM_PERSISTENT_PROGRAMS : (uint32_t)n;
+        grid[1] = grid[2] = 1;
+    }
+    run(entry, slots, (int)plan->config->c->warps * 32, grid);
     return 0;
 }
 
