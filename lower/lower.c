@@ -335,6 +335,26 @@ static int plan_flags(const LwOptions *o) {
     return (o->tma ? LY_PLAN_TMA : 0) | (o->early ? LY_PLAN_EARLY : 0);
 }
 
+/* Plans k's variants (vs, their plans and shared memory); returns how
+ * many. */
+static int plan_kernel(LwCtx *c, const IrKernel *k, LyVariant *vs, const LyPlan **plan,
+                       int64_t *planned) {
+    int nv = ly_plan_variants(c->ar, k, lw_arch_wgmma(c->opt->arch), vs);
+    for (int v = 0; v < nv; v++) {
+        plan[v] = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c->opt->arch),
+                                   plan_flags(c->opt));
+        planned[v] = lw_planned_shared(c->ar, vs[v].k, plan[v]);
+    }
+    return nv;
+}
+
+/* Whether a plan of the nv has a loop lowered without its rings. */
+static int any_unpipelined(const LyPlan *const *plan, int nv) {
+    for (int v = 0; v < nv; v++)
+        if (plan[v]->unpipelined) return 1;
+    return 0;
+}
+
 int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutput *out) {
     LwOptions opt = *opt_in;
     if (!opt.arch) opt.arch = "sm_90";
@@ -353,14 +373,15 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutp
         LyVariant *vs = ar_alloc(ar, sizeof *vs * LY_MAX_VARIANTS);
         const LyPlan *plan[LY_MAX_VARIANTS];
         int64_t planned[LY_MAX_VARIANTS];
-        IrKernel *pk = opt.persistent ? ly_persistent(ar, ks[i]) : NULL;
-        if (pk) ks[i] = pk;
-        int nv = ly_plan_variants(ar, ks[i], lw_arch_wgmma(c.opt->arch), vs);
-        for (int v = 0; v < nv; v++) {
-            plan[v] = ly_plan_lowering(ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c.opt->arch),
-                                       plan_flags(c.opt));
-            planned[v] = lw_planned_shared(ar, vs[v].k, plan[v]);
+        IrKernel *pk = opt.persistent ? ly_persistent(ar, ks[i]) : NULL, *k0 = ks[i];
+        int nv = plan_kernel(&c, pk ? pk : k0, vs, plan, planned);
+        if (pk && nv > 0 && any_unpipelined(plan, nv)) {
+            /* its epilogue's scratch beside the rings does not fit: as
+             * written, one tile a program */
+            pk = NULL;
+            nv = plan_kernel(&c, k0, vs, plan, planned);
         }
+        if (pk) ks[i] = pk;
         fits[i] = (char)lw_fits(&c, planned, nv, ks, nkernels, i);
         if (!fits[i]) continue;   /* a budget error does not stop the others */
         if (lw_variants(&c, vs, plan, planned, nv, &out->entries[out->nentries]) != 0)
