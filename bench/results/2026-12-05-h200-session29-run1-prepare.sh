@@ -11,9 +11,11 @@
 # compile on the GPU machine); PTXAS: ptxas 13.5 or later (pip install
 # nvidia-cuda-nvcc). Writes build-s29/ (bin/, libtile.so, the examples'
 # tensor-core bundles, difftest with dot/tma/user/early bundles of both
-# compilers, ab/ for -ab.py) and build-gpu-fuzz/. Then the device call:
-#   run(command="bash bench/results/2026-12-05-h200-session29-run1.sh",
+# compilers, ab/ for -ab.py) and build-gpu-fuzz/. Then two device calls:
+#   run(command="bash bench/results/2026-12-05-h200-session29-run1.sh check",
 #       carry=["build-s29", "build-gpu-fuzz"], timeout_s=580)
+#   run(command="bash bench/results/2026-12-05-h200-session29-run1.sh time",
+#       carry=["build-s29", "build-gpu-fuzz"], timeout_s=560)
 set -eu
 cd "$(dirname "$0")/../.."
 : "${REL_TILEC:?a tilec built from wip/tma-release}" "${STATIC_TILEC:?a static tilec of main}"
@@ -31,18 +33,21 @@ done
 cp tests/gpu/ops/difftest build-s29/
 for v in main rel; do
     t=$main; [ $v = rel ] && t=$REL_TILEC
-    for f in dot tma user early; do
+    for f in dot tma user early persist; do
         # shellcheck disable=SC2046
         "$t" --arch=sm_90a $(sed -n '1s|^// tilec: ||p' tests/gpu/ops/$f.tile) \
             -o build-s29/ops/$v/$f.tlb tests/gpu/ops/$f.tile
     done
 done
-# matmul: main against rel, two tiles
-for v in main rel; do
-    t=$main; [ $v = rel ] && t=$REL_TILEC
-    for cfg in "128 256 64 8 3" "128 256 64 8 4"; do
+# matmul: main against rel, two tiles; main and rel --persistent (at 4
+# stages the rewrite does not fit and the kernel stays as written)
+for v in main rel pers relpers; do
+    t=$main; case $v in rel*) t=$REL_TILEC ;; esac
+    f=""; case $v in *pers) f=--persistent ;; esac
+    for cfg in "128 256 64 8 3" "128 256 64 8 4" "128 128 64 8 4"; do
         set -- $cfg
-        "$t" --arch=sm_90a -DBM=$1 -DBN=$2 -DBK=$3 -Dwarps=$4 -Dstages=$5 \
+        # shellcheck disable=SC2086
+        "$t" --arch=sm_90a $f -DBM=$1 -DBN=$2 -DBK=$3 -Dwarps=$4 -Dstages=$5 \
             -o build-s29/ab/mm-$v-$1x$2x$3-w$4-s$5.tlb examples/matmul.tile
     done
 done
