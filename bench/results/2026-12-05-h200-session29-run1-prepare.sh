@@ -63,6 +63,10 @@ for D in 64 128; do
         att main "$main" "" $D $c 128 64 8 3
         att early "$main" --early-products $D $c 128 64 8 3
         att early "$main" --early-products $D $c 128 64 8 4
+        # 64 rows a program over 4 warps: more programs per SM (the
+        # early form's second S tile costs 47-58 registers a thread)
+        att main "$main" "" $D $c 64 64 4 3
+        att early "$main" --early-products $D $c 64 64 4 3
         att rel "$REL_TILEC" "" $D $c 128 64 8 2
         att relearly "$REL_TILEC" --early-products $D $c 128 64 8 3
     done
