@@ -16,6 +16,14 @@ TESTS += tests/unit/test_layout_assign
 tests_unit_test_layout_assign_SOURCES = tests/unit/test_layout_assign.c tests/unit/check.h
 tests_unit_test_layout_assign_LDADD = sema/libsema.la parser/libparser.la base/libbase.la -lm
 
+# test_persist: plan/persist.c's rewrite against the kernels as written,
+# on the interpreter, over shapes and numbers of programs.
+check_PROGRAMS += tests/unit/test_persist
+TESTS += tests/unit/test_persist
+tests_unit_test_persist_SOURCES = tests/unit/test_persist.c tests/unit/check.h
+tests_unit_test_persist_LDADD = interp/libinterp.la bundle/libtlbir.la bundle/libtlb.la \
+	sema/libsema.la parser/libparser.la base/libbase.la -lm
+
 check_PROGRAMS += tests/unit/test_mma
 TESTS += tests/unit/test_mma
 tests_unit_test_mma_SOURCES = tests/unit/test_mma.c tests/unit/check.h
