@@ -186,6 +186,7 @@ static TileStatus compute_grid(const TileKernel *k, const uint32_t *given, RtPla
         return rt_error(TILE_ERROR_GRID, "kernel '%s' has no grid(...) clause: launch "
                         "it with tile_launch_grid", tk->name);
     p->empty = 0;
+    p->given = given != NULL;
     for (int d = 0; d < 3; d++) {
         int64_t v = 1;
         if (given) v = given[d];

@@ -183,6 +183,7 @@ typedef struct RtPlan {
     const RtVariant *variant;
     uint32_t grid[3];
     int empty;                     /* a zero grid dimension: no launch */
+    int given;                     /* the caller gave the grid */
     uint8_t mult[RT_MAX_PARAMS];   /* log2 of the largest power of two (at
                                       most TLB_GUARD_MAX) dividing a pointer
                                       argument's address or a specializable

@@ -493,7 +493,9 @@ static void test_carveout(int (*carveout)(const char *)) {
  * occupancy calculator fits 16 programs of 4 warps (no shared memory) on
  * each of its 4 SMs, so 64; a grid smaller than that as it is;
  * $TILE_PERSISTENT_PROGRAMS (read at load) caps it instead. The same
- * kernel's variant without the flag launches its whole grid. */
+ * kernel's variant without the flag launches its whole grid. A grid
+ * given at launch must be the clause's for the persistent variant (it
+ * walks its clause's programs), and replaces it for the other. */
 static void test_persistent(void (*last)(unsigned[3], void **)) {
     static TlbVariant vw[] = {{none, 0, "walk_p", 0, 0, NULL, TLB_VARIANT_PERSISTENT}},
                       vn[] = {{none, 0, "walk_n", 0, 0, NULL, 0}};
@@ -521,6 +523,15 @@ static void test_persistent(void (*last)(unsigned[3], void **)) {
                 unsigned full = (unsigned)(ns[i] / 256);
                 unsigned w = j ? full : capped ? 3 : want[i];
                 CHECK(g[0] == w && g[1] == 1 && g[2] == 1);
+                uint32_t same[3] = {full, 1, 1}, other[3] = {full + 1, 1, 1};
+                CHECK(tile_launch_select(k, sel, same, a, 3, NULL, NULL) == TILE_OK);
+                TileStatus s = tile_launch_select(k, sel, other, a, 3, NULL, NULL);
+                CHECK(j ? s == TILE_OK : s == TILE_ERROR_GRID);
+                if (!j && i == 1 && !capped)
+                    CHECK(strcmp(tile_last_error(),
+                                 "kernel 'walk': entry 'walk_p' is persistent (tilec "
+                                 "--persistent): it walks the programs of its grid clause, "
+                                 "so a grid given at launch (11x1x1) cannot replace it") == 0);
             }
         tile_bundle_free(b);
     }
