@@ -277,10 +277,10 @@ static const OptSpec OPTIONS[] = {
      "it reads only loop invariants and rings and another product follows "
      "(attention's Q K^T under the softmax; 3 stages or more; "
      "experimental, not yet measured on a GPU)"},
-    {"--persistent", NULL, set_persistent, "programs walk the tiles of a "
-     "1-D grid, as many launched as fit at once, where a kernel computes a "
-     "tile per program in one loop of products (experimental, not yet "
-     "measured on a GPU)"},
+    {"--persistent", NULL, set_persistent, "programs walk the tiles of the "
+     "grid, as many launched as fit at once, where a kernel computes a tile "
+     "per program in one loop of products (experimental, not yet measured "
+     "on a GPU)"},
     {"--stats", NULL, set_stats, "print registers, spills and shared memory "
      "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},
@@ -360,7 +360,7 @@ static int parse_args(Opts *o, int argc, char **argv) {
  * first; its product issued one iteration ahead (--early-products), at
  * the product; whether its programs walk the tiles (--persistent), at
  * the kernel. */
-static void print_tma_note(Arena *ar, Diag *dg, const LwEntry *en) {
+static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     const LyPlan *p = en->plan;
     const IrKernel *k = en->kernel;
     if (en->persistent)
@@ -426,7 +426,7 @@ static void print_stats(Arena *ar, Diag *dg, const char *arch,
                 ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),
                 en->unpipelined, en->unpipelined > 1 ? "s" : "", why);
     }
-    for (int e = 0; e < lo->nentries; e++) print_tma_note(ar, dg, &lo->entries[e]);
+    for (int e = 0; e < lo->nentries; e++) print_plan_notes(ar, dg, &lo->entries[e]);
 }
 
 /* The first product of block b (nested blocks included) that runs on

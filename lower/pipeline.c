@@ -409,6 +409,15 @@ static LLVMValueRef header_phi(LwFn *f, LLVMValueRef iv, LLVMValueRef init) {
     return phi;
 }
 
+/* The parity of the TMA phase of slot `next`, the read slot advanced by
+ * one: the read slot's, flipped where `next` wraps to 0. */
+static LLVMValueRef next_phase(LwFn *f, struct LwPipe *p, LLVMValueRef next) {
+    LwCtx *c = f->c;
+    LLVMValueRef wrap = LLVMBuildZExt(
+        c->b, LLVMBuildICmp(c->b, LLVMIntEQ, next, lw_i32(c, 0), ""), c->i32, "");
+    return LLVMBuildXor(c->b, p->phase, wrap, "");
+}
+
 /* (s + by) mod stages, for 0 <= s < stages and 0 < by < stages. */
 static LLVMValueRef slot_add(LwFn *f, struct LwPipe *p, LLVMValueRef s, int by) {
     LwCtx *c = f->c;
@@ -522,10 +531,8 @@ int lw_pipe_early(LwFn *f, const IrOp *dot) {
     LwCtx *c = f->c;
     lw_set(f, dot->res[0], lw_wgmma_wait(f, p->early_cur, 0));
     LLVMValueRef slot = slot_add(f, p, p->read_slot, 1);
-    LLVMValueRef wrap = LLVMBuildZExt(c->b, LLVMBuildICmp(c->b, LLVMIntEQ, slot, lw_i32(c, 0), ""),
-                                      c->i32, "");
-    LLVMValueRef phase = LLVMBuildXor(c->b, p->phase, wrap, "");
-    p->early_next = early_issue(f, p, LLVMBuildAdd(c->b, p->iv, p->step, ""), slot, phase);
+    p->early_next = early_issue(f, p, LLVMBuildAdd(c->b, p->iv, p->step, ""), slot,
+                                next_phase(f, p, slot));
     return 1;
 }
 
@@ -568,9 +575,7 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
             LLVMValueRef next = slot_add(f, p, p->read_slot, 1);
             LLVMAddIncoming(p->read_slot, &next, &latch, 1);
             if (p->phase) {   /* flipped where the slot wraps */
-                LLVMValueRef wrap = LLVMBuildZExt(
-                    b, LLVMBuildICmp(b, LLVMIntEQ, next, lw_i32(c, 0), ""), c->i32, "");
-                LLVMValueRef flip = LLVMBuildXor(b, p->phase, wrap, "");
+                LLVMValueRef flip = next_phase(f, p, next);
                 LLVMAddIncoming(p->phase, &flip, &latch, 1);
             }
         }

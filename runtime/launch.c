@@ -361,15 +361,8 @@ static const RtVariant *mapless_variant(const TileKernel *k, const RtPlan *p) {
     return NULL;
 }
 
-/* A persistent variant's programs walk the programs of the kernel's
- * grid clause (TlbVariant.flags), each visited once whatever their
- * number, on a 1-D launch: g becomes (n, 1, 1), n the grid's programs
- * or, where there are more, those resident at once
- * ($TILE_PERSISTENT_PROGRAMS instead where set). The kernel counts them
- * in i32, and computes its grid from its clause: a grid the caller gives
- * (tile_launch_grid) must be that one. */
-static TileStatus persistent_grid(const TileKernel *k, const RtModule *m, const RtPlan *p,
-                                  uint32_t g[3]) {
+TileStatus rt_persistent_grid(const TileKernel *k, const RtPlan *p, uint32_t cap,
+                              uint32_t g[3]) {
     const RtVariant *v = p->variant;
     if (!(v->v->flags & TLB_VARIANT_PERSISTENT)) return TILE_OK;
     for (uint32_t d = 0; p->given && d < 3; d++) {
@@ -386,8 +379,6 @@ static TileStatus persistent_grid(const TileKernel *k, const RtModule *m, const 
         return rt_error(TILE_ERROR_GRID, "kernel '%s': the grid of persistent entry '%s' has "
                         "%llu programs (at most %d)", k->k->name, v->v->entry,
                         (unsigned long long)n, INT32_MAX);
-    uint32_t cap = k->bundle->persistent_cap ? k->bundle->persistent_cap
-                                             : m->carve[v->slot].resident;
     g[0] = (uint32_t)(cap && n > cap ? cap : n);
     g[1] = g[2] = 1;
     return TILE_OK;
@@ -416,7 +407,9 @@ TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream str
     CUfunction f;
     if ((s = rt_function(d, k, m, p->variant, &f))) return s;
     uint32_t g[3] = {p->grid[0], p->grid[1], p->grid[2]};
-    if ((s = persistent_grid(k, m, p, g))) return s;
+    uint32_t cap = k->bundle->persistent_cap ? k->bundle->persistent_cap
+                                             : m->carve[p->variant->slot].resident;
+    if ((s = rt_persistent_grid(k, p, cap, g))) return s;
     switch_carveout(d, m, p->variant->slot, f, (uint64_t)g[0] * g[1] * g[2]);
     CUresult r = d->launch_kernel(f, g[0], g[1], g[2], p->config->threads,
                                   1, 1, p->variant->v->dyn_smem, stream, params, NULL);

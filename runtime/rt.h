@@ -197,6 +197,16 @@ typedef struct RtPlan {
     RtTmapArgs tmap[TLB_MAX_TMAPS];     /* evaluated from the arguments */
 } RtPlan;
 
+/* A persistent variant's programs walk the programs of the kernel's
+ * grid clause (TlbVariant.flags), each visited once whatever their
+ * number, on a 1-D launch: g (p's grid) becomes (n, 1, 1), n the grid's
+ * programs or cap where there are more (0: no cap; rt_launch passes
+ * those resident at once, or $TILE_PERSISTENT_PROGRAMS). The kernel
+ * counts them in i32, and computes its grid from its clause: a grid the
+ * caller gave (tile_launch_grid) must be that one. Other variants: g as
+ * it is. TILE_ERROR_GRID otherwise. */
+TileStatus rt_persistent_grid(const TileKernel *k, const RtPlan *p, uint32_t cap,
+                              uint32_t g[3]);
 /* Checks and packs the arguments, picks configuration and variant and
  * computes the grid (`grid` given: that grid). No driver involved. The
  * configuration is the first of the selection whose @require holds. */

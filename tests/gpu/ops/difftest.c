@@ -374,23 +374,24 @@ typedef void (*SimTmapEncode)(void *, uint64_t, int, const uint64_t *, const uin
                               const uint32_t *, int, int);
 
 /* Programs a persistent entry (TlbVariant.flags) is launched with on
- * simulated warps (a 1-D grid, as libtile's): few, so that each walks
- * several of the grid's programs. */
+ * simulated warps at most (rt_persistent_grid: a 1-D grid, as libtile
+ * launches it): few, so that each walks several of the grid's programs. */
 #define SIM_PERSISTENT_PROGRAMS 3u
 
 /* Runs plan's entry on simulated warps: its tensor maps (TMA) encoded
  * in the simulation's own layout (warpsim.c, ws_tmap_encode) from the
  * fields libtile evaluated, each map's address in the slot after the
  * parameters, as a GPU launch passes the maps themselves; a persistent
- * entry on SIM_PERSISTENT_PROGRAMS programs at most. */
-static int sim_launch(const RtPlan *plan, uint32_t nparams, void (*entry)(const uint64_t *),
-                      SimRun run) {
+ * entry on SIM_PERSISTENT_PROGRAMS programs at most. Returns NULL, or why
+ * it could not run. */
+static const char *sim_launch(const TileKernel *k, const RtPlan *plan, uint32_t nparams,
+                              void (*entry)(const uint64_t *), SimRun run) {
     uint64_t slots[RT_MAX_PARAMS + TLB_MAX_TMAPS];
     static _Alignas(64) unsigned char maps[TLB_MAX_TMAPS][128];
     const TlbVariant *v = plan->variant->v;
     memcpy(slots, plan->slots, sizeof plan->slots);
     SimTmapEncode enc = plan->ntmaps ? (SimTmapEncode)dlsym(simlib, "ws_tmap_encode") : NULL;
-    if (plan->ntmaps && !enc) return -1;
+    if (plan->ntmaps && !enc) return "the simulation cannot encode its tensor maps";
     for (uint32_t t = 0; t < plan->ntmaps; t++) {
         const TlbTmap *m = &v->tmaps[t];
         uint32_t box[TLB_TMAP_MAXRANK];
@@ -400,13 +401,9 @@ static int sim_launch(const RtPlan *plan, uint32_t nparams, void (*entry)(const 
         slots[nparams + t] = (uint64_t)(uintptr_t)maps[t];
     }
     uint32_t grid[3] = {plan->grid[0], plan->grid[1], plan->grid[2]};
-    if (v->flags & TLB_VARIANT_PERSISTENT) {   /* 1-D, as libtile launches it */
-        uint64_t n = (uint64_t)grid[0] * grid[1] * grid[2];
-        grid[0] = n > SIM_PERSISTENT_PROGRAMS ? SIM_PERSISTENT_PROGRAMS : (uint32_t)n;
-        grid[1] = grid[2] = 1;
-    }
+    if (rt_persistent_grid(k, plan, SIM_PERSISTENT_PROGRAMS, grid)) return tile_last_error();
     run(entry, slots, (int)plan->config->c->warps * 32, grid);
-    return 0;
+    return NULL;
 }
 
 static int verbose, quiet, require_sim;
@@ -529,8 +526,9 @@ static int run_case(TileProgram *prog, TileKernel *k, const Case *c, char mode) 
             failed = require_sim ? 1 : -1;
             goto done;
         }
-        if (!plan.empty && sim_launch(&plan, k->k->nparams, entry, run) != 0) {
-            printf("FAIL %s: %s: the simulation cannot encode its tensor maps\n", what, sym);
+        const char *why = plan.empty ? NULL : sim_launch(k, &plan, k->k->nparams, entry, run);
+        if (why) {
+            printf("FAIL %s: %s: %s\n", what, sym, why);
             failed = 1;
             goto done;
         }
