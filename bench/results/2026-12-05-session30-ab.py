@@ -1,18 +1,16 @@
-"""Session 29: attention with the product issued one iteration ahead
-(tilec --early-products: "early", main's compiler; "relearly", the
-branch wip/tma-release's) against main's plain loops ("main", 2 and 3
-stages) and the branch's ("rel": slots freed through release mbarriers,
-no barrier in the loop), beside cuDNN's SDPA, D = 64 and 128, causal or
-not, [B*H, S, D] f16 with S = 4096; then matmul f16 main against rel,
-each also with persistent programs (tilec --persistent), beside cuBLAS
-at 4096^3, 8192^3, 4104^3. Outputs poisoned and checked
+"""Session 30 (prepared in session 29): attention with the product issued
+one iteration ahead (tilec --early-products: "early") against the
+default loops ("main", 2 and 3 stages), beside cuDNN's SDPA, D = 64 and
+128, causal or not, [B*H, S, D] f16 with S = 4096; then matmul f16, the
+default code and persistent programs (tilec --persistent: "pers"),
+beside cuBLAS at 4096^3, 8192^3, 4104^3. Outputs poisoned and checked
 against float64 first (bench/abtime.py), then best of three alternated
 do_bench medians.
 
 Bundles in BUNDLE_DIR (-run1-prepare.sh builds them; names say the
 tile):
-  att-{main,early,rel,relearly}-D{64,128}[-causal]-BMxBN-wW-sS.tlb
-  mm-{main,rel,pers,relpers}-BMxBNxBK-wW-sS.tlb   examples/matmul.tile
+  att-{main,early}-D{64,128}[-causal]-BMxBN-wW-sS.tlb
+  mm-{main,pers}-BMxBNxBK-wW-sS.tlb   examples/matmul.tile
                                        (pers: tilec --persistent)
 
     TILE_LIBDIR=DIR PYTHONPATH=python:bench python3 THIS BUNDLE_DIR"""
