@@ -1296,7 +1296,7 @@ def main():
             fail(s, f"{type(e).__name__}: {e}\n{traceback.format_exc()}")
         torch.cuda.empty_cache()
         draw_charts()
-    write_results()
+        write_results()   # after each step: a run cut short keeps what it timed
     print_table()
     return 1 if FAILURES or not all(r["ok"] for r in ROWS) else 0
 
