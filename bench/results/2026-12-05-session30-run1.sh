@@ -17,24 +17,24 @@ mode=${1:-all}
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 if [ "$mode" != check ]; then
     # every output is checked against float64 before it is timed
-    TILE_LIBDIR=$PWD/$b PYTHONPATH=$PWD/python:$PWD/bench timeout 240 \
+    TILE_LIBDIR=$PWD/$b PYTHONPATH=$PWD/python:$PWD/bench timeout 200 \
         python3 bench/results/2026-12-05-session30-ab.py $b/ab > "$out/ab.txt" 2>&1
     echo "ab rc=$?"
     [ "$mode" = time ] && { grep -v "^$" "$out/ab.txt" | tail -70; exit 0; }
 fi
 ops="tests/gpu/ops/dot.tile tests/gpu/ops/tma.tile tests/gpu/ops/user.tile tests/gpu/ops/early.tile"
-TILE_STDLIB=$PWD/stdlib timeout 60 $b/difftest $b/ops/main $ops > "$out/ops.txt" 2>&1
+TILE_STDLIB=$PWD/stdlib timeout 50 $b/difftest $b/ops/main $ops > "$out/ops.txt" 2>&1
 echo "difftest rc=$?"; grep -E "^FAIL|passed" "$out/ops.txt" | tail -4
 # persistent entries on 3 programs (each walks several tiles), then as libtile launches them
 for cap in 3 ""; do
-    TILE_PERSISTENT_PROGRAMS=$cap TILE_STDLIB=$PWD/stdlib timeout 40 $b/difftest $b/ops/main \
+    TILE_PERSISTENT_PROGRAMS=$cap TILE_STDLIB=$PWD/stdlib timeout 30 $b/difftest $b/ops/main \
         tests/gpu/ops/persist.tile > "$out/persist-${cap:-all}.txt" 2>&1
     echo "persist cap=${cap:-resident} rc=$?"; grep -E "^FAIL|passed" "$out/persist-${cap:-all}.txt" | tail -2
 done
-TILE_STDLIB=$PWD/stdlib timeout 60 compute-sanitizer --tool racecheck $b/difftest $b/ops/main \
+TILE_STDLIB=$PWD/stdlib timeout 50 compute-sanitizer --tool racecheck $b/difftest $b/ops/main \
     tests/gpu/ops/early.tile tests/gpu/ops/persist.tile > "$out/racecheck.txt" 2>&1
 echo "racecheck early+persist rc=$?"; grep -E "hazard|ERROR SUMMARY|passed" "$out/racecheck.txt" | tail -2
-TILE_STDLIB=$PWD/stdlib timeout 45 compute-sanitizer --tool memcheck $b/difftest $b/ops/main \
+TILE_STDLIB=$PWD/stdlib timeout 35 compute-sanitizer --tool memcheck $b/difftest $b/ops/main \
     tests/gpu/ops/early.tile tests/gpu/ops/persist.tile > "$out/memcheck.txt" 2>&1
 echo "memcheck early+persist rc=$?"; grep -E "ERROR SUMMARY|passed" "$out/memcheck.txt" | tail -2
 if [ "$mode" = check ]; then
@@ -45,13 +45,10 @@ if [ "$mode" = check ]; then
     done
     echo "examples: $s"
 fi
-OUT=$out/fuzz ARCH=sm_90a BUDGET=30 TILEC_FLAGS=--early-products \
-    GEN_OPTS="--templates chain --kernels 2 --aligned-dots" \
-    timeout 45 scripts/gpu-fuzz.sh run 50000 50999 > "$out/fuzz.txt" 2>&1; echo "fuzz early rc=$?"
+# generated programs (dot and chain templates) with both flags, compiled there
+OUT=$out/fuzz ARCH=sm_90a BUDGET=25 TILEC_FLAGS="--persistent --early-products" \
+    TILE_PERSISTENT_PROGRAMS=3 GEN_OPTS="--templates dot,chain --kernels 2 --aligned-dots" \
+    timeout 35 scripts/gpu-fuzz.sh run 50000 50999 > "$out/fuzz.txt" 2>&1; echo "fuzz rc=$?"
 tail -2 "$out/fuzz.txt"
-OUT=$out/fuzzp ARCH=sm_90a BUDGET=30 TILEC_FLAGS=--persistent TILE_PERSISTENT_PROGRAMS=3 \
-    GEN_OPTS="--templates dot --kernels 2 --aligned-dots" \
-    timeout 45 scripts/gpu-fuzz.sh run 51000 51999 > "$out/fuzzp.txt" 2>&1; echo "fuzz persistent rc=$?"
-tail -2 "$out/fuzzp.txt"
 [ "$mode" = all ] && grep -v "^$" "$out/ab.txt" | tail -75
 exit 0
