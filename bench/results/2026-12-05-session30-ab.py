@@ -25,6 +25,13 @@ from abtime import check_then_time, sdpa_case
 
 d = sys.argv[1]
 rows = []
+print("| shape | system | µs | TFLOP/s |\n| --- | --- | ---: | ---: |", flush=True)
+
+
+def emit(shape, name, us, tflops):
+    """A row, printed as soon as it is timed (a run cut short keeps it)."""
+    rows.append((shape, name, us, tflops))
+    print(f"| {shape} | {name} | {us:.1f} | {tflops:.0f} |", flush=True)
 
 B, H, S = 4, 32, 4096
 for D in (64, 128):
@@ -46,8 +53,8 @@ for D in (64, 128):
         best = check_then_time(fns, check)
         flops = 4 * B * H * S * S * D // (2 if causal else 1)
         for name, ms in best.items():
-            rows.append((f"attention D{D}{' causal' if causal else ''}", name, ms * 1e3,
-                         flops / ms / 1e9))
+            emit(f"attention D{D}{' causal' if causal else ''}", name, ms * 1e3,
+                 flops / ms / 1e9)
         del q, k, v, o, ref
 
 for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (4104, 4104, 4104)):
@@ -69,8 +76,5 @@ for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (4104, 4104, 4104)):
     c.fill_(float("nan"))
     best = check_then_time(fns, check)
     for name, ms in best.items():
-        rows.append((f"{M}x{N}x{K}", name, ms * 1e3, 2 * M * N * K / ms / 1e9))
+        emit(f"{M}x{N}x{K}", name, ms * 1e3, 2 * M * N * K / ms / 1e9)
     del a, b, c, ref
-print("| shape | system | µs | TFLOP/s |\n| --- | --- | ---: | ---: |")
-for r in rows:
-    print(f"| {r[0]} | {r[1]} | {r[2]:.1f} | {r[3]:.0f} |")
