@@ -1,29 +1,25 @@
 #!/bin/bash
-# Session 30, device call 2: the tensor-core rows of the benchmark beside
-# Triton, PyTorch, cuBLAS and cuDNN in one process each, for two builds of
-# the same bundles: build-s30/b (tilec's defaults) and build-s30/f (tilec
-# --persistent --early-products: persistent programs where a kernel
-# computes a tile per program, the first product issued one iteration
-# ahead where a TMA loop of 3 stages or more has two).
+# Session 30, device call 2 — PREPARED, NOT RUN (session 30 had one
+# 41-second H100 call, run 1): the tensor-core rows of the benchmark
+# beside Triton, PyTorch, cuBLAS and cuDNN in one process, with the
+# attention step's new 128x128 tile (bench/configs.py ATTENTION_TILES),
+# and FP8 with TMA rings (not timed since session 14's cp.async rings).
+# Run 1 found --persistent and --early-products slower, so this call
+# times tilec's defaults only.
 #
-# Here, in a built tree (after scripts/gpu-bench.sh prepare):
-#   printf '#!/bin/sh\nexec %s/tilec --persistent --early-products "$@"\n' $PWD > /tmp/tilec-flags
-#   chmod +x /tmp/tilec-flags
-#   TILE_STDLIB=$PWD/stdlib python3 bench/build_bundles.py /tmp/tilec-flags /tmp/bf --arch sm_90a
-#   mkdir -p build-s30/b/bench build-s30/f/bench
-#   cp build-gpu/libtile.so build-s30/b/; cp build-gpu/libtile.so build-s30/f/
+# Here, in a built tree:
+#   scripts/gpu-bench.sh prepare        # build-gpu/: libtile.so, bench/*.tlb
+#   mkdir -p build-s30/bench && cp build-gpu/libtile.so build-s30/ &&
 #   for p in matmul_ mm_bias_relu_ linear_relu_ attention_ mm_f8_; do
-#       cp build-gpu/bench/$p*.tlb build-s30/b/bench/; cp /tmp/bf/$p*.tlb build-s30/f/bench/; done
+#       cp build-gpu/bench/$p*.tlb build-s30/bench/; done
 # Device call: run(command="bash bench/results/2026-12-05-session30-run2.sh",
 #                  carry=["build-s30"], timeout_s=590)
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/out}
+mkdir -p "$out/b"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
-for v in b f; do
-    mkdir -p "$out/$v"
-    timeout 270 python3 bench/bench.py --build build-s30/$v --out "$out/$v" matmul mm_bias_relu \
-        attention fp8mm > "$out/$v.log" 2>&1
-    echo "bench $v rc=$?"
-done
-grep -E "CHECK FAILED|Traceback|Error" "$out"/b.log "$out"/f.log | head -10
-for v in b f; do echo "== $v"; grep -E "matmul|mm_bias|attention|fp8|f8" "$out/$v/bench.md" | head -40; done
+timeout 540 python3 bench/bench.py --build build-s30 --out "$out/b" matmul mm_bias_relu \
+    attention fp8mm > "$out/b.log" 2>&1
+echo "bench rc=$?"
+grep -E "CHECK FAILED|Traceback|Error" "$out/b.log" | head -10
+grep -E "matmul|mm_bias|attention|fp8|f8" "$out/b/bench.md" | head -60
