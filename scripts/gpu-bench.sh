@@ -44,9 +44,11 @@ examples="vadd bias_gelu bias_gelu_bf16 softmax layernorm layernorm_f16 cross_en
           stencil dropout transpose spec_vadd spec_bias_gelu spec_softmax
           matmul matmul_bf16 matmul_f32 matmul_bias_relu matmul_gelu bmm
           attention_d64 attention_d64_causal attention_d128 attention_d128_causal
-          matmul_wg matmul_wg_bf16 matmul_bias_relu_wg linear_relu linear_relu_wg"
+          matmul_wg matmul_wg_bf16 matmul_bias_relu_wg linear_relu linear_relu_wg
+          attention_d128_wg attention_d128_causal_wg"
 dot_examples="matmul matmul_bf16 matmul_f32 matmul_bias_relu matmul_gelu bmm attention_d64
-              matmul_wg matmul_wg_bf16 matmul_bias_relu_wg linear_relu linear_relu_wg"
+              matmul_wg matmul_wg_bf16 matmul_bias_relu_wg linear_relu linear_relu_wg
+              attention_d128_wg attention_d128_causal_wg"
 arch=${GPU_ARCH:-sm_90a}
 
 # libtile as one shared library with nothing but libc's to load (for

@@ -68,6 +68,10 @@ build matmul_wg_bf16 "$out/matmul_w8s4.tile" -D BM=128 -D BN=256 -D BK=64 -D T=b
 build matmul_bias_relu_wg "$out/matmul_bias_relu_w4s2.tile" -D BM=128 -D BN=64 -D BK=32
 one_config "$here/examples/linear_relu.tile" 8 3 > "$out/linear_relu_w8s3.tile"
 build linear_relu_wg "$out/linear_relu_w8s3.tile" -D BM=128 -D BN=256 -D BK=64
+# attention's keys in blocks of 128 (D = 128: 128 rows over 8 warps, 2 stages)
+one_config "$here/examples/attention.tile" 8 2 > "$out/attention_w8s2.tile"
+build attention_d128_wg "$out/attention_w8s2.tile" -D BM=128 -D BN=128 -D D=128
+build attention_d128_causal_wg "$out/attention_w8s2.tile" -D BM=128 -D BN=128 -D D=128 -D CAUSAL=true
 
 # The spec's examples: everything of spec-all.tile before matmul_bias_relu's
 # attributes, without the test's comment lines.

@@ -58,6 +58,8 @@ static const struct {
     {"attention_d64_causal", "attention_d64_causal.tlb", example_attention, HOST_F16},
     {"attention_d128", "attention_d128.tlb", example_attention, HOST_F16},
     {"attention_d128_causal", "attention_d128_causal.tlb", example_attention, HOST_F16},
+    {"attention_d128_wg", "attention_d128_wg.tlb", example_attention, HOST_F16},
+    {"attention_d128_causal_wg", "attention_d128_causal_wg.tlb", example_attention, HOST_F16},
 };
 
 static int wanted(const char *name, int argc, char **argv) {
