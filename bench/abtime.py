@@ -15,7 +15,9 @@ median. Returns {name: milliseconds}.
 
 sdpa_case(B, H, S, D, causal) gives an attention case's f16 q, k, v, an
 output buffer, the float64 reference (SDPA's math backend in f32) and
-cuDNN's SDPA as a callable."""
+cuDNN's SDPA as a callable; mm_case(M, N, K) a product's f16 a [M, K],
+b [K, N], an output buffer c, the float64 reference a @ b, its largest
+magnitude (for relative errors) and cuBLAS (torch.matmul) as a callable."""
 import torch
 from triton.testing import do_bench
 
@@ -50,3 +52,11 @@ def sdpa_case(B, H, S, D, causal):
         with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
             return sdpa(q, k, v, is_causal=causal)
     return q, k, v, torch.empty_like(q), ref, cudnn
+
+
+def mm_case(M, N, K):
+    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
+    c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+    ref = a.double() @ b.double()
+    return a, b, c, ref, ref.abs().max().item(), lambda: torch.matmul(a, b)

@@ -276,11 +276,11 @@ static const OptSpec OPTIONS[] = {
      "first warpgroup MMA product of a TMA loop one iteration ahead where "
      "it reads only loop invariants and rings and another product follows "
      "(attention's Q K^T under the softmax; 3 stages or more; "
-     "experimental, not yet measured on a GPU)"},
+     "experimental: slower on an H100, docs/PERF.md)"},
     {"--persistent", NULL, set_persistent, "programs walk the tiles of the "
      "grid, as many launched as fit at once, where a kernel computes a tile "
-     "per program in one loop of products (experimental, not yet measured "
-     "on a GPU)"},
+     "per program in one loop of products (experimental: slower on an "
+     "H100, docs/PERF.md)"},
     {"--stats", NULL, set_stats, "print registers, spills and shared memory "
      "per entry (ptxas) on stderr; warn on spills"},
     {"--help", NULL, set_help, "print this help and exit"},

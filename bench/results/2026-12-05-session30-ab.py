@@ -21,7 +21,7 @@ import sys
 import torch
 
 import tile
-from abtime import check_then_time, sdpa_case
+from abtime import check_then_time, mm_case, sdpa_case
 
 d = sys.argv[1]
 rows = []
@@ -58,12 +58,8 @@ for D in (64, 128):
         del q, k, v, o, ref
 
 for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (4104, 4104, 4104)):
-    a = torch.randn(M, K, device="cuda", dtype=torch.float16)
-    b = torch.randn(K, N, device="cuda", dtype=torch.float16)
-    c = torch.empty(M, N, device="cuda", dtype=torch.float16)
-    ref = a.double() @ b.double()
-    scale = ref.abs().max().item()
-    fns = {"cuBLAS": lambda: torch.matmul(a, b)}
+    a, b, c, ref, scale, cublas = mm_case(M, N, K)
+    fns = {"cuBLAS": cublas}
     for p in sorted(glob.glob(os.path.join(d, "mm-*.tlb"))):
         k = tile.load(p).matmul
         fns[os.path.basename(p)[:-4]] = (lambda k=k: k(c, a, b, M, N, K, K, N, N))
