@@ -173,11 +173,33 @@ static int write_replacing(const char *path, const struct stat *old,
     return ok ? 0 : -1;
 }
 
+/* The descriptor a name stands for (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), else -1. Such a name is written through the open
+ * descriptor itself: its link's target is "pipe:[N]" for a pipe (no name
+ * to write), and reopening a file the shell opened with `>>` would write
+ * at offset 0 over what it holds. */
+static int descriptor_of(const char *path) {
+    if (strcmp(path, "/dev/stdout") == 0) return 1;
+    if (strcmp(path, "/dev/stderr") == 0) return 2;
+    const char *num = strncmp(path, "/dev/fd/", 8) == 0        ? path + 8
+                    : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                               : NULL;
+    if (!num || !*num || strlen(num) > 9) return -1;
+    int fd = 0;
+    for (const char *p = num; *p; p++) {
+        if (*p < '0' || *p > '9') return -1;
+        fd = fd * 10 + (*p - '0');
+    }
+    return fd;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t n) {
-    if (strcmp(path, "-") == 0) {
+    int fd = strcmp(path, "-") == 0 ? 1 : descriptor_of(path);
+    if (fd == 1) {
         if (fwrite(data, 1, n, stdout) != n || fflush(stdout) != 0) return -1;
         return 0;
     }
+    if (fd >= 0) return write_all(fd, data, n);
     char *final = resolve_links(path);
     if (!final) return -1;
     struct stat st;

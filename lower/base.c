@@ -145,7 +145,10 @@ void lw_error(LwFn *f, Loc l, const char *fmt, ...) {
 
 LwVal *lw_val(LwFn *f, const IrValue *v) { return &f->vals[v->id]; }
 
-void lw_set(LwFn *f, const IrValue *v, LwVal x) { f->vals[v->id] = x; }
+void lw_set(LwFn *f, const IrValue *v, LwVal x) {
+    f->vals[v->id] = x;
+    if (f->maskw) lw_pack_mask(f, v, x);
+}
 
 LwVal lw_new_val(LwFn *f, int n) {
     LwVal v = {n, ar_alloc(f->c->ar, sizeof(LLVMValueRef) * (size_t)n)};

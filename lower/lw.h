@@ -97,6 +97,11 @@ typedef struct LwFn {
     LwMagic **magic;           /* by IrValue id: an inverted divisor's
                                   constants (divide.c; allocated when the
                                   plan inverts any) */
+    LLVMValueRef **maskw;      /* by IrValue id: a realigned access's
+                                  mask packed 32 bits a word where it is
+                                  defined (memory.c lw_pack_mask; NULL
+                                  when the plan realigned nothing) */
+    int pins;                  /* opaque copies of those words so far */
     LLVMMetadataRef di_sp;     /* subprogram, with -g */
     int loops;                 /* for/while ops lowered so far (memory.c
                                   predicates stores only before any) */
@@ -137,6 +142,9 @@ void lw_error(LwFn *f, Loc l, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 LwVal *lw_val(LwFn *f, const IrValue *v);        /* an IR value's registers */
 void lw_set(LwFn *f, const IrValue *v, LwVal x);
+/* memory.c: called by lw_set for every value set; packs the value where
+ * it is defined when it is a realigned access's mask. */
+void lw_pack_mask(LwFn *f, const IrValue *v, LwVal x);
 LwVal lw_new_val(LwFn *f, int n);
 int lw_nregs(const IrValue *v);
 LLVMBasicBlockRef lw_new_bb(LwFn *f, const char *name);

@@ -668,6 +668,65 @@ static LLVMValueRef lw_way_ptr(LwFn *f, LLVMTypeRef et, LwGroup gr, int i, int w
     return LLVMBuildGEP2(b, et, gr.first, &at, 1, "");
 }
 
+/* The mask operand's index of access op (-1: none). */
+static int lw_mask_arg(const IrOp *op) {
+    if (op->op == IR_LOAD) return (op->iattr[0] & LOAD_MASK) ? 1 : -1;
+    if (op->op == IR_STORE) return op->nargs > 2 ? 2 : -1;
+    return -1;
+}
+
+/* Masks of realigned accesses, packed. A group's ways test each of its
+ * mask bits, and a store after a row's reductions tests the bits a load
+ * before them tested: kept as i1 values across the reductions' barriers,
+ * they took ptxas a register each. So a tile that is a realigned access's
+ * mask, in the access's layout, is packed where it is defined, 32 bits a
+ * word (lw_set calls this for every value), and each access reads its
+ * bits from its own opaque copy of the words (lw_unpacked_mask: an asm
+ * mov that LLVM can neither merge with another access's copy nor see
+ * through), so that one register per 32 bits stays live between them. */
+void lw_pack_mask(LwFn *f, const IrValue *v, LwVal x) {
+    if (!v->layout || v->ty.k != SK_BOOL || x.n < 2 || !x.r || f->maskw[v->id]) return;
+    int used = 0;
+    for (int i = 0; i < f->ly->realign.n && !used; i++) {
+        const IrOp *op = f->ly->realign.v[i].op;
+        int a = lw_mask_arg(op);
+        used = a >= 0 && op->args[a] == v && op->args[0]->layout &&
+               ly_eq(v->layout, op->args[0]->layout);
+    }
+    if (!used) return;
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    int nw = (x.n + 31) / 32;
+    LLVMValueRef *w = ar_alloc(c->ar, sizeof *w * (size_t)nw);
+    for (int j = 0; j < nw; j++) {
+        w[j] = lw_i32(c, 0);
+        for (int i = 32 * j; i < x.n && i < 32 * j + 32; i++)
+            w[j] = LLVMBuildOr(b, w[j], LLVMBuildShl(b, LLVMBuildZExt(b, x.r[i], c->i32, ""),
+                                                     lw_i32(c, i - 32 * j), ""), "");
+    }
+    f->maskw[v->id] = w;
+}
+
+/* m, mask mv of a realigned access in its own layout, read from the
+ * words lw_pack_mask packed (m itself where it packed none). */
+static LwVal lw_unpacked_mask(LwFn *f, const IrValue *mv, LwVal m) {
+    LLVMValueRef *w = f->maskw && m.r ? f->maskw[mv->id] : NULL;
+    if (!w) return m;
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LwVal u = lw_new_val(f, m.n);
+    for (int j = 0; 32 * j < m.n; j++) {
+        char text[48];
+        snprintf(text, sizeof text, "mov.b32 $0, $1; // mask %d", f->pins++);
+        LLVMValueRef y = lw_asm(c, c->i32, text, "=r,r", &w[j], 1, LW_ASM_NONE);
+        for (int i = 32 * j; i < m.n && i < 32 * j + 32; i++)
+            u.r[i] = LLVMBuildICmp(b, LLVMIntNE,
+                                   LLVMBuildAnd(b, y, lw_i32(c, (int64_t)1 << (i - 32 * j)), ""),
+                                   lw_i32(c, 0), "");
+    }
+    return u;
+}
+
 /* Loads group g of a realigned load; its elements' memory forms in mem. */
 static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, const Layout *l,
                               const LwVal *p, const LwVal *m, const LwVal *o, int g, int vec,
@@ -677,19 +736,20 @@ static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, con
     LLVMTypeRef et = lw_mem_type(c, proto.k);
     int esize = ty_bytes(proto.k);
     LwGroup gr = lw_group(f, r, l, et, p, g, vec);
-    LLVMValueRef got[LW_WAYS][16];
+    LLVMTypeRef vt = LLVMVectorType(et, (unsigned)vec), wt = LLVMVectorType(c->i32, 4);
+    LLVMValueRef got[LW_WAYS];
     LLVMValueRef fits = lw_group_fits(f, m, g, vec, esize, gr);
     LwSplit s = lw_split(f, fits, gr.inside, lw_group_any(f, m, g, vec));
     LwAccess a = proto;
-    a.t = LLVMVectorType(et, (unsigned)vec);
+    a.t = vt;
     a.ptr = gr.first;
     a.vec = vec;
     a.align = (unsigned)(vec * esize);
-    LLVMValueRef v = lw_emit_load(f, &a);
-    for (int i = 0; i < vec; i++) got[LW_VEC][i] = LLVMBuildExtractElement(b, v, lw_i32(c, i), "");
+    got[LW_VEC] = LLVMBuildBitCast(b, lw_emit_load(f, &a), wt, "");
     lw_split_next(f, &s, LW_VEC);
     for (int way = LW_NEAR; way < LW_WAYS; way++) {
         if (!s.way[way]) continue;
+        LLVMValueRef x = LLVMGetUndef(vt);
         for (int i = 0; i < vec; i++) {
             LwAccess e = proto;
             e.t = et;
@@ -697,17 +757,25 @@ static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, con
             e.vec = 1;
             e.align = (unsigned)esize;
             LLVMValueRef oth = o->r ? lw_to_mem(f, o->r[g + i], proto.k) : LLVMConstNull(et);
-            got[way][i] = way == LW_SKIP ? oth
-                        : m->r ? lw_emit_load_pred(f, &e, m->r[g + i], oth)
-                               : lw_emit_load(f, &e);
+            LLVMValueRef y = way == LW_SKIP ? oth
+                           : m->r ? lw_emit_load_pred(f, &e, m->r[g + i], oth)
+                                  : lw_emit_load(f, &e);
+            x = LLVMBuildInsertElement(b, x, y, lw_i32(c, i), "");
         }
+        got[way] = LLVMBuildBitCast(b, x, wt, "");
         lw_split_next(f, &s, way);
     }
-    for (int i = 0; i < vec; i++) {
-        mem[i] = LLVMBuildPhi(b, et, "");
-        for (int way = 0; way < LW_WAYS; way++)
-            if (s.way[way]) LLVMAddIncoming(mem[i], &got[way][i], &s.end[way], 1);
-    }
+    /* One phi of the group's 16 bytes as four words: with a phi per
+     * element, ptxas gave each 16-bit element a register of its own, where
+     * the words take one per two (examples/layernorm.tile f16, BLOCK 4096,
+     * 8 warps, generic: 128 registers -> 104; two realigned f16 loads of 4
+     * groups in a loop 128 -> 102); on an H100 the example ran 4-8% faster
+     * at odd row lengths (docs/PERF.md, session 31). */
+    LLVMValueRef words = LLVMBuildPhi(b, wt, "");
+    for (int way = 0; way < LW_WAYS; way++)
+        if (s.way[way]) LLVMAddIncoming(words, &got[way], &s.end[way], 1);
+    LLVMValueRef v = LLVMBuildBitCast(b, words, vt, "");
+    for (int i = 0; i < vec; i++) mem[i] = LLVMBuildExtractElement(b, v, lw_i32(c, i), "");
 }
 
 /* Stores group g of a realigned store of x (memory forms). */
@@ -757,6 +825,8 @@ void lw_load(LwFn *f, const IrOp *op) {
     LLVMValueRef policy = op->iattr[2] ? lw_l2_policy(f, (int)op->iattr[2]) : NULL;
     const LyRealigned *ra;
     int wide = lw_realigned_vec(f, op, l, &ra);
+    if (wide > vec && has_mask && op->args[1]->layout && ly_eq(op->args[1]->layout, l))
+        m = lw_unpacked_mask(f, op->args[1], m);
     for (int g = 0; wide > vec && g < p.n; g += wide) {
         LwAccess proto = {.k = k, .quals = quals, .policy = policy};
         LLVMValueRef mem[16];
@@ -844,6 +914,8 @@ void lw_store(LwFn *f, const IrOp *op) {
     LLVMTypeRef vt = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
     const LyRealigned *ra;
     int wide = lw_realigned_vec(f, op, l, &ra);
+    if (wide > vec && has_mask && op->args[2]->layout && ly_eq(op->args[2]->layout, l))
+        m = lw_unpacked_mask(f, op->args[2], m);
     for (int g = 0; wide > vec && g < p.n; g += wide) {
         LLVMValueRef x[16];
         for (int i = 0; i < wide; i++) x[i] = lw_to_mem(f, v.r[g + i], k);

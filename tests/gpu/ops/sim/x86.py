@@ -238,8 +238,9 @@ MOV64 = re.compile(r"mov\.b64 \$0, \{\$1, \$2\};$")
 PRMT_ID = re.compile(r"prmt\.b32 \$0, \$1, 0, 0x3210;$")
 # the copy LLVM cannot see through that lower/narrow.c reads 8- and 16-bit
 # operands and results through, and lower/memory.c pins a masked store's
-# 2-, 4- or 8-byte value with
-MOV_ID = re.compile(r"mov\.b(16|32|64) \$0, \$1;$")
+# 2-, 4- or 8-byte value with; a trailing comment makes each of
+# lower/memory.c's copies of a realigned access's packed mask distinct
+MOV_ID = re.compile(r"mov\.b(16|32|64) \$0, \$1;(?: // [\w ]*)?$")
 # tilec's FP8 conversions on sm_89 and later (lower/elementwise.c): to a
 # pair of f8 codes from two f32 (=h,f,f), or from a pair to two f16
 # (=r,h); warpsim.c's ws_cvt_f8x2 and ws_cvt_f16x2_f8x2 do them.
