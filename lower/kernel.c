@@ -507,10 +507,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
         f->magic = ar_alloc(c->ar, sizeof(LwMagic *) * (size_t)(k->nvalues + 1));
         memset(f->magic, 0, sizeof(LwMagic *) * (size_t)(k->nvalues + 1));
     }
-    if (ly->realign.n) {
-        f->maskw = ar_alloc(c->ar, sizeof(LLVMValueRef *) * (size_t)(k->nvalues + 1));
-        memset(f->maskw, 0, sizeof(LLVMValueRef *) * (size_t)(k->nvalues + 1));
-    }
+    lw_masks_to_pack(f);
     int np = k->nparams + plan->ntmaps;
     LLVMTypeRef *pt = ar_alloc(c->ar, sizeof(LLVMTypeRef) * (size_t)(np + 1));
     for (int i = 0; i < k->nparams; i++) pt[i] = lw_param_type(c, &k->params[i]);

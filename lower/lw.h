@@ -142,8 +142,10 @@ void lw_error(LwFn *f, Loc l, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 LwVal *lw_val(LwFn *f, const IrValue *v);        /* an IR value's registers */
 void lw_set(LwFn *f, const IrValue *v, LwVal x);
-/* memory.c: called by lw_set for every value set; packs the value where
- * it is defined when it is a realigned access's mask. */
+/* memory.c: which values are realigned accesses' masks, once per kernel
+ * (sets f->maskw); lw_set calls lw_pack_mask for every value set, which
+ * packs such a mask where it is defined. */
+void lw_masks_to_pack(LwFn *f);
 void lw_pack_mask(LwFn *f, const IrValue *v, LwVal x);
 LwVal lw_new_val(LwFn *f, int n);
 int lw_nregs(const IrValue *v);

@@ -668,50 +668,56 @@ static LLVMValueRef lw_way_ptr(LwFn *f, LLVMTypeRef et, LwGroup gr, int i, int w
     return LLVMBuildGEP2(b, et, gr.first, &at, 1, "");
 }
 
-/* The mask operand's index of access op (-1: none). */
-static int lw_mask_arg(const IrOp *op) {
-    if (op->op == IR_LOAD) return (op->iattr[0] & LOAD_MASK) ? 1 : -1;
-    if (op->op == IR_STORE) return op->nargs > 2 ? 2 : -1;
-    return -1;
-}
-
 /* Masks of realigned accesses, packed. A group's ways test each of its
  * mask bits, and a store after a row's reductions tests the bits a load
  * before them tested: kept as i1 values across the reductions' barriers,
  * they took ptxas a register each. So a tile that is a realigned access's
  * mask, in the access's layout, is packed where it is defined, 32 bits a
- * word (lw_set calls this for every value), and each access reads its
- * bits from its own opaque copy of the words (lw_unpacked_mask: an asm
+ * word (lw_set calls lw_pack_mask for every value), and each access reads
+ * its bits from its own opaque copy of the words (lw_unpacked_mask: an asm
  * mov that LLVM can neither merge with another access's copy nor see
- * through), so that one register per 32 bits stays live between them. */
-void lw_pack_mask(LwFn *f, const IrValue *v, LwVal x) {
-    if (!v->layout || v->ty.k != SK_BOOL || x.n < 2 || !x.r || f->maskw[v->id]) return;
-    int used = 0;
-    for (int i = 0; i < f->ly->realign.n && !used; i++) {
-        const IrOp *op = f->ly->realign.v[i].op;
-        int a = lw_mask_arg(op);
-        used = a >= 0 && op->args[a] == v && op->args[0]->layout &&
-               ly_eq(v->layout, op->args[0]->layout);
+ * through), so that one register per 32 bits stays live between them.
+ *
+ * lw_masks_to_pack, once per kernel: f->maskw by IrValue id, for each
+ * such mask an array of its words, NULL until packed (f->maskw NULL: the
+ * plan realigned nothing). */
+void lw_masks_to_pack(LwFn *f) {
+    const LyRealign *r = &f->ly->realign;
+    if (!r->n) return;
+    f->maskw = ar_alloc(f->c->ar, sizeof *f->maskw * (size_t)(f->k->nvalues + 1));
+    memset(f->maskw, 0, sizeof *f->maskw * (size_t)(f->k->nvalues + 1));
+    for (int i = 0; i < r->n; i++) {
+        const IrOp *op = r->v[i].op;
+        int a = ir_access_mask(op);
+        const IrValue *mv = a >= 0 ? op->args[a] : NULL;
+        if (!mv || !mv->layout || mv->ty.k != SK_BOOL || f->maskw[mv->id] ||
+            !op->args[0]->layout || !ly_eq(mv->layout, op->args[0]->layout))
+            continue;
+        size_t nw = (size_t)(lw_nregs(mv) + 31) / 32;
+        f->maskw[mv->id] = ar_alloc(f->c->ar, sizeof **f->maskw * nw);
+        memset(f->maskw[mv->id], 0, sizeof **f->maskw * nw);
     }
-    if (!used) return;
+}
+
+void lw_pack_mask(LwFn *f, const IrValue *v, LwVal x) {
+    LLVMValueRef *w = f->maskw[v->id];
+    if (!w || w[0] || x.n < 2 || !x.r || x.n != lw_nregs(v)) return;
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
-    int nw = (x.n + 31) / 32;
-    LLVMValueRef *w = ar_alloc(c->ar, sizeof *w * (size_t)nw);
-    for (int j = 0; j < nw; j++) {
+    for (int j = 0; 32 * j < x.n; j++) {
         w[j] = lw_i32(c, 0);
         for (int i = 32 * j; i < x.n && i < 32 * j + 32; i++)
             w[j] = LLVMBuildOr(b, w[j], LLVMBuildShl(b, LLVMBuildZExt(b, x.r[i], c->i32, ""),
                                                      lw_i32(c, i - 32 * j), ""), "");
     }
-    f->maskw[v->id] = w;
 }
 
-/* m, mask mv of a realigned access in its own layout, read from the
- * words lw_pack_mask packed (m itself where it packed none). */
-static LwVal lw_unpacked_mask(LwFn *f, const IrValue *mv, LwVal m) {
+/* m, mask mv of a realigned access through layout l, read from the words
+ * lw_pack_mask packed (m itself where it packed none, or where mv has
+ * another layout than l, whose registers the words do not follow). */
+static LwVal lw_unpacked_mask(LwFn *f, const IrValue *mv, const Layout *l, LwVal m) {
     LLVMValueRef *w = f->maskw && m.r ? f->maskw[mv->id] : NULL;
-    if (!w) return m;
+    if (!w || !w[0] || !mv->layout || !ly_eq(mv->layout, l)) return m;
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     LwVal u = lw_new_val(f, m.n);
@@ -825,8 +831,7 @@ void lw_load(LwFn *f, const IrOp *op) {
     LLVMValueRef policy = op->iattr[2] ? lw_l2_policy(f, (int)op->iattr[2]) : NULL;
     const LyRealigned *ra;
     int wide = lw_realigned_vec(f, op, l, &ra);
-    if (wide > vec && has_mask && op->args[1]->layout && ly_eq(op->args[1]->layout, l))
-        m = lw_unpacked_mask(f, op->args[1], m);
+    if (wide > vec && has_mask) m = lw_unpacked_mask(f, op->args[1], l, m);
     for (int g = 0; wide > vec && g < p.n; g += wide) {
         LwAccess proto = {.k = k, .quals = quals, .policy = policy};
         LLVMValueRef mem[16];
@@ -914,8 +919,7 @@ void lw_store(LwFn *f, const IrOp *op) {
     LLVMTypeRef vt = vec > 1 ? LLVMVectorType(et, (unsigned)vec) : et;
     const LyRealigned *ra;
     int wide = lw_realigned_vec(f, op, l, &ra);
-    if (wide > vec && has_mask && op->args[2]->layout && ly_eq(op->args[2]->layout, l))
-        m = lw_unpacked_mask(f, op->args[2], m);
+    if (wide > vec && has_mask) m = lw_unpacked_mask(f, op->args[2], l, m);
     for (int g = 0; wide > vec && g < p.n; g += wide) {
         LLVMValueRef x[16];
         for (int i = 0; i < wide; i++) x[i] = lw_to_mem(f, v.r[g + i], k);

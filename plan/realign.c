@@ -285,8 +285,7 @@ static int candidate(const Rl *c, const IrOp *op) {
     const AxInfo *a = ax_of(c->ax, p);
     if (n < vec * threads || n > LY_REALIGN_MAX_GROUPS * vec * threads || a->contig[0] < n)
         return 0;
-    int mask = op->op == IR_LOAD ? ((op->iattr[0] & LOAD_MASK) ? 1 : -1)
-                                 : (op->nargs > 2 ? 2 : -1);
+    int mask = ir_access_mask(op);
     const AxInfo *m = mask > 0 && is_tile(op->args[mask]) ? ax_of(c->ax, op->args[mask]) : NULL;
     return ax_mem_run(a, esize, m, 0) < vec ? vec : 0;
 }

@@ -262,6 +262,12 @@ IrOp *ir_emit(IrBuilder *b, IrOpcode opc, int nres, const Type *resty,
     return op;
 }
 
+int ir_access_mask(const IrOp *op) {
+    if (op->op == IR_LOAD) return (op->iattr[0] & LOAD_MASK) ? 1 : -1;
+    if (op->op == IR_STORE) return op->nargs > 2 ? 2 : -1;
+    return -1;
+}
+
 IrOp *ir_detached(Arena *ar, IrKernel *k, IrOpcode opc, Type t, int nargs,
                   IrValue *const *args, Loc loc) {
     IrBuilder b = {ar, k, NULL, loc};

@@ -324,6 +324,8 @@ IrOp *ir_emit(IrBuilder *b, IrOpcode op, int nres, const Type *resty,
               int nargs, IrValue *const *args);
 /* A one-result op of type t in no block (plan/ rewrites of a variant's
  * copy link it where it belongs with ir_insert_after). */
+/* The operand index of a load's or a store's mask (-1: none, or another op). */
+int ir_access_mask(const IrOp *op);
 IrOp *ir_detached(Arena *ar, IrKernel *k, IrOpcode op, Type t, int nargs,
                   IrValue *const *args, Loc loc);
 /* Links op into blk right after pos (first in blk when pos is NULL). */
