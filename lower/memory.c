@@ -784,6 +784,150 @@ static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, con
     for (int i = 0; i < vec; i++) mem[i] = LLVMBuildExtractElement(b, v, lw_i32(c, i), "");
 }
 
+/* Shifted loads (plan ly_shift_run: a product's operand of 16-bit
+ * elements laid out 16 bytes of consecutive elements a thread, their
+ * alignment unknown: the generic variant of a product over rows of odd
+ * length). Element by element, a thread's group took eight 2-byte loads,
+ * and each such warp instruction touches as many cache lines as a
+ * 16-byte one: by our count of an H100's L1 wavefronts (not profiled),
+ * those, not the tensor cores, set the pace. A group whose mask bits are
+ * all set (whole) is read instead as the four 4-byte words from its first
+ * element's word (2 bytes before the group where it starts at 2 mod 4:
+ * inside the allocation, which starts aligned) and its last element alone
+ * where it is past them (nothing past the group is read: compute-
+ * sanitizer reports reads past an allocation even inside its last word,
+ * docs/PERF.md session 25), joined by funnel shifts of 0 or 16 bits (one
+ * prmt a word): five loads instead of eight. On an H100 the ragged f16
+ * cubes ran 1.17-1.20x faster with the autotuner's best tile (some tiles
+ * slower: more registers). Reading the aligned 16-byte chunks around a
+ * group instead (the next lane's chunk through shuffles, the word offset
+ * chosen by selects, exact reads at a row's end) took one load a group
+ * but some 100 instructions, 2.4x slower (docs/PERF.md, session 32).
+ * Where a lane's group is not whole the whole access goes element by
+ * element (lw_load_shifted). */
+typedef struct LwShift {
+    LLVMValueRef pred[16];   /* each element's mask and padding (NULL: true) */
+    LLVMValueRef u[5];       /* the words */
+    LLVMValueRef bits;       /* the shift: 8 x (first address & 3) */
+} LwShift;
+
+/* Group x's reads from `first`: words u[0..3] from its first element's
+ * word, u[4] its last element where that is past them. */
+static void lw_shift_reads(LwFn *f, LwAccess proto, LLVMValueRef first, LwShift *x) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    /* the address's low word through a copy the DAG cannot see through:
+     * given only its two low bits to keep, the DAG narrowed the address
+     * arithmetic to 16 bits (mul.lo.s16), which lower/narrow.c keeps out
+     * of the PTX (generated programs 32123, 32265) */
+    LLVMValueRef lo = LLVMBuildTrunc(b, LLVMBuildPtrToInt(b, first, c->i64, ""), c->i32, "");
+    lo = lw_asm(c, c->i32, "mov.b32 $0, $1;", "=r,r", &lo, 1, LW_ASM_NONE);
+    LLVMValueRef db = LLVMBuildAnd(b, lo, lw_i32(c, 3), "");
+    LLVMValueRef back = LLVMBuildNeg(b, db, "");
+    LLVMValueRef word = LLVMBuildGEP2(b, c->i8, first, &back, 1, "");
+    x->bits = LLVMBuildShl(b, db, lw_i32(c, 3), "");
+    /* the last element is in word 3 where db is 0, else the first half
+     * of word 4: all five from one address with immediate offsets */
+    LLVMValueRef shifted = LLVMBuildICmp(b, LLVMIntNE, db, lw_i32(c, 0), "");
+    for (int i = 0; i < 5; i++) {
+        LwAccess e = proto;
+        LLVMValueRef at = lw_i32(c, 4 * i);
+        e.k = i < 4 ? SK_I32 : SK_I16;
+        e.t = i < 4 ? c->i32 : c->i16;
+        e.ptr = LLVMBuildGEP2(b, c->i8, word, &at, 1, "");
+        e.vec = 1;
+        e.align = i < 4 ? 4 : 2;
+        x->u[i] = i < 4 ? lw_emit_load(f, &e) : lw_emit_load_pred(f, &e, shifted, LLVMConstNull(e.t));
+    }
+    x->u[4] = LLVMBuildZExt(b, x->u[4], c->i32, "");
+}
+
+/* The group's 16 bytes as four words (undefined where not whole). */
+static LLVMValueRef lw_shift_join(LwFn *f, const LwShift *x) {
+    LwCtx *c = f->c;
+    LLVMTypeRef i32 = c->i32;
+    LLVMValueRef out = LLVMGetUndef(LLVMVectorType(i32, 4));
+    for (int j = 0; j < 4; j++) {
+        LLVMValueRef args[3] = {x->u[j + 1], x->u[j], x->bits};
+        out = LLVMBuildInsertElement(c->b, out, lw_call_intr(c, "llvm.fshr", &i32, 1, args, 3),
+                                     lw_i32(c, j), "");
+    }
+    return out;
+}
+
+/* Shifted load op (groups of run elements, 16 bytes) into out (memory
+ * forms, then lw_from_mem): where every group of every lane of the warp
+ * is whole, the shift way for all of them (no predicate), else the
+ * element way for all — two branches, so that ptxas allocates registers
+ * for the larger of the two ways rather than for both. */
+static void lw_load_shifted(LwFn *f, LwAccess proto, const IrOp *op, const Layout *l,
+                            const LwVal *p, const LwVal *m, const LwVal *o, int run,
+                            LwVal *out) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    LLVMTypeRef et = lw_mem_type(c, proto.k), wt = LLVMVectorType(c->i32, 4);
+    LLVMTypeRef vt = LLVMVectorType(et, (unsigned)run);
+    int ng = p->n / run, esize = ty_bytes(proto.k);
+    LwShift *x = ar_alloc(c->ar, sizeof *x * (size_t)ng);
+    LLVMValueRef *words = ar_alloc(c->ar, sizeof *words * (size_t)ng);
+    LLVMValueRef all = LLVMConstInt(c->i1, 1, 0);
+    int masked = 0;
+    for (int gi = 0; gi < ng; gi++)
+        for (int i = 0; i < run; i++) {
+            x[gi].pred[i] = lw_pad_and(f, op->args[0], l, gi * run + i,
+                                       m->r ? m->r[gi * run + i] : NULL);
+            if (x[gi].pred[i]) all = LLVMBuildAnd(b, all, x[gi].pred[i], ""), masked = 1;
+        }
+    LLVMBasicBlockRef shift = lw_new_bb(f, "mem.shift"), elem = NULL, join = NULL;
+    if (masked) {
+        elem = lw_new_bb(f, "mem.elem"), join = lw_new_bb(f, "mem.join");
+        LLVMBuildCondBr(b, lw_vote(f, "llvm.nvvm.vote.all.sync", all), shift, elem);
+    } else {
+        LLVMBuildBr(b, shift);
+    }
+    LLVMPositionBuilderAtEnd(b, shift);
+    for (int gi = 0; gi < ng; gi++) lw_shift_reads(f, proto, p->r[gi * run], &x[gi]);
+    for (int gi = 0; gi < ng; gi++) words[gi] = lw_shift_join(f, &x[gi]);
+    if (masked) {
+        LLVMBasicBlockRef shift_end = LLVMGetInsertBlock(b);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, elem);
+        LLVMValueRef *ew = ar_alloc(c->ar, sizeof *ew * (size_t)ng);
+        for (int gi = 0; gi < ng; gi++) {
+            LLVMValueRef v = LLVMGetUndef(vt);
+            for (int i = 0; i < run; i++) {
+                int r = gi * run + i;
+                LwAccess e = proto;
+                LLVMValueRef at = lw_i32(c, i);   /* consecutive: from the first */
+                e.t = et;
+                e.ptr = LLVMBuildGEP2(b, et, p->r[gi * run], &at, 1, "");
+                e.vec = 1;
+                e.align = (unsigned)esize;
+                LLVMValueRef oth = o->r ? lw_to_mem(f, o->r[r], proto.k) : LLVMConstNull(et);
+                LLVMValueRef pr = x[gi].pred[i];
+                LLVMValueRef y = lw_never(pr) ? oth
+                               : pr ? lw_emit_load_pred(f, &e, pr, oth) : lw_emit_load(f, &e);
+                v = LLVMBuildInsertElement(b, v, y, lw_i32(c, i), "");
+            }
+            ew[gi] = LLVMBuildBitCast(b, v, wt, "");
+        }
+        LLVMBasicBlockRef elem_end = LLVMGetInsertBlock(b);
+        LLVMBuildBr(b, join);
+        LLVMPositionBuilderAtEnd(b, join);
+        for (int gi = 0; gi < ng; gi++) {
+            LLVMValueRef phi = LLVMBuildPhi(b, wt, "");
+            LLVMAddIncoming(phi, &words[gi], &shift_end, 1);
+            LLVMAddIncoming(phi, &ew[gi], &elem_end, 1);
+            words[gi] = phi;
+        }
+    }
+    for (int gi = 0; gi < ng; gi++) {
+        LLVMValueRef v = LLVMBuildBitCast(b, words[gi], vt, "");
+        for (int i = 0; i < run; i++)
+            out->r[gi * run + i] = lw_from_mem(f, LLVMBuildExtractElement(b, v, lw_i32(c, i), ""), proto.k);
+    }
+}
+
 /* Stores group g of a realigned store of x (memory forms). */
 static void lw_store_realigned(LwFn *f, ScalarKind k, const LyRealigned *r, const Layout *l,
                                const LwVal *p, const LwVal *m, int g, int vec, LLVMValueRef *x) {
@@ -838,7 +982,12 @@ void lw_load(LwFn *f, const IrOp *op) {
         lw_load_realigned(f, proto, ra, l, &p, &m, &o, g, wide, mem);
         for (int i = 0; i < wide; i++) out.r[g + i] = lw_from_mem(f, mem[i], k);
     }
-    for (int g = 0; wide <= vec && g < p.n; g += vec) {
+    int shift = wide ? 0 : ly_shift_run(f->ly, op);
+    if (shift > vec) {
+        LwAccess proto = {.k = k, .quals = quals, .policy = policy};
+        lw_load_shifted(f, proto, op, l, &p, &m, &o, shift, &out);
+    }
+    for (int g = 0; wide <= vec && shift <= vec && g < p.n; g += vec) {
         LwAccess a = {.t = vt, .ptr = p.r[g], .k = k, .vec = vec,
                       .align = (unsigned)(vec * ty_bytes(k)),
                       .quals = quals, .policy = policy};

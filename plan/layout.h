@@ -467,10 +467,20 @@ typedef struct LyRealign {
     LyRealigned *v;
 } LyRealign;
 
+/* Loads a product reads in its loop, laid out 16 bytes of consecutive
+ * elements a thread whatever their alignment (layout_assign.c,
+ * stage_operand): ly_shift_run says which of them read their groups as
+ * words joined by shifts. */
+typedef struct LyStaged {
+    int n, cap;
+    const IrOp **v;
+} LyStaged;
+
 typedef struct LyResult {
     LyFacts facts;       /* what the variant assumes */
     AxTable *axis;       /* covers every value, conversions included */
     LyRealign realign;
+    LyStaged staged;
 } LyResult;
 
 /* Assigns a layout to every tile value of k for variant v (in place):
@@ -790,6 +800,12 @@ int ly_ldmatrix_ok(const Layout *dl, int esize, int fast, const LySmem *s, int *
  * bounded by the pointer's contiguity and byte alignment, the mask's
  * constancy, and 16 bytes. 1 for scalar accesses. */
 int ly_mem_vec(const LyResult *r, const IrOp *op);
+/* Elements per group (8) that staged load op (LyStaged) of 16-bit
+ * elements reads as 4-byte words joined by shifts (lower/memory.c,
+ * lw_load_shifted): its pointers consecutive over each thread's 16 bytes
+ * but their alignment unknown, so that ly_mem_vec is narrower; 0 for any
+ * other access. */
+int ly_shift_run(const LyResult *r, const IrOp *op);
 /* The register bits of tile v's layout that only move an element within
  * the aligned runs over which axis info says v is constant: register r
  * of a thread then holds the same value as register r & ~mask, which

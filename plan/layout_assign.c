@@ -78,6 +78,7 @@ typedef struct LaCtx {
     int changed;
     int wgmma;           /* the target has warpgroup MMA (sm_90a) */
     LyRealign realign;   /* realign.c's accesses */
+    LyStaged staged;     /* loads stage_operand lays out 16 bytes a thread */
 } LaCtx;
 
 static int is_tile(const IrValue *v) { return v->ty.rank > 0; }
@@ -432,6 +433,7 @@ static void find_anchors(LaCtx *c) {
         IrOp *op = mem.v[i].op;
         Anchor an = {op, coalesced(c, mem.v, mem.n, i)};
         vec_push(c->ar, &c->anchors, an);
+        if (stage_operand(c, op)) vec_push(c->ar, &c->staged, (const IrOp *)op);
         if (op->nres) assign(c, op->res[0], an.ly);
     }
 }
@@ -756,6 +758,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     r->facts = *f;
     r->axis = ax_analyze(ar, k, f);
     r->realign = c.realign;
+    r->staged = c.staged;
     ly_pipeline_kernel(r, k);
     return r;
 }
@@ -776,6 +779,20 @@ int ly_mem_vec(const LyResult *r, const IrOp *op) {
     int64_t vec = min64(ly_vec_width(p->layout, dim), ly_access_run(r->axis, op, dim));
     vec = min64(vec, 16 / esize > 1 ? 16 / esize : 1);
     return vec > 1 ? (int)vec : 1;
+}
+
+int ly_shift_run(const LyResult *r, const IrOp *op) {
+    int staged = 0;
+    for (int i = 0; i < r->staged.n; i++) staged |= r->staged.v[i] == op;
+    const IrValue *p = op->args[0];
+    if (!staged || op->op != IR_LOAD || !is_tile(p) || !p->layout ||
+        ly_realigned(&r->realign, op))
+        return 0;
+    int dim = ly_fastest_dim(p->layout);
+    if (ty_bytes(p->ty.pointee) != 2 || ly_vec_width(p->layout, dim) % 8 ||
+        ax_of(r->axis, p)->contig[dim] < 8)
+        return 0;
+    return ly_mem_vec(r, op) < 8 ? 8 : 0;
 }
 
 uint32_t ly_repeated_regs(const LyResult *r, const IrValue *v) {
