@@ -787,24 +787,23 @@ static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, con
 /* Shifted loads (plan ly_shift_run: a product's operand of 16-bit
  * elements laid out 16 bytes of consecutive elements a thread, their
  * alignment unknown: the generic variant of a product over rows of odd
- * length). Element by element, a thread's group took eight 2-byte loads,
- * and each such warp instruction touches as many cache lines as a
- * 16-byte one: by our count of an H100's L1 wavefronts (not profiled),
- * those, not the tensor cores, set the pace. A group whose mask bits are
- * all set (whole) is read instead as the four 4-byte words from its first
- * element's word (2 bytes before the group where it starts at 2 mod 4:
- * inside the allocation, which starts aligned) and its last element alone
- * where it is past them (nothing past the group is read: compute-
- * sanitizer reports reads past an allocation even inside its last word,
- * docs/PERF.md session 25), joined by funnel shifts of 0 or 16 bits (one
- * prmt a word): five loads instead of eight. On an H100 the ragged f16
+ * length). Element by element, a thread's group took eight 2-byte loads.
+ * A group whose mask bits are all set (whole) is read instead as the four
+ * 4-byte words from its first element's word (2 bytes before the group
+ * where it starts at 2 mod 4: inside the allocation, which starts
+ * aligned) and its last element alone where it is past them (nothing past
+ * the group is read: compute-sanitizer reports reads past an allocation
+ * even inside its last word, docs/PERF.md session 25), joined by funnel
+ * shifts of 0 or 16 bits (one prmt a word): five loads instead of eight.
+ * On an H100 the ragged f16
  * cubes ran 1.17-1.20x faster with the autotuner's best tile (some tiles
  * slower: more registers). Reading the aligned 16-byte chunks around a
  * group instead (the next lane's chunk through shuffles, the word offset
  * chosen by selects, exact reads at a row's end) took one load a group
- * but some 100 instructions, 2.4x slower (docs/PERF.md, session 32).
- * Where a lane's group is not whole the whole access goes element by
- * element (lw_load_shifted). */
+ * but some 100 instructions, 2.4x slower; two 8-byte words and the last
+ * 2-6 bytes were level with this (docs/PERF.md, session 32). Where a
+ * lane's group is not whole the whole access goes element by element
+ * (lw_load_shifted). */
 typedef struct LwShift {
     LLVMValueRef pred[16];   /* each element's mask and padding (NULL: true) */
     LLVMValueRef u[5];       /* the words */

@@ -3,8 +3,10 @@
 # built checkout with the shifted operand loads:
 #   OLD=PATH bash bench/results/2026-12-05-session32-ab-prepare.sh
 # OLD: tilec before them (058b468); ./tilec: this tree ("new": a product's
-# operands of unknown alignment read as aligned 16-byte chunks joined by
-# shifts, lower/memory.c lw_load_shifted).
+# operands of unknown alignment read as aligned pieces joined by shifts,
+# lower/memory.c lw_load_shifted); call 5: MID=PATH, de8fe64's tilec
+# ("w32": four 4-byte words and the last element), beside "new" (two
+# 8-byte words and the last 2-6 bytes).
 set -eu
 cd "$(dirname "$0")/../.."
 : "${OLD:?tilec before}"
@@ -13,8 +15,8 @@ make -j2 tilec tests/gpu/ops/difftest >/dev/null
 o=build-s32ab
 rm -rf $o && mkdir -p $o/ab $o/ops/sm_90a $o/ops/sm_80 $o/ops/sm_90
 scripts/gpu-bench.sh libtile $o/libtile.so >/dev/null
-for sys in old new; do
-    case $sys in old) t=$OLD ;; new) t=$PWD/tilec ;; esac
+for sys in old new ${MID:+w32}; do
+    case $sys in old) t=$OLD ;; new) t=$PWD/tilec ;; w32) t=$MID ;; esac
     for cfg in 128x256x64-w8-s3 128x128x64-w8-s4 128x128x64-w4-s3 128x128x32-w4-s4 64x128x64-w4-s3; do
         IFS=x read -r BM BN rest <<< "$cfg"
         IFS=- read -r BK W S <<< "$rest"
