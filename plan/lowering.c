@@ -500,6 +500,12 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
             stages = (int)op->iattr[3];
         }
     if (!n && !has_wgmma_dot(body)) return NULL;
+    /* stage buffers alone (the generic variant's narrow operands): the
+     * kernel's stages, so that with 3 a product stays in flight over two
+     * sets of buffers (wgmma_plan); with none, each iteration loaded,
+     * stored, multiplied and waited in turn (ragged f16 cubes on an H200
+     * 1.03-1.06x faster with the best tile, docs/PERF.md session 32) */
+    if (!n) stages = pl->k->stages;
     LyPipe *q = ar_alloc(pl->ar, sizeof *q);
     *q = (LyPipe){.loop = loop, .stages = stages};
     q->ring = ar_alloc(pl->ar, sizeof(LyRing) * (size_t)(n ? n : 1));
