@@ -58,6 +58,7 @@ typedef struct Opts {
     int fp_contract_off;         /* --fp-contract=off */
     int no_tma;                  /* --no-tma */
     int early_products;          /* --early-products */
+    int row_tma;                 /* --row-tma */
     int persistent;              /* --persistent */
     int help, version;
 } Opts;
@@ -205,6 +206,12 @@ static int set_no_tma(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_row_tma(Opts *o, const char *v) {
+    (void)v;
+    o->row_tma = 1;
+    return 0;
+}
+
 static int set_early_products(Opts *o, const char *v) {
     (void)v;
     o->early_products = 1;
@@ -272,6 +279,11 @@ static const OptSpec OPTIONS[] = {
      "warpgroup MMA loops with TMA copies where a load is a box of a 2-D or "
      "3-D tensor (the default)"},
     {"--no-tma", NULL, set_no_tma, "keep those rings on cp.async"},
+    {"--row-tma", NULL, set_row_tma, "on sm_90a, where a warpgroup MMA "
+     "operand's rows cannot be copied by cp.async (an odd row length or "
+     "stride), fill its ring with TMA copies of one row each through a "
+     "one-dimensional tensor map, in a variant for 16-byte aligned "
+     "pointers (experimental: not yet timed on a GPU, docs/PERF.md)"},
     {"--early-products", NULL, set_early_products, "on sm_90a, issue the "
      "first warpgroup MMA product of a TMA loop one iteration ahead where "
      "it reads only loop invariants and rings and another product follows "
@@ -375,9 +387,14 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     const char *list = "";
     for (int i = 0; i < p->ntmaps; i++) {
         const LyTma *t = p->tmaps[i];
-        list = ar_printf(ar, "%s%s'%s' (%sboxes of %d x %d, swizzle %d)", list, i ? ", " : "",
-                         k->params[t->param].name, t->rank == 3 ? "3-D, " : "", t->box[1],
-                         t->box[0], t->swizzle);
+        list = t->rows ? ar_printf(ar, "%s%s'%s' (rows: %d copies of %d elements a slot, "
+                                   "swizzle %d)", list, i ? ", " : "",
+                                   k->params[t->param].name, t->box[1] * t->nbox, t->box[0],
+                                   t->swizzle)
+                       : ar_printf(ar, "%s%s'%s' (%sboxes of %d x %d, swizzle %d)", list,
+                                   i ? ", " : "", k->params[t->param].name,
+                                   t->rank == 3 ? "3-D, " : "", t->box[1], t->box[0],
+                                   t->swizzle);
     }
     dg_note(dg, p->tmaps[0]->load->loc, "entry '%s' (%s): %d load%s copied by TMA: %s",
             en->name, ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),
@@ -610,6 +627,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
                     .early_products = o->early_products, .persistent = o->persistent,
+                    .row_tma = o->row_tma,
                     .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())

@@ -477,7 +477,10 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
             if (p->plan->nwg && !p->plan->threads_read)
                 lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         }
-        if (p->plan->ntma) lw_tma_wait(f, p->plan, p->read_slot, p->phase);
+        if (p->plan->ntma) {
+            lw_tma_wait(f, p->plan, p->read_slot, p->phase);
+            lw_tma_fixup(f, p->plan, p->read_slot);
+        }
         lw_barrier(f);
         p->top_barrier = 1;
     }

@@ -27,7 +27,11 @@
  *    constant 0): cp.async's source-size operand fills zeros;
  *  - each thread copies at least 4 bytes at once (cp.async copies 4, 8
  *    or 16 bytes): the load's vector width (ly_mem_vec) times the element
- *    size.
+ *    size; or, under LyResult.rows (tilec --row-tma), every use is a
+ *    wgmma operand and the tile a box that row maps can copy, one row
+ *    per TMA copy at any alignment (plan/tma.c, ly_tma_rows_ok): the
+ *    lowering plan then fills the ring by TMA or leaves the loop
+ *    unpipelined.
  *
  * Whether a configuration's rings fit is not decided here: the lowering
  * plan (plan/lowering.c) sizes them beside a bound on the scratch and
@@ -40,6 +44,17 @@
 
 static int is_mma_operand(const Layout *l) {
     return l && l->kind == LY_DOT_OP && l->parent && l->parent->kind == LY_MMA;
+}
+
+/* Every use of v in b (nested included) is an operand of wgmma. */
+static int wgmma_uses(const IrBlock *b, const IrValue *v) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int i = 0; i < op->nargs; i++)
+            if (op->args[i] == v && !op->res[0]->layout->parent->wgmma) return 0;
+        for (int r = 0; r < op->nregions; r++)
+            if (!wgmma_uses(op->regions[r], v)) return 0;
+    }
+    return 1;
 }
 
 /* True when v's definition is inside `loop` (at any depth). */
@@ -114,7 +129,10 @@ static int pipelinable(const LyResult *r, const IrKernel *k, const IrOp *load,
         if (!clonable(load->args[i], loop, 0)) return 0;
     if ((load->iattr[0] & LOAD_OTHER) && !zero_splat(load->args[load->nargs - 1]))
         return 0;
-    return ly_mem_vec(r, load) * ty_bytes(p->ty.pointee) >= 4;
+    if (ly_mem_vec(r, load) * ty_bytes(p->ty.pointee) >= 4) return 1;
+    /* narrower: a ring only where row maps can fill it (tilec --row-tma) */
+    return r->rows && p->layout && wgmma_uses(loop->regions[0], load->res[0]) &&
+           ly_tma_rows_ok(k, r->axis, load, ly_fastest_dim(p->layout));
 }
 
 static int mark_block(const LyResult *r, IrKernel *k, IrBlock *b) {

@@ -242,6 +242,14 @@ static TileStatus tmap_dim(const TileKernel *k, RtPlan *p, uint32_t t, uint32_t 
     if (tlb_eval(&p->variant->v->tmaps[t].dim[i], p->ints, &x))
         return bad_tmap(k, p, t, "division by zero in the extent of dimension %u", i);
     const int64_t max = INT64_C(1) << 32;
+    /* a row map (the only maps of rank 1: the compiler's one-dimensional
+     * view of a 2-D tensor, docs/bundle.md) is addressed by 32-bit
+     * coordinates up to a slot's width past the last row's start, and
+     * its extent is 2^40 where the row stride is below 1 */
+    const int64_t row_max = (INT64_C(1) << 31) - (INT64_C(1) << 16);
+    if (p->variant->v->tmaps[t].rank == 1 && x >= row_max)
+        return bad_tmap(k, p, t, "a row map's extent is %" PRId64 " elements (its row stride "
+                        "below 1, or not below 2^31 - 2^16 elements)", x);
     p->tmap[t].dim[i] = (uint64_t)(x < 1 ? 1 : x > max ? max : x);
     return TILE_OK;
 }

@@ -14,8 +14,10 @@
  * child process: libtile loads the driver once per process) with theirs;
  * the per-thread cache (an identical launch encodes nothing, another
  * base encodes that map only); the plan's fields (RtPlan.tmap) as a
- * simulator reads them; and the autotuner's timing launches, each of
- * which must pass the maps of the candidate it times. */
+ * simulator reads them; the autotuner's timing launches, each of
+ * which must pass the maps of the candidate it times; and row maps
+ * (rank 1, tilec --row-tma): their extent, and the bounds that leave
+ * their variant to the next. */
 #include "config.h"
 
 #include <dlfcn.h>
@@ -81,10 +83,28 @@ static TlbConfig pick_configs[] = {{4, 1, blocks[0], {{3, g64}}, 0, NULL, 1, pic
                                    {4, 1, blocks[1], {{3, g128}}, 0, NULL, 1, pick_v[1]}};
 static uint32_t pick_key[] = {2};
 
+/* rows: mm whose variant row_tma reads a by a row map (tilec --row-tma,
+ * bundle/from_ir.c's row_extent): rank 1, extent
+ *   lda >= 1 ? (M - 1) * lda + K : 2^40
+ * box [64] swizzle 128; row_plain takes anything (rowst: row_tma alone). */
+static TlbInsn x_rows[] = {{TLB_X_PARAM, LDA, 0}, {TLB_X_CONST, 0, 1}, {TLB_X_GE, 0, 0},
+                           {TLB_X_PARAM, M, 0},   {TLB_X_CONST, 0, 1}, {TLB_X_SUB, 0, 0},
+                           {TLB_X_PARAM, LDA, 0}, {TLB_X_MUL, 0, 0},   {TLB_X_PARAM, K, 0},
+                           {TLB_X_ADD, 0, 0},     {TLB_X_CONST, 0, INT64_C(1) << 40},
+                           {TLB_X_SELECT, 0, 0}};
+static TlbTmap row_maps[] = {
+    {.param = A, .elem = TLB_F16, .rank = 1, .swizzle = 128, .box = {64}, .dim = {{12, x_rows}}}};
+static TlbVariant row_v[] = {{none, 0, "row_tma", 0, 1, row_maps, 0},
+                             {none, 0, "row_plain", 0, 0, NULL, 0}};
+static TlbConfig row_configs[] = {{4, 1, NULL, {{3, x_grid}}, 0, NULL, 2, row_v}};
+static TlbConfig rowt_configs[] = {{4, 1, NULL, {{3, x_grid}}, 0, NULL, 1, row_v}};
+
 static TlbKernel kernels[] = {
     {"mm", NPARAMS, mm_params, 0, NULL, 0, NULL, 1, 1, mm_configs},
     {"pick", 3, pick_params, 1, pick_cparams, 1, pick_key, 1, 2, pick_configs},
-    {"mmt", NPARAMS, mm_params, 0, NULL, 0, NULL, 1, 1, mmt_configs}};
+    {"mmt", NPARAMS, mm_params, 0, NULL, 0, NULL, 1, 1, mmt_configs},
+    {"rows", NPARAMS, mm_params, 0, NULL, 0, NULL, 1, 1, row_configs},
+    {"rowst", NPARAMS, mm_params, 0, NULL, 0, NULL, 1, 1, rowt_configs}};
 
 static int (*tmap_calls)(void);
 static const FakeTmapCall *(*tmap_call)(int);
@@ -255,6 +275,39 @@ static void test_errors(TileKernel *k) {
     unsetenv("FAKE_CUDA_TMAP_FAIL");
 }
 
+/* A row map: encoded with rank 1 and the whole buffer's extent; a row
+ * stride below 1, or an extent from 2^31 - 2^16 on (its copies'
+ * coordinates are 32-bit), leaves the variant to the next (k), or is an
+ * error without one (kt). */
+static void test_rows(TileKernel *k, TileKernel *kt) {
+    MmArgs x = base;
+    x.m = 100, x.k = 87, x.lda = 87;
+    CHECK(launch_mm(k, &x) == TILE_OK);
+    CHECK(strcmp(launch_log(launches())->entry, "row_tma") == 0);
+    const FakeTmapCall *a = map_of_last(0);
+    CHECK(a && a->rank == 1 && a->addr == base.a && a->dim[0] == 99 * 87 + 87 &&
+          a->box[0] == 64 && a->swizzle == CU_TENSOR_MAP_SWIZZLE_128B);
+    x.lda = 0;
+    CHECK(launch_mm(k, &x) == TILE_OK);
+    CHECK(strcmp(launch_log(launches())->entry, "row_plain") == 0);
+    x.m = 1 << 16, x.lda = 1 << 15, x.k = 1 << 15;   /* extent M 2^15: 2^31 */
+    CHECK(launch_mm(k, &x) == TILE_OK);
+    CHECK(strcmp(launch_log(launches())->entry, "row_plain") == 0);
+    x.m = (1 << 16) - 2;       /* 2^31 - 2^16 exactly: refused */
+    CHECK(launch_mm(k, &x) == TILE_OK);
+    CHECK(strcmp(launch_log(launches())->entry, "row_plain") == 0);
+    x.m = (1 << 16) - 3;       /* one row less: kept */
+    CHECK(launch_mm(k, &x) == TILE_OK);
+    CHECK(strcmp(launch_log(launches())->entry, "row_tma") == 0);
+    a = map_of_last(0);
+    CHECK(a && a->dim[0] == (uint64_t)((1 << 16) - 3) << 15);
+    x.lda = -3;
+    expect_error(kt, &x, TILE_ERROR_ARGUMENT,
+                 "kernel 'rowst': entry 'row_tma': tensor map 0 of argument 1 ('a', *f16): a "
+                 "row map's extent is 1099511627776 elements (its row stride below 1, or not "
+                 "below 2^31 - 2^16 elements)");
+}
+
 /* An identical launch encodes nothing; another base encodes its map only,
  * other strides theirs. */
 static void test_cache(TileKernel *k) {
@@ -348,7 +401,7 @@ static void test_missing_symbol(void) {
     pid_t pid = fork();
     if (pid == 0) {
         setenv("FAKE_CUDA_MISSING", "cuTensorMapEncodeTiled", 1);
-        TileBundle *b = load_kernels(kernels, 3);
+        TileBundle *b = load_kernels(kernels, 5);
         TileKernel *k = NULL, *kt = NULL;
         if (!b || tile_kernel_get(b, "mm", &k) || tile_kernel_get(b, "mmt", &kt)) _exit(2);
         if (launch_mm(k, &base) != TILE_OK) _exit(6);
@@ -387,10 +440,12 @@ int main(void) {
     p = sym(lib, "fake_cuda_launches"), memcpy(&launches, &p, sizeof p);
     if (!tmap_calls || !tmap_call || !launch_log || !launches) return check_done("test_tmap");
     CHECK(d->mem_alloc(&out, 4096) == CUDA_SUCCESS);
-    TileBundle *b = load_kernels(kernels, 3);
-    TileKernel *k = NULL, *kt = NULL;
+    TileBundle *b = load_kernels(kernels, 5);
+    TileKernel *k = NULL, *kt = NULL, *kr = NULL, *krt = NULL;
     CHECK(b && tile_kernel_get(b, "mm", &k) == TILE_OK);
     CHECK(b && tile_kernel_get(b, "mmt", &kt) == TILE_OK);
+    CHECK(b && tile_kernel_get(b, "rows", &kr) == TILE_OK);
+    CHECK(b && tile_kernel_get(b, "rowst", &krt) == TILE_OK);
     if (k && kt) {
         test_encode(k);
         test_clamp(k);
@@ -399,6 +454,7 @@ int main(void) {
         test_cache(k);
         test_plan(k);
     }
+    if (kr && krt) test_rows(kr, krt);
     if (b) test_tuning(b);
     tile_bundle_free(b);
     d->mem_free(out);
