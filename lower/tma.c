@@ -259,49 +259,65 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
  * or past the tail and writes it back. The unit of row y, columns x0 ..
  * x0 + 16/esize - 1, lies in box x0 / box0 at y * swizzle + (x0 % box0)
  * * esize, its 16-byte index XORed with the address bits from 7 up, as
- * TMA and wgmma swizzle (lower/smem.c's layout). */
+ * TMA and wgmma swizzle (lower/smem.c's layout). A loop, not unrolled:
+ * unrolled, ptxas kept every unit's words live at once (matmul 128 x 128
+ * over 4 warps, 35 registers more). */
 static void zero_tail(LwFn *f, const LyTma *t, LLVMValueRef base, LLVMValueRef tail) {
     LwCtx *c = f->c;
     int esize = ty_bytes(t->elem), per = 16 / esize, rows = t->box[1];
-    int units = rows * t->nbox * t->box[0] / per, threads = f->k->warps * 32;
-    int mask = t->swizzle / 16 - 1;
+    int units = rows * t->nbox * t->box[0] / per, per_row = units / rows;
+    int threads = f->k->warps * 32, mask = t->swizzle / 16 - 1;
     LLVMTypeRef et = LLVMIntTypeInContext(c->ctx, (unsigned)esize * 8);
     LLVMTypeRef vt = LLVMVectorType(et, (unsigned)per);
     LLVMValueRef tid = LLVMBuildAdd(c->b, LLVMBuildMul(c->b, f->warp, lw_i32(c, 32), ""),
                                     f->lane, "");
-    for (int i = 0; i * threads < units; i++) {
-        LLVMValueRef u = LLVMBuildAdd(c->b, tid, lw_i32(c, (int64_t)i * threads), "");
-        LLVMBasicBlockRef j = NULL;
-        if ((i + 1) * threads > units)
-            j = only_if(f, LLVMBuildICmp(c->b, LLVMIntSLT, u, lw_i32(c, units), ""), "tma.unit");
-        int per_row = units / rows;
-        LLVMValueRef y = LLVMBuildUDiv(c->b, u, lw_i32(c, per_row), "");
-        LLVMValueRef x0 = LLVMBuildMul(c->b, LLVMBuildURem(c->b, u, lw_i32(c, per_row), ""),
-                                       lw_i32(c, per), "");
-        LLVMValueRef xb = LLVMBuildMul(c->b, x0, lw_i32(c, esize), "");   /* bytes */
-        LLVMValueRef box = LLVMBuildUDiv(c->b, xb, lw_i32(c, t->swizzle), "");
-        LLVMValueRef off = LLVMBuildAdd(
-            c->b, LLVMBuildMul(c->b, box, lw_i32(c, (int64_t)rows * t->swizzle), ""),
-            LLVMBuildAdd(c->b, LLVMBuildMul(c->b, y, lw_i32(c, t->swizzle), ""),
-                         LLVMBuildURem(c->b, xb, lw_i32(c, t->swizzle), ""), ""), "");
-        LLVMValueRef x = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, off, lw_i32(c, 7), ""),
-                                      lw_i32(c, mask), "");
-        off = LLVMBuildXor(c->b, off, LLVMBuildShl(c->b, x, lw_i32(c, 4), ""), "");
-        LLVMValueRef at = LLVMBuildGEP2(c->b, c->i8, base, &off, 1, "");
-        LLVMValueRef v = LLVMBuildLoad2(c->b, vt, at, "");
-        LLVMSetAlignment(v, 16);
-        for (int e = 0; e < per; e++) {
-            LLVMValueRef past = LLVMBuildICmp(
-                c->b, LLVMIntSGE, LLVMBuildAdd(c->b, x0, lw_i32(c, e), ""), tail, "");
-            LLVMValueRef old = LLVMBuildExtractElement(c->b, v, lw_i32(c, e), "");
-            v = LLVMBuildInsertElement(
-                c->b, v, LLVMBuildSelect(c->b, past, LLVMConstInt(et, 0, 0), old, ""),
-                lw_i32(c, e), "");
-        }
-        LLVMValueRef st = LLVMBuildStore(c->b, v, at);
-        LLVMSetAlignment(st, 16);
-        if (j) join(f, j);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(c->b), head = lw_new_bb(f, "tma.zero"),
+                      body = lw_new_bb(f, "tma.zero.unit"), done = lw_new_bb(f, "tma.zeroed");
+    LLVMBuildBr(c->b, head);
+    LLVMPositionBuilderAtEnd(c->b, head);
+    LLVMValueRef u = LLVMBuildPhi(c->b, c->i32, "");
+    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntSLT, u, lw_i32(c, units), ""), body, done);
+    LLVMPositionBuilderAtEnd(c->b, body);
+    LLVMValueRef y = LLVMBuildUDiv(c->b, u, lw_i32(c, per_row), "");
+    LLVMValueRef x0 = LLVMBuildMul(c->b, LLVMBuildURem(c->b, u, lw_i32(c, per_row), ""),
+                                   lw_i32(c, per), "");
+    LLVMValueRef xb = LLVMBuildMul(c->b, x0, lw_i32(c, esize), "");   /* bytes */
+    LLVMValueRef box = LLVMBuildUDiv(c->b, xb, lw_i32(c, t->swizzle), "");
+    LLVMValueRef off = LLVMBuildAdd(
+        c->b, LLVMBuildMul(c->b, box, lw_i32(c, (int64_t)rows * t->swizzle), ""),
+        LLVMBuildAdd(c->b, LLVMBuildMul(c->b, y, lw_i32(c, t->swizzle), ""),
+                     LLVMBuildURem(c->b, xb, lw_i32(c, t->swizzle), ""), ""), "");
+    LLVMValueRef x = LLVMBuildAnd(c->b, LLVMBuildLShr(c->b, off, lw_i32(c, 7), ""),
+                                  lw_i32(c, mask), "");
+    off = LLVMBuildXor(c->b, off, LLVMBuildShl(c->b, x, lw_i32(c, 4), ""), "");
+    LLVMValueRef at = LLVMBuildGEP2(c->b, c->i8, base, &off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(c->b, vt, at, "");
+    LLVMSetAlignment(v, 16);
+    for (int e = 0; e < per; e++) {
+        LLVMValueRef past = LLVMBuildICmp(
+            c->b, LLVMIntSGE, LLVMBuildAdd(c->b, x0, lw_i32(c, e), ""), tail, "");
+        LLVMValueRef old = LLVMBuildExtractElement(c->b, v, lw_i32(c, e), "");
+        v = LLVMBuildInsertElement(
+            c->b, v, LLVMBuildSelect(c->b, past, LLVMConstInt(et, 0, 0), old, ""),
+            lw_i32(c, e), "");
     }
+    LLVMValueRef st = LLVMBuildStore(c->b, v, at);
+    LLVMSetAlignment(st, 16);
+    LLVMValueRef next = LLVMBuildAdd(c->b, u, lw_i32(c, threads), "");
+    LLVMValueRef latch = LLVMBuildBr(c->b, head);
+    /* llvm.loop.unroll.disable on the latch */
+    LLVMMetadataRef dis = LLVMMDStringInContext2(c->ctx, "llvm.loop.unroll.disable", 24);
+    LLVMMetadataRef opt = LLVMMDNodeInContext2(c->ctx, &dis, 1);
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(c->ctx, NULL, 0);
+    LLVMMetadataRef ops[2] = {tmp, opt};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(c->ctx, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, loop);   /* frees tmp */
+    LLVMSetMetadata(latch, LLVMGetMDKindIDInContext(c->ctx, "llvm.loop", 9),
+                    LLVMMetadataAsValue(c->ctx, loop));
+    LLVMBasicBlockRef from[2] = {pre, body};
+    LLVMValueRef in[2] = {tid, next};
+    LLVMAddIncoming(u, in, from, 2);
+    LLVMPositionBuilderAtEnd(c->b, done);
 }
 
 void lw_tma_fixup(LwFn *f, const LyPipe *q, LLVMValueRef slot) {
