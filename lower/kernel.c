@@ -56,8 +56,11 @@ static LwVal *lw_convert_all(LwFn *f, int n, IrValue *const *src,
     return x;
 }
 
-/* Adds x (converted values) as incoming from block bb to phis p. */
-static void lw_incoming(LwVal *p, int n, const LwVal *x, LLVMBasicBlockRef bb) {
+/* Adds x (converted values) as incoming from block bb to phis p; none
+ * after an error, whose op left its values unset (the function is
+ * thrown away). */
+static void lw_incoming(LwFn *f, LwVal *p, int n, const LwVal *x, LLVMBasicBlockRef bb) {
+    if (f->failed) return;
     for (int i = 0; i < n; i++)
         for (int r = 0; r < p[i].n; r++)
             LLVMAddIncoming(p[i].r[r], &x[i].r[r], &bb, 1);
@@ -91,7 +94,7 @@ static void lw_for(LwFn *f, const IrOp *op) {
     LLVMValueRef iv = LLVMBuildPhi(b, c->i64, "iv");
     LLVMAddIncoming(iv, &lo, &pre, 1);
     LwVal *carried = lw_phis(f, n, body->args + 1);
-    lw_incoming(carried, n, init, pre);
+    lw_incoming(f, carried, n, init, pre);
     LLVMValueRef zero = LLVMConstInt(c->i64, 0, 0);
     LLVMValueRef up = LLVMBuildAnd(b, LLVMBuildICmp(b, LLVMIntSGT, step, zero, ""),
                                    LLVMBuildICmp(b, LLVMIntSLT, iv, hi, ""), "");
@@ -108,9 +111,9 @@ static void lw_for(LwFn *f, const IrOp *op) {
     if (pipe) lw_pipe_iter(f, pipe, iv);
     lw_block(f, body);
     const IrOp *y = body->last;
-    if (y && y->op == IR_YIELD) {
+    if (y && y->op == IR_YIELD && !f->failed) {
         LwVal *x = lw_convert_all(f, n, y->args, body->args + 1);
-        lw_incoming(carried, n, x, LLVMGetInsertBlock(b));
+        lw_incoming(f, carried, n, x, LLVMGetInsertBlock(b));
     }
     LLVMValueRef next = LLVMBuildAdd(b, iv, step, "");
     LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
@@ -142,7 +145,7 @@ static void lw_if(LwFn *f, const IrOp *op) {
             ys[i] = op->regions[i]->last;
         }
         ends[i] = LLVMGetInsertBlock(b);
-        if (op->nres && ys[i] && ys[i]->op == IR_YIELD) {
+        if (op->nres && ys[i] && ys[i]->op == IR_YIELD && !f->failed) {
             /* convert in the arm, before the branch */
             for (int r = 0; r < op->nres; r++) {
                 LwVal x = lw_as(f, ys[i]->args[r], op->res[r]);
@@ -153,7 +156,7 @@ static void lw_if(LwFn *f, const IrOp *op) {
         LLVMBuildBr(b, join);
     }
     LLVMPositionBuilderAtEnd(b, join);
-    if (!op->nres) return;
+    if (!op->nres || f->failed) return;
     LwVal *p = lw_phis(f, op->nres, op->res);
     for (int i = 0; i < 2; i++)
         for (int r = 0; r < op->nres; r++) {
@@ -178,9 +181,10 @@ static void lw_while(LwFn *f, const IrOp *op) {
     LLVMBuildBr(b, head);
     LLVMPositionBuilderAtEnd(b, head);
     LwVal *carried = lw_phis(f, n, before->args);
-    lw_incoming(carried, n, init, pre);
+    lw_incoming(f, carried, n, init, pre);
     for (int i = 0; i < n; i++) lw_set(f, before->args[i], carried[i]);
     lw_block(f, before);
+    if (f->failed) return;
     const IrOp *cond = before->last;
     int nv = cond->nargs - 1;
     for (int i = 0; i < nv; i++) {
@@ -194,9 +198,9 @@ static void lw_while(LwFn *f, const IrOp *op) {
     LLVMPositionBuilderAtEnd(b, loop);
     lw_block(f, after);
     const IrOp *y = after->last;
-    if (y && y->op == IR_YIELD) {
+    if (y && y->op == IR_YIELD && !f->failed) {
         LwVal *x = lw_convert_all(f, n, y->args, before->args);
-        lw_incoming(carried, n, x, LLVMGetInsertBlock(b));
+        lw_incoming(f, carried, n, x, LLVMGetInsertBlock(b));
     }
     LLVMBuildBr(b, head);
     LLVMPositionBuilderAtEnd(b, exit);

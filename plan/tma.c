@@ -284,9 +284,16 @@ int ly_tma_rows_ok(const IrKernel *k, const AxTable *ax, const IrOp *ld, int fas
     Form f;
     Term *tf, *to;
     const Type *t = &ld->res[0]->ty;
-    /* rows of at least 128 bytes: the ring's swizzle is 128 (ly_smem_wgmma),
-     * so a row's copy lands 128-byte aligned, as TMA requires */
-    return t->rank == 2 && (int64_t)t->dim[fast] * ty_bytes((ScalarKind)t->k) >= 128 &&
+    Type tp = ty_pad(*t);
+    /* 16-bit elements (f16, bf16: what wgmma reads either way round; an
+     * f8 tile along M or N is moved by the threads, whose rings TMA does
+     * not fill), a tile of powers of two (a padded one has no box), rows
+     * of at least 128 bytes: the ring's swizzle is 128 (ly_smem_wgmma),
+     * so a row's copy lands 128-byte aligned, as TMA requires. What
+     * ly_tma_ring checks again, here before the ring is marked: a marked
+     * ring it refuses leaves its loop unpipelined. */
+    return t->rank == 2 && ty_bytes((ScalarKind)t->k) == 2 &&
+           !memcmp(tp.dim, t->dim, sizeof tp.dim) && t->dim[fast] * 2 >= 128 &&
            load_form(k, ax, ld, fast, &f, &tf, &to) && rows_form(&f, tf, to);
 }
 
