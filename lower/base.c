@@ -95,6 +95,12 @@ LLVMValueRef lw_call_intr(LwCtx *c, const char *name, LLVMTypeRef *over,
     return lw_call(c, lw_intrinsic(c, name, over, nover), args, n);
 }
 
+LLVMValueRef lw_opaque32(LwCtx *c, LLVMValueRef v, const char *note) {
+    char text[64];
+    snprintf(text, sizeof text, "mov.b32 $0, $1;%s%s", note ? " // " : "", note ? note : "");
+    return lw_asm(c, c->i32, text, "=r,r", &v, 1, LW_ASM_NONE);
+}
+
 /* LLVM's memory(read) (MemoryEffects::readOnly(): ModRef::Ref for each
  * of LLVM 22's six memory locations, two bits each). */
 #define LW_MEMORY_READ 0x555u

@@ -133,6 +133,13 @@ typedef enum LwAsmMem {
  * touches memory). */
 LLVMValueRef lw_asm(LwCtx *c, LLVMTypeRef rt, const char *text, const char *cons,
                     LLVMValueRef *args, int n, LwAsmMem mem);
+/* i32 v through a copy LLVM cannot see through (`mov.b32`, an asm
+ * without effects): what it computed stays computed as written (an
+ * address kept in 32 bits, a narrow operand widened), and a use of the
+ * copy is not rewritten in terms of v. Copies of one value with the same
+ * `note` (a comment in the asm; NULL: none) are one; a distinct note
+ * keeps each apart. */
+LLVMValueRef lw_opaque32(LwCtx *c, LLVMValueRef v, const char *note);
 /* The largest (largest != 0) or smallest value of integer or bool kind k. */
 LLVMValueRef lw_int_limit(LwCtx *c, ScalarKind k, int largest);
 LLVMValueRef lw_i32(LwCtx *c, int64_t v);

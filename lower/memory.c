@@ -722,9 +722,9 @@ static LwVal lw_unpacked_mask(LwFn *f, const IrValue *mv, const Layout *l, LwVal
     LLVMBuilderRef b = c->b;
     LwVal u = lw_new_val(f, m.n);
     for (int j = 0; 32 * j < m.n; j++) {
-        char text[48];
-        snprintf(text, sizeof text, "mov.b32 $0, $1; // mask %d", f->pins++);
-        LLVMValueRef y = lw_asm(c, c->i32, text, "=r,r", &w[j], 1, LW_ASM_NONE);
+        char note[24];
+        snprintf(note, sizeof note, "mask %d", f->pins++);
+        LLVMValueRef y = lw_opaque32(c, w[j], note);
         for (int i = 32 * j; i < m.n && i < 32 * j + 32; i++)
             u.r[i] = LLVMBuildICmp(b, LLVMIntNE,
                                    LLVMBuildAnd(b, y, lw_i32(c, (int64_t)1 << (i - 32 * j)), ""),
@@ -734,6 +734,25 @@ static LwVal lw_unpacked_mask(LwFn *f, const IrValue *mv, const Layout *l, LwVal
 }
 
 /* Loads group g of a realigned load; its elements' memory forms in mem. */
+/* Register r of a load's `other` in memory form (o: its registers, NULL
+ * r: zero). */
+static LLVMValueRef lw_other(LwFn *f, const LwVal *o, int r, ScalarKind k) {
+    return o->r ? lw_to_mem(f, o->r[r], k) : LLVMConstNull(lw_mem_type(f->c, k));
+}
+
+/* One element of access `proto` at `at`, under predicate `pred` (NULL:
+ * none), `oth` where it is off: the element ways of realigned and
+ * shifted loads. */
+static LLVMValueRef lw_elem_load(LwFn *f, const LwAccess *proto, LLVMValueRef at,
+                                 LLVMValueRef pred, LLVMValueRef oth) {
+    LwAccess e = *proto;
+    e.t = lw_mem_type(f->c, proto->k);
+    e.ptr = at;
+    e.vec = 1;
+    e.align = (unsigned)ty_bytes(proto->k);
+    return pred ? lw_emit_load_pred(f, &e, pred, oth) : lw_emit_load(f, &e);
+}
+
 static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, const Layout *l,
                               const LwVal *p, const LwVal *m, const LwVal *o, int g, int vec,
                               LLVMValueRef *mem) {
@@ -757,15 +776,11 @@ static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, con
         if (!s.way[way]) continue;
         LLVMValueRef x = LLVMGetUndef(vt);
         for (int i = 0; i < vec; i++) {
-            LwAccess e = proto;
-            e.t = et;
-            e.ptr = way == LW_SKIP ? NULL : lw_way_ptr(f, et, gr, i, way);
-            e.vec = 1;
-            e.align = (unsigned)esize;
-            LLVMValueRef oth = o->r ? lw_to_mem(f, o->r[g + i], proto.k) : LLVMConstNull(et);
-            LLVMValueRef y = way == LW_SKIP ? oth
-                           : m->r ? lw_emit_load_pred(f, &e, m->r[g + i], oth)
-                                  : lw_emit_load(f, &e);
+            LLVMValueRef at = way == LW_SKIP ? NULL : lw_way_ptr(f, et, gr, i, way);
+            LLVMValueRef oth = lw_other(f, o, g + i, proto.k);
+            LLVMValueRef y = way == LW_SKIP
+                                 ? oth
+                                 : lw_elem_load(f, &proto, at, m->r ? m->r[g + i] : NULL, oth);
             x = LLVMBuildInsertElement(b, x, y, lw_i32(c, i), "");
         }
         got[way] = LLVMBuildBitCast(b, x, wt, "");
@@ -820,7 +835,7 @@ static void lw_shift_reads(LwFn *f, LwAccess proto, LLVMValueRef first, LwShift 
      * arithmetic to 16 bits (mul.lo.s16), which lower/narrow.c keeps out
      * of the PTX (generated programs 32123, 32265) */
     LLVMValueRef lo = LLVMBuildTrunc(b, LLVMBuildPtrToInt(b, first, c->i64, ""), c->i32, "");
-    lo = lw_asm(c, c->i32, "mov.b32 $0, $1;", "=r,r", &lo, 1, LW_ASM_NONE);
+    lo = lw_opaque32(c, lo, NULL);
     LLVMValueRef db = LLVMBuildAnd(b, lo, lw_i32(c, 3), "");
     LLVMValueRef back = LLVMBuildNeg(b, db, "");
     LLVMValueRef word = LLVMBuildGEP2(b, c->i8, first, &back, 1, "");
@@ -866,7 +881,7 @@ static void lw_load_shifted(LwFn *f, LwAccess proto, const IrOp *op, const Layou
     LLVMBuilderRef b = c->b;
     LLVMTypeRef et = lw_mem_type(c, proto.k), wt = LLVMVectorType(c->i32, 4);
     LLVMTypeRef vt = LLVMVectorType(et, (unsigned)run);
-    int ng = p->n / run, esize = ty_bytes(proto.k);
+    int ng = p->n / run;
     LwShift *x = ar_alloc(c->ar, sizeof *x * (size_t)ng);
     LLVMValueRef *words = ar_alloc(c->ar, sizeof *words * (size_t)ng);
     LLVMValueRef all = LLVMConstInt(c->i1, 1, 0);
@@ -895,17 +910,11 @@ static void lw_load_shifted(LwFn *f, LwAccess proto, const IrOp *op, const Layou
         for (int gi = 0; gi < ng; gi++) {
             LLVMValueRef v = LLVMGetUndef(vt);
             for (int i = 0; i < run; i++) {
-                int r = gi * run + i;
-                LwAccess e = proto;
                 LLVMValueRef at = lw_i32(c, i);   /* consecutive: from the first */
-                e.t = et;
-                e.ptr = LLVMBuildGEP2(b, et, p->r[gi * run], &at, 1, "");
-                e.vec = 1;
-                e.align = (unsigned)esize;
-                LLVMValueRef oth = o->r ? lw_to_mem(f, o->r[r], proto.k) : LLVMConstNull(et);
+                at = LLVMBuildGEP2(b, et, p->r[gi * run], &at, 1, "");
+                LLVMValueRef oth = lw_other(f, o, gi * run + i, proto.k);
                 LLVMValueRef pr = x[gi].pred[i];
-                LLVMValueRef y = lw_never(pr) ? oth
-                               : pr ? lw_emit_load_pred(f, &e, pr, oth) : lw_emit_load(f, &e);
+                LLVMValueRef y = lw_never(pr) ? oth : lw_elem_load(f, &proto, at, pr, oth);
                 v = LLVMBuildInsertElement(b, v, y, lw_i32(c, i), "");
             }
             ew[gi] = LLVMBuildBitCast(b, v, wt, "");

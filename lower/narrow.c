@@ -58,9 +58,7 @@ static unsigned nw_width(LLVMTypeRef t) {
 }
 
 /* A copy LLVM cannot see through. */
-static LLVMValueRef nw_fence(LwCtx *c, LLVMValueRef v32) {
-    return lw_asm(c, c->i32, "mov.b32 $0, $1;", "=r,r", &v32, 1, LW_ASM_NONE);
-}
+static LLVMValueRef nw_fence(LwCtx *c, LLVMValueRef v32) { return lw_opaque32(c, v32, NULL); }
 
 /* Operand v (a narrow scalar) as an i32, fenced. */
 static LLVMValueRef nw_ext(LwCtx *c, LLVMValueRef v, NwExt how) {
