@@ -347,6 +347,8 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p);
  * iteration whose index tiles are lowered (thread 0; not where `valid`,
  * when given, is false); the wait for slot `slot`'s phase of parity
  * `phase`; the barrier and invalidation at the loop's end. */
+/* Slot `slot` (i32) of ring r: its first byte in the ring region. */
+LLVMValueRef lw_slot_base(LwFn *f, const LyRing *r, LLVMValueRef slot);
 void lw_tma_init(LwFn *f, const LyPipe *q);
 void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid);
 void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase);

@@ -154,6 +154,7 @@ static void issue_rows(LwFn *f, const LyRing *r, const LyTma *t, LLVMValueRef sl
     LLVMValueRef if0 = lw_shfl(f, LW_SHFL_IDX, lw_val(f, t->index[0])->r[0], zero);
     LLVMValueRef stride = narrow(f, lw_val(f, t->stride)->r[0]);
     LLVMValueRef bo = wide(f, lw_val(f, t->bound[1])->r[0]);
+    LLVMValueRef base = lw_slot_base(f, r, slot);
     int rows = t->box[1];
     for (int j = 0; j * 32 < rows; j++) {
         LLVMValueRef y = LLVMBuildAdd(c->b, f->lane, lw_i32(c, 32 * j), "");
@@ -167,11 +168,9 @@ static void issue_rows(LwFn *f, const LyRing *r, const LyTma *t, LLVMValueRef sl
             past = only_if(f, LLVMBuildICmp(c->b, LLVMIntSLT, y, lw_i32(c, rows), ""),
                            "tma.row");
         for (int b = 0; b < t->nbox; b++) {
-            LLVMValueRef off = LLVMBuildAdd(
-                c->b, lw_i32(c, r->off + (int64_t)b * rows * t->swizzle),
-                LLVMBuildAdd(c->b, LLVMBuildMul(c->b, slot, lw_i32(c, r->buf), ""),
-                             LLVMBuildMul(c->b, y, lw_i32(c, t->swizzle), ""), ""), "");
-            LLVMValueRef a[4] = {LLVMBuildGEP2(c->b, c->i8, f->ring, &off, 1, ""),
+            LLVMValueRef off = LLVMBuildAdd(c->b, lw_i32(c, (int64_t)b * rows * t->swizzle),
+                                            LLVMBuildMul(c->b, y, lw_i32(c, t->swizzle), ""), "");
+            LLVMValueRef a[4] = {LLVMBuildGEP2(c->b, c->i8, base, &off, 1, ""),
                                  f->tmap[t->map],
                                  LLVMBuildAdd(c->b, at, lw_i32(c, (int64_t)b * t->box[0]), ""),
                                  bar};
@@ -332,9 +331,7 @@ void lw_tma_fixup(LwFn *f, const LyPipe *q, LLVMValueRef slot) {
         LLVMValueRef part = LLVMBuildICmp(c->b, LLVMIntSLT, tail,
                                           lw_i32(c, (int64_t)t->nbox * t->box[0]), "");
         LLVMBasicBlockRef j = only_if(f, part, "tma.tail");
-        LLVMValueRef off = LLVMBuildAdd(c->b, lw_i32(c, r->off),
-                                        LLVMBuildMul(c->b, slot, lw_i32(c, r->buf), ""), "");
-        zero_tail(f, t, LLVMBuildGEP2(c->b, c->i8, f->ring, &off, 1, ""), tail);
+        zero_tail(f, t, lw_slot_base(f, r, slot), tail);
         /* written through the generic proxy, read by wgmma through the
          * async one: each thread's fence, then the caller's barrier */
         lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);

@@ -133,8 +133,9 @@ static int ring_for(Planner *pl, const IrOp *load, LyRing *r, int wgmma) {
     LySmem *s = wgmma ? ly_smem_wgmma(pl->ar, t->dim, fast, esize)
                       : ly_smem_swizzled(pl->ar, t->dim, fast, esize);
     int w = ly_mem_vec(pl->ly, load), bytes = w * esize;
-    /* narrower than a cp.async: marked for row maps (plan/pipeline.c) */
-    int need_tma = bytes < 4 && wgmma && pl->ly->rows;
+    /* narrower than a cp.async: plan/pipeline.c marked it for row maps
+     * only (rings nothing but TMA fills; none: the loop unpipelined) */
+    int need_tma = bytes < 4;
     if (!s || (!need_tma && ((bytes != 4 && bytes != 8 && bytes != 16) || w > s->vec ||
                              w > ly_vec_width(ptr, fast))))
         return 0;

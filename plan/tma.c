@@ -237,6 +237,13 @@ static int run_dim(const AxTable *ax, const IrValue *v) {
     return -1;
 }
 
+/* Scalar v is a constant below 1 (a stride no map can take). */
+static int const_below_one(const AxTable *ax, const IrValue *v) {
+    int64_t c;
+    const AxInfo *a = ax_of(ax, v);
+    return a && ax_is_const(a, &c) && c < 1;
+}
+
 /* What axis info knows divides scalar v (a constant: its value). */
 static int64_t scalar_div(const AxTable *ax, const IrValue *v) {
     int64_t c;
@@ -269,10 +276,7 @@ static int load_form(const IrKernel *k, const AxTable *ax, const IrOp *ld, int f
         else if (t->dim == 1 - fast && t->mult) *to = t;
     }
     if (!*tf || !*to) return 0;
-    int64_t c;
-    const AxInfo *sa = ax_of(ax, (*to)->mult);
-    return !(sa && ax_is_const(sa, &c) && c < 1) &&
-           scalar_div(ax, k->body->args[f->param]) % 16 == 0;
+    return !const_below_one(ax, (*to)->mult) && scalar_div(ax, k->body->args[f->param]) % 16 == 0;
 }
 
 /* A row map fits form f: both bounds (the map's extent), no batch. */
@@ -306,13 +310,12 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
     Form f;
     Term *tf, *to;
     if (!load_form(k, ax, ld, fast, &f, &tf, &to)) return NULL;
-    int64_t c;
     int rows = r->need_tma;   /* a cp.async cannot copy it: rows or nothing */
     if (rows && (!rows_form(&f, tf, to) || s->swizzle != 128)) return NULL;
     if (!rows) {
         if (s->shape[1 - fast] > 256 || scalar_div(ax, to->mult) * esize % 16 != 0) return NULL;
         if (f.batch && (scalar_div(ax, f.bstride) * esize % 16 != 0 ||
-                        (ax_of(ax, f.bstride) && ax_is_const(ax_of(ax, f.bstride), &c) && c < 1)))
+                        const_below_one(ax, f.bstride)))
             return NULL;
     }
     LyTma *t = ar_alloc(ar, sizeof *t);
