@@ -470,7 +470,10 @@ typedef struct LyRealign {
 /* Loads a product reads in its loop, laid out 16 bytes of consecutive
  * elements a thread whatever their alignment (layout_assign.c,
  * stage_operand): ly_shift_run says which of them read their groups as
- * words joined by shifts. */
+ * words joined by shifts. Recorded while the anchors are chosen, not
+ * derived later: stage_operand asks whether the load is a product's
+ * operand, and after assignment a layout conversion may stand between
+ * the two. */
 typedef struct LyStaged {
     int n, cap;
     const IrOp **v;
