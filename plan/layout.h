@@ -541,8 +541,14 @@ void ly_assign_module(Arena *ar, IrModule *m, int aligned, int wgmma);
  * per thread. Returns the number of values rewritten. */
 enum { LY_CARRY_MAX_REGS = 64 };
 int ly_carry_reduce(Arena *ar, IrKernel *k);
+/* Pointers and integers a `for` loop steps by an invariant (`x += inc`
+ * in its body, not under an `if`) read in the body as x_0 + n * inc, n
+ * the iterations done (induction.c, run by ly_assign_kernel first, on a
+ * variant's copy), so that loads through them can be copied ahead.
+ * Returns the number of values rewritten. */
+int ly_induction(Arena *ar, IrKernel *k);
 /* Scalars that do not change in a loop moved before it (hoist.c, run by
- * ly_assign_kernel first): pure scalar ops whose operands are all
+ * ly_assign_kernel after ly_induction): pure scalar ops whose operands are all
  * defined outside the loop. Returns the number of ops moved. */
 int ly_hoist(Arena *ar, IrKernel *k);
 /* Common subexpressions merged (cse.c, run by ly_assign_kernel after

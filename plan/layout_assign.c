@@ -39,7 +39,9 @@
  *    of a loop-invariant value happens once, outside the loop). Both are
  *    cached per (value, layout).
  *
- * Before step 1, ly_hoist (hoist.c) moves scalars that do not change in
+ * Before step 1, ly_induction (induction.c) reads pointers and integers
+ * a loop steps by an invariant as their start plus the iterations done
+ * times the step, ly_hoist (hoist.c) moves scalars that do not change in
  * a loop before it, ly_cse (cse.c) merges common subexpressions (loads
  * among them, where no write comes between), ly_carry_reduce
  * (carry_reduce.c) rewrites loops that
@@ -745,6 +747,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.wgmma = wgmma & LY_ASSIGN_WGMMA;
     c.wgmma_flags = wgmma;
     wgmma = c.wgmma;
+    ly_induction(ar, k);
     ly_hoist(ar, k);
     ly_cse(ar, k);
     ly_carry_reduce(ar, k);

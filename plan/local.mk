@@ -4,7 +4,7 @@
 # software pipelining. Compiled into sema's two libraries
 # (sema/local.mk), since the IR printer prints layouts.
 plan_sources = plan/layout.h plan/linear.c plan/axis.c plan/layout_assign.c \
-	plan/hoist.c plan/cse.c plan/carry_reduce.c plan/fold_trans.c plan/swap_dot.c plan/widen_f8.c plan/realign.c plan/mma.c plan/pipeline.c plan/tma.c plan/lowering.c plan/divisor.c plan/guard.c plan/persist.c
+	plan/induction.c plan/hoist.c plan/cse.c plan/carry_reduce.c plan/fold_trans.c plan/swap_dot.c plan/widen_f8.c plan/realign.c plan/mma.c plan/pipeline.c plan/tma.c plan/lowering.c plan/divisor.c plan/guard.c plan/persist.c
 
 check_PROGRAMS += tests/unit/test_layout
 TESTS += tests/unit/test_layout
