@@ -13,19 +13,19 @@
 #   OLD_TILEC --arch=sm_90a -o build-s33/ptrs-old.tlb bench/results/2026-12-05-session34-ptrs.tile  (badb5ea's)
 #   ./tilec --arch=sm_90a -o build-s33/ptrs-new.tlb bench/results/2026-12-05-session34-ptrs.tile
 # Device call: run(command="bash bench/results/2026-12-05-session34-gpu.sh",
-#                  carry=["build-s33"], timeout_s=590)
+#                  carry=["build-s33"], timeout_s=450)
 cd "$(dirname "$0")/../.."
 o=build-s33
 export TILE_STDLIB=$PWD/stdlib TILE_LIBDIR=$o PYTHONPATH=python:bench
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-timeout 60 $o/rowtma
-for f in rowtma tma induction styles splitk; do
+timeout 30 $o/rowtma
+for f in rowtma induction splitk tma styles; do
     echo "difftest $f.tile sm_90a:"
-    timeout 60 $o/ops/difftest -q $o/ops/sm_90a tests/gpu/ops/$f.tile 2>&1 | tail -2
+    timeout 30 $o/ops/difftest -q $o/ops/sm_90a tests/gpu/ops/$f.tile 2>&1 | tail -2
 done
-timeout 170 python3 bench/results/2026-12-05-session32-ab.py $o/ab
-timeout 100 python3 bench/results/2026-12-05-session34-splittail.py $o/split.tlb $o/ab
-timeout 60 python3 bench/results/2026-12-05-session34-ptrs.py $o/ptrs-old.tlb $o/ptrs-new.tlb $o/ab
-timeout 60 compute-sanitizer --tool memcheck --error-exitcode 3 \
+timeout 150 python3 bench/results/2026-12-05-session32-ab.py $o/ab
+timeout 70 python3 bench/results/2026-12-05-session34-splittail.py $o/split.tlb $o/ab
+timeout 50 python3 bench/results/2026-12-05-session34-ptrs.py $o/ptrs-old.tlb $o/ptrs-new.tlb $o/ab
+timeout 40 compute-sanitizer --tool memcheck --error-exitcode 3 \
     $o/ops/difftest -q $o/ops/sm_90a tests/gpu/ops/rowtma.tile > /tmp/memcheck.log 2>&1
 echo "memcheck rowtma.tile sm_90a rc=$?"; grep -E "ERROR SUMMARY|Invalid|passed" /tmp/memcheck.log | head -5
