@@ -29,8 +29,6 @@ typedef struct TcOptions {
     int early_products;                /* tilec --early-products: a loop's
                                           first product issued one
                                           iteration ahead where it can */
-    int row_tma;                       /* tilec --row-tma: rows TMA copies
-                                          one at a time (LwOptions) */
     SmOptions sema;                    /* defines, -I, stdlib, -g */
     const char *producer;              /* recorded in the bundle */
     unsigned want;                     /* TC_* */

@@ -58,7 +58,6 @@ typedef struct Opts {
     int fp_contract_off;         /* --fp-contract=off */
     int no_tma;                  /* --no-tma */
     int early_products;          /* --early-products */
-    int row_tma;                 /* --row-tma */
     int persistent;              /* --persistent */
     int help, version;
 } Opts;
@@ -206,10 +205,13 @@ static int set_no_tma(Opts *o, const char *v) {
     return 0;
 }
 
+/* Withdrawn in session 34 (docs/PERF.md): its rings relied on TMA
+ * swizzling one-dimensional copies, which the driver refuses. */
 static int set_row_tma(Opts *o, const char *v) {
+    (void)o;
     (void)v;
-    o->row_tma = 1;
-    return 0;
+    return usage_error("--row-tma is withdrawn: the driver refuses the swizzled "
+                       "one-dimensional tensor maps it relies on (docs/PERF.md, session 34)");
 }
 
 static int set_early_products(Opts *o, const char *v) {
@@ -279,11 +281,9 @@ static const OptSpec OPTIONS[] = {
      "warpgroup MMA loops with TMA copies where a load is a box of a 2-D or "
      "3-D tensor (the default)"},
     {"--no-tma", NULL, set_no_tma, "keep those rings on cp.async"},
-    {"--row-tma", NULL, set_row_tma, "on sm_90a, where a warpgroup MMA "
-     "operand's rows cannot be copied by cp.async (an odd row length or "
-     "stride), fill its ring with TMA copies of one row each through a "
-     "one-dimensional tensor map, in a variant for 16-byte aligned "
-     "pointers (experimental: not yet timed on a GPU, docs/PERF.md)"},
+    {"--row-tma", NULL, set_row_tma, "withdrawn (an error): the swizzled "
+     "one-dimensional tensor maps it relied on are refused by the driver "
+     "(docs/PERF.md, session 34)"},
     {"--early-products", NULL, set_early_products, "on sm_90a, issue the "
      "first warpgroup MMA product of a TMA loop one iteration ahead where "
      "it reads only loop invariants and rings and another product follows "
@@ -627,7 +627,6 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
                     .early_products = o->early_products, .persistent = o->persistent,
-                    .row_tma = o->row_tma,
                     .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())

@@ -340,7 +340,6 @@ static int plan_flags(const LwOptions *o) {
 static int plan_kernel(LwCtx *c, const IrKernel *k, LyVariant *vs, const LyPlan **plan,
                        int64_t *planned) {
     int wg = lw_arch_wgmma(c->opt->arch);
-    if (wg && c->opt->tma && c->opt->row_tma) wg |= LY_ASSIGN_ROWS;
     int nv = ly_plan_variants(c->ar, k, wg, vs);
     for (int v = 0; v < nv; v++) {
         plan[v] = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c->opt->arch),

@@ -110,11 +110,6 @@ typedef struct LwOptions {
                                 where it can (plan LY_PLAN_EARLY) */
     int fp_contract_off;     /* --fp-contract=off: never fuse a float mul
                                 into an add (default: fuse, as Triton) */
-    int row_tma;             /* tilec --row-tma: wgmma operands whose rows
-                                a cp.async cannot copy (odd lengths or
-                                strides) go into rings that TMA fills one
-                                row per copy (plan LY_ASSIGN_ROWS; with
-                                `tma` only) */
 } LwOptions;
 
 typedef struct LwEntry {

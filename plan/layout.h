@@ -496,9 +496,11 @@ typedef struct LyResult {
  * Build each variant from a fresh IrKernel (sm_compile again): the pass
  * changes the kernel. */
 /* ly_assign_kernel's and ly_plan_variants' `wgmma` is a set of flags:
- * the target has warpgroup MMA; and (tilec --row-tma) wgmma operands
- * whose rows a cp.async cannot copy are marked for rings that TMA fills
- * one row per copy (plan/pipeline.c, plan/tma.c). */
+ * the target has warpgroup MMA; and (ROWS, set by nothing since tilec
+ * --row-tma was withdrawn in session 34: the driver refuses the swizzled
+ * 1-D maps it needs; docs/internals/mma.md) wgmma operands whose rows a
+ * cp.async cannot copy are marked for rings that TMA fills one row per
+ * copy (plan/pipeline.c, plan/tma.c). */
 enum { LY_ASSIGN_WGMMA = 1, LY_ASSIGN_ROWS = 2 };
 LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
 /* Why warpgroup MMA cannot take product `dot` of k on sm_90a, the first

@@ -16,8 +16,9 @@
  * base encodes that map only); the plan's fields (RtPlan.tmap) as a
  * simulator reads them; the autotuner's timing launches, each of
  * which must pass the maps of the candidate it times; and row maps
- * (rank 1, tilec --row-tma): their extent, and the bounds that leave
- * their variant to the next. */
+ * (rank 1: what tilec --row-tma emitted until it was withdrawn in
+ * session 34; a bundle may still hold them): their extent, and the
+ * bounds that leave their variant to the next. */
 #include "config.h"
 
 #include <dlfcn.h>

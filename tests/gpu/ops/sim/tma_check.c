@@ -30,7 +30,8 @@
  * two-stage ring of mbarriers (tma_ring: five boxes, each stage reused,
  * parities by stage) over two programs. Then what must be refused (each
  * in a child process, which must exit with warpsim's 70): a copy whose
- * rank is not the map's, a swizzled map narrower than its span, an
+ * rank is not the map's, a swizzled map narrower than its span, a
+ * swizzled map of rank 1 (the driver refuses it), an
  * arrival on an mbarrier never initialized, and one a finished program
  * initialized (the program's end clears them). Copies land when a
  * thread waits for their phase: a slot read before the wait holds its
@@ -220,6 +221,14 @@ static void narrow_swizzle(void) {   /* 64-byte rows under 128-byte swizzling */
     encode(map, (uint64_t)(uintptr_t)t, 2, dim, &stride, box, 4, 128);
 }
 
+static void swizzled_1d(void) {   /* the driver refuses it too (session 34) */
+    static _Alignas(64) unsigned char map[128];
+    static _Alignas(16) uint16_t t[256];
+    uint64_t dim = 256, stride = 0;
+    uint32_t box = 64;
+    encode(map, (uint64_t)(uintptr_t)t, 1, &dim, &stride, &box, 2, 128);
+}
+
 static uint64_t bar_never, bar_last;
 
 static void arrive_uninitialized(void) {
@@ -303,9 +312,8 @@ int main(int argc, char **argv) {
     static const Case cases[] = {
         /* 1-D: partly before the start, inside, partly past the end */
         {.rank = 1, .esize = 4, .dim = {100}, .box = {32}, .c = {-8}, .d = {40}, .iters = 3},
-        /* wholly past the end, inside, at the start; 32B swizzling of one row */
-        {.rank = 1, .esize = 2, .dim = {50}, .box = {16}, .swizzle = 32, .c = {60}, .d = {-30},
-         .iters = 3},
+        /* wholly past the end, inside, at the start */
+        {.rank = 1, .esize = 2, .dim = {50}, .box = {16}, .c = {60}, .d = {-30}, .iters = 3},
         /* 2-D, 128B swizzling: rows partly before, inside, partly past */
         {.rank = 2, .esize = 2, .dim = {64, 40}, .box = {64, 16}, .swizzle = 128, .c = {0, -4},
          .d = {0, 16}, .iters = 3},
@@ -344,6 +352,7 @@ int main(int argc, char **argv) {
     run(init_only, NULL, 32, one);
     fails += refused("a 1-D copy through a 2-D map", rank_mismatch);
     fails += refused("a 128B-swizzled map with 64-byte rows", narrow_swizzle);
+    fails += refused("a swizzled map of rank 1", swizzled_1d);
     fails += refused("an arrival on an mbarrier never initialized", arrive_uninitialized);
     fails += refused("an arrival on an mbarrier of a finished program", arrive_after_program);
     fails += late_landing();

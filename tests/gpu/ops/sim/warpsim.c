@@ -1014,10 +1014,10 @@ void sim_wgmma_wait_group_sync_aligned(int64_t n) { (void)n; }
  * with [7, 9), 32B bit 4 with bit 7 (CuTe's Swizzle<3,4,3>, <2,4,3>,
  * <1,4,3>); then complete_tx on the mbarrier. The destination must be
  * aligned to 128 bytes; the swizzle follows its address, so a box may
- * start at any 128-byte row of the pattern's period (tilec --row-tma
- * copies one row a box at row y * 128 of a slot: that the hardware
- * swizzles such a box by its address is what
- * bench/results/2026-12-05-session33-rowtma.cu checks on a GPU).
+ * start at any 128-byte row of the pattern's period. A rank-1 map
+ * cannot swizzle: the driver refuses it (cuTensorMapEncodeTiled, invalid
+ * argument, on an H100: session 34, which withdrew tilec --row-tma, built
+ * on such maps after this simulation had accepted them).
  *
  * The tensor map is the simulation's own 128-byte layout (WsTmap), filled
  * by ws_tmap_encode where a GPU launcher would call
@@ -1065,6 +1065,8 @@ void ws_tmap_encode(void *map128, uint64_t base, int rank, const uint64_t *dim,
     if (base % 16) tmap_fail("global address not 16-byte aligned");
     if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
         tmap_fail("swizzle not 0, 32, 64 or 128");
+    /* the driver's answer on an H100 (session 34): invalid argument */
+    if (rank == 1 && swizzle) tmap_fail("a rank-1 map cannot swizzle");
     m.magic = WS_TMAP_MAGIC;
     m.rank = (uint32_t)rank;
     m.esize = (uint32_t)esize;
