@@ -17,7 +17,8 @@ sdpa_case(B, H, S, D, causal) gives an attention case's f16 q, k, v, an
 output buffer, the float64 reference (SDPA's math backend in f32) and
 cuDNN's SDPA as a callable; mm_case(M, N, K) a product's f16 a [M, K],
 b [K, N], an output buffer c, the float64 reference a @ b, its largest
-magnitude (for relative errors) and cuBLAS (torch.matmul) as a callable."""
+magnitude (for relative errors) and cuBLAS (torch.matmul) as a callable;
+mm_check(c, ref, scale) the check of such a product's output."""
 import torch
 from triton.testing import do_bench
 
@@ -60,3 +61,15 @@ def mm_case(M, N, K):
     c = torch.empty(M, N, device="cuda", dtype=torch.float16)
     ref = a.double() @ b.double()
     return a, b, c, ref, ref.abs().max().item(), lambda: torch.matmul(a, b)
+
+
+def mm_check(c, ref, scale, tol=2e-3):
+    """A check for check_then_time over mm_case's product: the output (the
+    callable's result, or the buffer c) against ref, largest error over
+    scale below tol; c poisoned again after each check."""
+    def check(name, r):
+        got = r if isinstance(r, torch.Tensor) else c
+        err = ((got.double() - ref).abs().max() / scale).item()
+        c.fill_(float("nan"))
+        return None if err < tol else f"rel err {err:.2e}"
+    return check

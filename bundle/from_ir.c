@@ -119,28 +119,6 @@ static TlbExpr scalar_expr(Arena *ar, const IrValue *v, int64_t none) {
     return (TlbExpr){1, i};
 }
 
-/* A row map's extent (from_ir.h): postfix
- *   s 1 GE   bo 1 SUB s MUL bf ADD   2^40   SELECT */
-static TlbExpr row_extent(Arena *ar, const TlbCodeTmap *c) {
-    TlbExpr s = scalar_expr(ar, c->stride[0], 1), bo = scalar_expr(ar, c->dim[1], 1),
-            bf = scalar_expr(ar, c->dim[0], 1);
-    TlbInsn *i = ar_alloc(ar, sizeof *i * 12);
-    int n = 0;
-    i[n++] = s.code[0];
-    i[n++] = (TlbInsn){.op = TLB_X_CONST, .value = 1};
-    i[n++] = (TlbInsn){.op = TLB_X_GE};
-    i[n++] = bo.code[0];
-    i[n++] = (TlbInsn){.op = TLB_X_CONST, .value = 1};
-    i[n++] = (TlbInsn){.op = TLB_X_SUB};
-    i[n++] = s.code[0];
-    i[n++] = (TlbInsn){.op = TLB_X_MUL};
-    i[n++] = bf.code[0];
-    i[n++] = (TlbInsn){.op = TLB_X_ADD};
-    i[n++] = (TlbInsn){.op = TLB_X_CONST, .value = INT64_C(1) << 40};
-    i[n++] = (TlbInsn){.op = TLB_X_SELECT};
-    return (TlbExpr){(uint32_t)n, i};
-}
-
 /* A variant's tensor maps in the format's terms. */
 static const TlbTmap *tmaps_from_code(Arena *ar, const TlbCodeVariant *v) {
     if (!v->ntmaps) return NULL;
@@ -152,12 +130,6 @@ static const TlbTmap *tmaps_from_code(Arena *ar, const TlbCodeVariant *v) {
         t[i].elem = type_code(c->elem);
         t[i].rank = (uint8_t)c->rank;
         t[i].swizzle = (uint8_t)c->swizzle;
-        if (c->rows) {
-            t[i].rank = 1;
-            t[i].box[0] = (uint32_t)c->box[0];
-            t[i].dim[0] = row_extent(ar, c);
-            continue;
-        }
         for (int d = 0; d < c->rank; d++) {
             t[i].box[d] = d < 2 ? (uint32_t)c->box[d] : 1;
             t[i].dim[d] = scalar_expr(ar, d < 2 ? c->dim[d] : NULL, INT64_C(1) << 31);

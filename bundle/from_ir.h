@@ -20,12 +20,7 @@
 
 /* A tensor map a variant's entry takes (plan/tma.c's LyTma in the IR's
  * terms): rank 2 or 3, dimension 0 the contiguous one; a third
- * dimension (a batch) has box 1 and no extent. A row map (`rows`) is the
- * 2-D tensor dim[0] x dim[1] with row stride stride[0] (all three
- * given) as one dimension: the bundle's map has rank 1 and the extent
- * (dim[1] - 1) * stride[0] + dim[0], or 2^40 where the stride is below 1
- * (which libtile refuses: a row map's extent must be below 2^31 - 2^16,
- * docs/bundle.md). */
+ * dimension (a batch) has box 1 and no extent. */
 typedef struct TlbCodeTmap {
     int param;             /* the pointer parameter: element [0, 0] */
     ScalarKind elem;
@@ -36,7 +31,6 @@ typedef struct TlbCodeTmap {
                               maybe widened; NULL: unbounded (2^31) */
     const IrValue *stride[2];  /* of dimensions 1 and 2, in elements (the
                                   same kinds of value) */
-    int rows;
 } TlbCodeTmap;
 
 typedef struct TlbCodeVariant {

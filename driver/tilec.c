@@ -387,14 +387,9 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     const char *list = "";
     for (int i = 0; i < p->ntmaps; i++) {
         const LyTma *t = p->tmaps[i];
-        list = t->rows ? ar_printf(ar, "%s%s'%s' (rows: %d copies of %d elements a slot, "
-                                   "swizzle %d)", list, i ? ", " : "",
-                                   k->params[t->param].name, t->box[1] * t->nbox, t->box[0],
-                                   t->swizzle)
-                       : ar_printf(ar, "%s%s'%s' (%sboxes of %d x %d, swizzle %d)", list,
-                                   i ? ", " : "", k->params[t->param].name,
-                                   t->rank == 3 ? "3-D, " : "", t->box[1], t->box[0],
-                                   t->swizzle);
+        list = ar_printf(ar, "%s%s'%s' (%sboxes of %d x %d, swizzle %d)", list, i ? ", " : "",
+                         k->params[t->param].name, t->rank == 3 ? "3-D, " : "", t->box[1],
+                         t->box[0], t->swizzle);
     }
     dg_note(dg, p->tmaps[0]->load->loc, "entry '%s' (%s): %d load%s copied by TMA: %s",
             en->name, ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),

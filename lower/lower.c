@@ -339,8 +339,7 @@ static int plan_flags(const LwOptions *o) {
  * many. */
 static int plan_kernel(LwCtx *c, const IrKernel *k, LyVariant *vs, const LyPlan **plan,
                        int64_t *planned) {
-    int wg = lw_arch_wgmma(c->opt->arch);
-    int nv = ly_plan_variants(c->ar, k, wg, vs);
+    int nv = ly_plan_variants(c->ar, k, lw_arch_wgmma(c->opt->arch), vs);
     for (int v = 0; v < nv; v++) {
         plan[v] = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c->opt->arch),
                                    plan_flags(c->opt));
@@ -420,7 +419,7 @@ static const TlbCodeTmap *lw_code_tmaps(Arena *ar, const LyPlan *p) {
     for (int i = 0; i < p->ntmaps; i++) {
         const LyTma *m = p->tmaps[i];
         t[i] = (TlbCodeTmap){m->param, m->elem, m->swizzle, m->rank, {m->box[0], m->box[1]},
-                             {m->bound[0], m->bound[1]}, {m->stride, m->bstride}, m->rows};
+                             {m->bound[0], m->bound[1]}, {m->stride, m->bstride}};
     }
     return t;
 }

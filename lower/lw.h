@@ -347,15 +347,9 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p);
  * iteration whose index tiles are lowered (thread 0; not where `valid`,
  * when given, is false); the wait for slot `slot`'s phase of parity
  * `phase`; the barrier and invalidation at the loop's end. */
-/* Slot `slot` (i32) of ring r: its first byte in the ring region. */
-LLVMValueRef lw_slot_base(LwFn *f, const LyRing *r, LLVMValueRef slot);
 void lw_tma_init(LwFn *f, const LyPipe *q);
 void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid);
 void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase);
-/* After the wait for `slot`: each row ring's columns past its tail set to
- * zero where the tile crosses the mask's bound (a barrier must follow
- * before wgmma reads the slot). */
-void lw_tma_fixup(LwFn *f, const LyPipe *q, LLVMValueRef slot);
 void lw_tma_end(LwFn *f, const LyPipe *q);
 /* When `dot` runs as wgmma in the innermost pipelined loop (sm_90a):
  * the base of each operand's buffer (the read slot of its ring, or its

@@ -145,7 +145,7 @@ static void mark_cone(struct LwPipe *p, const IrBlock *body, const IrValue *v) {
     for (int i = 0; i < op->nargs; i++) mark_cone(p, body, op->args[i]);
 }
 
-LLVMValueRef lw_slot_base(LwFn *f, const LyRing *r, LLVMValueRef slot) {
+static LLVMValueRef slot_base(LwFn *f, const LyRing *r, LLVMValueRef slot) {
     LwCtx *c = f->c;
     LLVMValueRef off = LLVMBuildAdd(
         c->b, lw_i32(c, r->off),
@@ -221,7 +221,7 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
         int has_mask = (ld->iattr[0] & LOAD_MASK) != 0;
         LwVal m = has_mask ? lw_in_layout(f, ld->args[1], pl) : (LwVal){0, NULL};
         Layout *ol = lw_offset_layout(c->ar, pl, r->s);
-        LLVMValueRef base = lw_slot_base(f, r, slot);
+        LLVMValueRef base = slot_base(f, r, slot);
         int esize = ty_bytes(k);
         int bytes = r->w * ty_bytes(k);
         uint32_t copies = 0;
@@ -282,7 +282,7 @@ static void carry_plan(LwFn *f, struct LwPipe *p) {
         if (!cv) continue;   /* in registers, or a ring read elsewhere too */
         const IrOp *ld = cv->args[0]->def;
         const LyRing *r = ring_of(p, ld);
-        z[i] = lw_frag_operand(f, lw_slot_base(f, r, lw_i32(f->c, 0)),
+        z[i] = lw_frag_operand(f, slot_base(f, r, lw_i32(f->c, 0)),
                                (ScalarKind)ld->res[0]->ty.k, cv->res[0]->layout, r->s, 1);
         if (!z[i]) return;
         p->carry_cvt[i] = cv;
@@ -336,7 +336,7 @@ static LwVal early_issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRe
         const LyRing *r = cv && cv->parent == body && cv->op == IR_CONVERT_LAYOUT
                               ? ring_of(p, cv->args[0]->def) : NULL;
         if (!r) continue;   /* A in registers, a loop invariant */
-        base[i] = lw_slot_base(f, r, slot);
+        base[i] = slot_base(f, r, slot);
         s[i] = r->s;
     }
     LwVal out = {0, NULL};
@@ -477,10 +477,7 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
             if (p->plan->nwg && !p->plan->threads_read)
                 lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         }
-        if (p->plan->ntma) {
-            lw_tma_wait(f, p->plan, p->read_slot, p->phase);
-            lw_tma_fixup(f, p->plan, p->read_slot);
-        }
+        if (p->plan->ntma) lw_tma_wait(f, p->plan, p->read_slot, p->phase);
         lw_barrier(f);
         p->top_barrier = 1;
     }
@@ -650,7 +647,7 @@ void lw_pipe_operand(LwFn *f, const IrOp *op) {
         lw_set(f, op->res[0], (LwVal){0, NULL});
         return;
     }
-    LLVMValueRef base = lw_slot_base(f, r, slot);
+    LLVMValueRef base = slot_base(f, r, slot);
     ScalarKind k = (ScalarKind)op->args[0]->ty.k;
     struct LwPipe *p = f->pipe;
     int carried = p && p->carry_dot && (p->carry_cvt[0] == op || p->carry_cvt[1] == op);
@@ -692,7 +689,7 @@ void lw_pipe_reg_a(LwFn *f, const IrOp *dot, LwVal *acc) {
         return;
     }
     if (p->plan->pending) *acc = lw_wgmma_wait(f, *acc, 0);
-    lw_set(f, cv->res[0], lw_read_operand(f, lw_slot_base(f, r, slot), (ScalarKind)dot->args[0]->ty.k,
+    lw_set(f, cv->res[0], lw_read_operand(f, slot_base(f, r, slot), (ScalarKind)dot->args[0]->ty.k,
                                           cv->res[0]->layout, r->s));
 }
 
@@ -708,7 +705,7 @@ void lw_pipe_last_step(LwFn *f, const IrOp *dot) {
         const IrOp *cv = p->carry_cvt[i];
         if (!cv) continue;
         const LyRing *r = p->carry_ring[i];
-        LwFrag *z = lw_frag_operand(f, lw_slot_base(f, r, slot), (ScalarKind)cv->args[0]->ty.k,
+        LwFrag *z = lw_frag_operand(f, slot_base(f, r, slot), (ScalarKind)cv->args[0]->ty.k,
                                     cv->res[0]->layout, r->s, 1);
         lw_frag_load(f, z, 0, dot->res[0]->layout->mma_k);
         p->carry_next[i] = lw_frag_raw(z);
@@ -752,7 +749,7 @@ void lw_pipe_stage(LwFn *f, const IrOp *op) {
     const IrValue *sv = op->args[0];
     ScalarKind k = (ScalarKind)sv->ty.k;
     if (st->ring) {   /* along M or N in the ring, K-major in the stage */
-        LwVal v = lw_read_operand(f, lw_slot_base(f, st->ring, p->read_slot), k, st->xl,
+        LwVal v = lw_read_operand(f, slot_base(f, st->ring, p->read_slot), k, st->xl,
                                   st->ring->s);
         lw_store_smem(f, stage_base(f, st), v, k, st->xl, st->s);
     } else {
@@ -785,7 +782,7 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *
         const LyStage *st = stage_of(f, cv);   /* before a ring it reads */
         const LyRing *r = !st && cv && cv->op == IR_CONVERT_LAYOUT
                               ? find_ring(f, cv->args[0]->def, &slot) : NULL;
-        base[i] = r ? lw_slot_base(f, r, slot) : st ? stage_base(f, st) : NULL;
+        base[i] = r ? slot_base(f, r, slot) : st ? stage_base(f, st) : NULL;
         s[i] = r ? r->s : st ? st->s : NULL;
         if (!s[i] && i == 1) return 0;
     }

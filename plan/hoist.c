@@ -24,13 +24,10 @@
  */
 #include "plan/layout.h"
 
-/* v is defined inside loop op `loop` (in a region of it, at any depth). */
-static int defined_in(const IrValue *v, const IrOp *loop) {
+int ly_defined_in(const IrValue *v, const IrOp *loop) {
     const IrBlock *b = v->def ? v->def->parent : v->block;
-    while (b) {
+    for (; b; b = b->parent ? b->parent->parent : NULL)
         if (b->parent == loop) return 1;
-        b = b->parent ? b->parent->parent : NULL;
-    }
     return 0;
 }
 
@@ -47,7 +44,7 @@ static int movable(const IrOp *op, const IrOp *loop) {
         return 0;
     }
     for (int i = 0; i < op->nargs; i++)
-        if (op->args[i]->ty.rank != 0 || defined_in(op->args[i], loop)) return 0;
+        if (op->args[i]->ty.rank != 0 || ly_defined_in(op->args[i], loop)) return 0;
     return 1;
 }
 

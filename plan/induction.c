@@ -53,14 +53,6 @@ typedef struct Ind {
     int *uses;
 } Ind;
 
-/* v is defined inside loop op `loop` (in a region of it, at any depth). */
-static int inside(const IrValue *v, const IrOp *loop) {
-    const IrBlock *b = v->def ? v->def->parent : v->block;
-    for (; b; b = b->parent ? b->parent->parent : NULL)
-        if (b->parent == loop) return 1;
-    return 0;
-}
-
 /* Ops without effects or regions that may move to the body's start. */
 static int pure(const IrOp *op) {
     if (op->nres != 1 || op->nregions) return 0;
@@ -79,7 +71,7 @@ static int pure(const IrOp *op) {
 /* v does not change in loop: defined before it, or by pure ops of its
  * body (not nested) from such values. */
 static int invariant(const IrValue *v, const IrOp *loop) {
-    if (!inside(v, loop)) return 1;
+    if (!ly_defined_in(v, loop)) return 1;
     const IrOp *op = v->def;
     if (!op || op->parent != loop->regions[0] || !pure(op)) return 0;
     for (int i = 0; i < op->nargs; i++)

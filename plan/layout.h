@@ -484,8 +484,6 @@ typedef struct LyResult {
     AxTable *axis;       /* covers every value, conversions included */
     LyRealign realign;
     LyStaged staged;
-    int rows;            /* operands narrower than a cp.async may be
-                            rings that row maps fill (LY_ASSIGN_ROWS) */
 } LyResult;
 
 /* Assigns a layout to every tile value of k for variant v (in place):
@@ -495,13 +493,6 @@ typedef struct LyResult {
  * inserted where layouts meet, cheap producers recomputed instead.
  * Build each variant from a fresh IrKernel (sm_compile again): the pass
  * changes the kernel. */
-/* ly_assign_kernel's and ly_plan_variants' `wgmma` is a set of flags:
- * the target has warpgroup MMA; and (ROWS, set by nothing since tilec
- * --row-tma was withdrawn in session 34: the driver refuses the swizzled
- * 1-D maps it needs; docs/internals/mma.md) wgmma operands whose rows a
- * cp.async cannot copy are marked for rings that TMA fills one row per
- * copy (plan/pipeline.c, plan/tma.c). */
-enum { LY_ASSIGN_WGMMA = 1, LY_ASSIGN_ROWS = 2 };
 LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
 /* Why warpgroup MMA cannot take product `dot` of k on sm_90a, the first
  * reason layout assignment finds (LY_WG_FITS: it can). */
@@ -549,6 +540,9 @@ int ly_carry_reduce(Arena *ar, IrKernel *k);
  * variant's copy), so that loads through them can be copied ahead.
  * Returns the number of values rewritten. */
 int ly_induction(Arena *ar, IrKernel *k);
+/* v is defined inside loop op `loop` (in a region of it, at any depth;
+ * hoist.c). */
+int ly_defined_in(const IrValue *v, const IrOp *loop);
 /* Scalars that do not change in a loop moved before it (hoist.c, run by
  * ly_assign_kernel after ly_induction): pure scalar ops whose operands are all
  * defined outside the loop. Returns the number of ops moved. */
@@ -657,14 +651,7 @@ typedef struct LyTma {
     const IrValue *bound[2];   /* the mask's bounds (a parameter or an
                                   integer constant), NULL: unbounded */
     const IrValue *stride;     /* of dimension 1, in elements (the same) */
-    int rank;                  /* 2, or 3: a batch dimension, box 1; or 1:
-                                  `rows` */
-    int rows;                  /* a row map (plan/tma.c): the whole buffer
-                                  as one dimension of extent (bound[1] - 1)
-                                  * stride + bound[0], box[0] elements a
-                                  copy, one copy per row and box, box[1]
-                                  rows a slot; columns past bound[0] set
-                                  to zero by the threads */
+    int rank;                  /* 2, or 3: a batch dimension, box 1 */
     const IrValue *batch;      /* rank 3: the scalar coordinate along it */
     const IrValue *bstride;    /* and its stride (a parameter or constant) */
 } LyTma;
@@ -675,9 +662,6 @@ typedef struct LyRing {
     int64_t off;        /* of slot 0 in the ring region */
     int64_t buf;        /* bytes per slot (128-byte aligned; 1024 for wgmma) */
     int w;              /* elements per cp.async */
-    int need_tma;       /* narrower than a cp.async: marked for row maps
-                           (LyResult.rows), so TMA fills it or the loop
-                           runs unpipelined */
     const LyTma *tma;   /* filled by TMA copies instead, or NULL */
 } LyRing;
 
@@ -743,12 +727,6 @@ typedef struct LyPipe {
      * ring region; `tma_bytes` the bytes one slot's copies bring. */
     int ntma;
     int64_t bar_off, tma_bytes;
-    /* Of those, `nrows` by row maps (LyTma.rows): per slot and row ring
-     * an i32 from `tail_off` (slot-major), the columns of the slot's
-     * tile inside the mask's bound, which the copies' issuer stores
-     * before its arrival and the threads read after their wait. */
-    int nrows;
-    int64_t tail_off;
     /* The product issued one iteration ahead (plan LY_PLAN_EARLY,
      * lower/pipeline.c lw_pipe_early): attention's S = Q K^T for block
      * j+1 runs on the tensor cores while the threads work on block j's
@@ -790,11 +768,6 @@ LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
 /* The tensor map that fills ring r of kernel k by TMA (plan/tma.c), or
  * NULL when its load is not such a box (ax: the variant's axis info). */
 LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r);
-/* Whether load ld (a wgmma operand narrower than a cp.async) can be a
- * ring filled by row maps (plan/tma.c): its tile a box of a 2-D tensor
- * with both bounds, its base pointer 16-byte aligned; `fast` its
- * contiguous dimension. */
-int ly_tma_rows_ok(const IrKernel *k, const AxTable *ax, const IrOp *ld, int fast);
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
 /* The divisors of k to invert once (plan/divisor.c): marks by IrValue
  * id, or NULL when none qualifies. */

@@ -79,7 +79,6 @@ typedef struct LaCtx {
     Vec(Remat) remat;
     int changed;
     int wgmma;           /* the target has warpgroup MMA (sm_90a) */
-    int wgmma_flags;     /* LY_ASSIGN_* as given */
     LyRealign realign;   /* realign.c's accesses */
     LyStaged staged;     /* loads stage_operand lays out 16 bytes a thread */
 } LaCtx;
@@ -744,9 +743,7 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     LaCtx c = {0};
     c.ar = ar;
     c.k = k;
-    c.wgmma = wgmma & LY_ASSIGN_WGMMA;
-    c.wgmma_flags = wgmma;
-    wgmma = c.wgmma;
+    c.wgmma = wgmma;
     ly_induction(ar, k);
     ly_hoist(ar, k);
     ly_cse(ar, k);
@@ -765,7 +762,6 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     r->axis = ax_analyze(ar, k, f);
     r->realign = c.realign;
     r->staged = c.staged;
-    r->rows = wgmma && (c.wgmma_flags & LY_ASSIGN_ROWS);
     ly_pipeline_kernel(r, k);
     return r;
 }

@@ -133,14 +133,11 @@ static int ring_for(Planner *pl, const IrOp *load, LyRing *r, int wgmma) {
     LySmem *s = wgmma ? ly_smem_wgmma(pl->ar, t->dim, fast, esize)
                       : ly_smem_swizzled(pl->ar, t->dim, fast, esize);
     int w = ly_mem_vec(pl->ly, load), bytes = w * esize;
-    /* narrower than a cp.async: plan/pipeline.c marked it for row maps
-     * only (rings nothing but TMA fills; none: the loop unpipelined) */
-    int need_tma = bytes < 4;
-    if (!s || (!need_tma && ((bytes != 4 && bytes != 8 && bytes != 16) || w > s->vec ||
-                             w > ly_vec_width(ptr, fast))))
+    if (!s || (bytes != 4 && bytes != 8 && bytes != 16) || w > s->vec ||
+        w > ly_vec_width(ptr, fast))
         return 0;
     int64_t size = ly_smem_bytes(s);
-    *r = (LyRing){.load = load, .s = s, .w = w, .need_tma = need_tma,
+    *r = (LyRing){.load = load, .s = s, .w = w,
                   .buf = wgmma ? align1024(size) : align128(size)};
     return 1;
 }
@@ -298,16 +295,8 @@ static void tma_rings(Planner *pl, LyPipe *q) {
         pl->p->tmaps[pl->p->ntmaps++] = t;
         r->tma = t;
         q->ntma++;
-        q->nrows += t->rows;
         q->tma_bytes += ly_smem_bytes(r->s);
     }
-}
-
-/* Every ring of q that only TMA can fill (LyRing.need_tma) has it. */
-static int tma_filled(const LyPipe *q) {
-    for (int i = 0; i < q->nring; i++)
-        if (q->ring[i].need_tma && !q->ring[i].tma) return 0;
-    return 1;
 }
 
 /* Whether v has one value in every iteration of the loop whose body is
@@ -341,7 +330,7 @@ int ly_invariant_in(const IrBlock *b, const IrValue *v) {
 static void early_plan(Planner *pl, LyPipe *q) {
     q->early = NULL;
     if (!(pl->flags & LY_PLAN_EARLY) || q->nwg < 2 || q->pending || !q->nring ||
-        q->ntma != q->nring || q->nrows || q->stages < 3)
+        q->ntma != q->nring || q->stages < 3)
         return;
     const IrOp *dot = q->wg_dot[0];
     const IrBlock *body = q->loop->regions[0];
@@ -543,11 +532,6 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     q->threads_read = wg && n && !descriptor_rings(q);
     int maps = pl->p->ntmaps;
     if (wg && n) tma_rings(pl, q);
-    if (!tma_filled(q)) {
-        unpipelined(pl, loop, 0);
-        pl->p->ntmaps = maps;
-        return NULL;
-    }
     early_plan(pl, q);
     int64_t rings_end = total, need = 0;
     for (;;) {   /* double stage buffers where they fit, else single */
@@ -558,10 +542,9 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
             st->stage_buf = align1024(ly_smem_bytes(st->s));
             total += q->stage_bufs * st->stage_buf;
         }
-        if (q->ntma) {   /* the mbarriers, one per slot; the row rings' tails */
+        if (q->ntma) {   /* the mbarriers, one per slot */
             q->bar_off = start + total;
-            q->tail_off = q->bar_off + 8 * (int64_t)stages;
-            total += (8 + 4 * (int64_t)q->nrows) * stages;
+            total += 8 * (int64_t)stages;
         }
         need = pipe_need(pl, q, start + total);
         if (need <= pl->max_shared || q->stage_bufs == 1 || !q->nstage) break;

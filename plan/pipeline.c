@@ -21,17 +21,14 @@
  *    body: the tile is only ever read from shared memory by ldmatrix;
  *  - its pointer, mask and `other` are computed in the body from the
  *    induction variable and values defined outside the loop, by ops
- *    without side effects (no loads, no loop-carried values: a pointer
- *    advanced by `p += BK` is not pipelined);
+ *    without side effects (no loads, no loop-carried values; a pointer
+ *    advanced by `p += BK` qualifies, plan/induction.c having rewritten
+ *    it as its start plus the steps done);
  *  - masked-off elements read as zero (no `other`, or a splat of the
  *    constant 0): cp.async's source-size operand fills zeros;
  *  - each thread copies at least 4 bytes at once (cp.async copies 4, 8
  *    or 16 bytes): the load's vector width (ly_mem_vec) times the element
- *    size; or, under LyResult.rows (tilec --row-tma), every use is a
- *    wgmma operand and the tile a box that row maps can copy, one row
- *    per TMA copy at any alignment (plan/tma.c, ly_tma_rows_ok): the
- *    lowering plan then fills the ring by TMA or leaves the loop
- *    unpipelined.
+ *    size.
  *
  * Whether a configuration's rings fit is not decided here: the lowering
  * plan (plan/lowering.c) sizes them beside a bound on the scratch and
@@ -44,25 +41,6 @@
 
 static int is_mma_operand(const Layout *l) {
     return l && l->kind == LY_DOT_OP && l->parent && l->parent->kind == LY_MMA;
-}
-
-/* Every use of v in b (nested included) is an operand of wgmma. */
-static int wgmma_uses(const IrBlock *b, const IrValue *v) {
-    for (const IrOp *op = b->first; op; op = op->next) {
-        for (int i = 0; i < op->nargs; i++)
-            if (op->args[i] == v && !op->res[0]->layout->parent->wgmma) return 0;
-        for (int r = 0; r < op->nregions; r++)
-            if (!wgmma_uses(op->regions[r], v)) return 0;
-    }
-    return 1;
-}
-
-/* True when v's definition is inside `loop` (at any depth). */
-static int defined_in(const IrValue *v, const IrOp *loop) {
-    const IrBlock *b = v->def ? v->def->parent : v->block;
-    for (; b; b = b->parent ? b->parent->parent : NULL)
-        if (b->parent == loop) return 1;
-    return 0;
 }
 
 /* Ops cheap and free of effects, that the lowering may evaluate again
@@ -82,7 +60,7 @@ static int pure_op(int opc) {
 /* v can be recomputed for another iteration: built from the induction
  * variable and loop invariants by pure ops in the loop's body. */
 static int clonable(const IrValue *v, const IrOp *loop, int depth) {
-    if (!defined_in(v, loop)) return 1;
+    if (!ly_defined_in(v, loop)) return 1;
     const IrBlock *body = loop->regions[0];
     if (!v->def) return v == body->args[0];
     const IrOp *op = v->def;
@@ -129,10 +107,7 @@ static int pipelinable(const LyResult *r, const IrKernel *k, const IrOp *load,
         if (!clonable(load->args[i], loop, 0)) return 0;
     if ((load->iattr[0] & LOAD_OTHER) && !zero_splat(load->args[load->nargs - 1]))
         return 0;
-    if (ly_mem_vec(r, load) * ty_bytes(p->ty.pointee) >= 4) return 1;
-    /* narrower: a ring only where row maps can fill it (tilec --row-tma) */
-    return r->rows && p->layout && wgmma_uses(loop->regions[0], load->res[0]) &&
-           ly_tma_rows_ok(k, r->axis, load, ly_fastest_dim(p->layout));
+    return ly_mem_vec(r, load) * ty_bytes(p->ty.pointee) >= 4;
 }
 
 static int mark_block(const LyResult *r, IrKernel *k, IrBlock *b) {

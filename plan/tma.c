@@ -60,21 +60,6 @@
  * threads read: an A in registers, a tf32 tile moved K-major), and only
  * under LY_PLAN_TMA: the default, which tilec --no-tma (TcOptions.no_tma)
  * leaves off.
- *
- * Row maps (tilec --row-tma, LyResult.rows). A ring whose load is
- * narrower than a cp.async (LyRing.need_tma: rows of unknown alignment,
- * which plan/pipeline.c marked after ly_tma_rows_ok) has no 2-D map
- * either: its stride is no multiple of 16 bytes. With both bounds, the
- * tensor [B_f, B_o] with row stride s is then one dimension, the buffer
- * from element [0, 0] to the last the mask admits: extent (B_o - 1) s +
- * B_f, the bundle's expression (bundle/from_ir.c). A copy of box0 =
- * 128 / esize elements may start at any element, so each row of the
- * tile is nbox copies, coordinate (i_o(0) + y) s + i_f(0) + b box0,
- * into the row's 128 bytes of the slot (swizzle 128, so that each lands
- * 128-byte aligned, as TMA requires). What it brings past B_f along a
- * row is the next row's elements, not zeros: the threads zero those
- * columns after the wait (lower/tma.c), and a row past B_o starts out
- * of bounds. No batch offset: its rows would run into the next batch's.
  */
 #include "plan/layout.h"
 
@@ -237,13 +222,6 @@ static int run_dim(const AxTable *ax, const IrValue *v) {
     return -1;
 }
 
-/* Scalar v is a constant below 1 (a stride no map can take). */
-static int const_below_one(const AxTable *ax, const IrValue *v) {
-    int64_t c;
-    const AxInfo *a = ax_of(ax, v);
-    return a && ax_is_const(a, &c) && c < 1;
-}
-
 /* What axis info knows divides scalar v (a constant: its value). */
 static int64_t scalar_div(const AxTable *ax, const IrValue *v) {
     int64_t c;
@@ -253,71 +231,39 @@ static int64_t scalar_div(const AxTable *ax, const IrValue *v) {
     return a->div[0];
 }
 
-/* The form of load ld with `fast` its contiguous dimension: base,
- * terms and bounds into *f, the index running along `fast` (unit
- * stride) into *tf and the one along the rows (times the stride) into
- * *to; 0 when it is not a box of a 2-D or 3-D tensor. */
-static int load_form(const IrKernel *k, const AxTable *ax, const IrOp *ld, int fast, Form *f,
-                     Term **tf, Term **to) {
-    *f = (Form){.param = -1};
-    const IrValue *ptr = untranspose(ld->args[0], &f->flip);
-    if (!pointer_form(k, ax, f, ptr) || f->param < 0 || f->n != 2) return 0;
-    if (ld->iattr[0] & LOAD_MASK) {
-        int flips = 0;
-        const IrValue *m = untranspose(ld->args[1], &flips);
-        if (flips != f->flip || !mask_bounds(k, f, m)) return 0;
-    }
-    *tf = *to = NULL;
-    for (int i = 0; i < 2; i++) {
-        Term *t = &f->t[i];
-        t->dim = run_dim(ax, t->idx);
-        if (t->dim >= 0 && f->flip) t->dim = 1 - t->dim;
-        if (t->dim == fast && !t->mult) *tf = t;
-        else if (t->dim == 1 - fast && t->mult) *to = t;
-    }
-    if (!*tf || !*to) return 0;
-    return !const_below_one(ax, (*to)->mult) && scalar_div(ax, k->body->args[f->param]) % 16 == 0;
-}
-
-/* A row map fits form f: both bounds (the map's extent), no batch. */
-static int rows_form(const Form *f, const Term *tf, const Term *to) {
-    return tf->bound && to->bound && !f->batch;
-}
-
-int ly_tma_rows_ok(const IrKernel *k, const AxTable *ax, const IrOp *ld, int fast) {
-    Form f;
-    Term *tf, *to;
-    const Type *t = &ld->res[0]->ty;
-    Type tp = ty_pad(*t);
-    /* 16-bit elements (f16, bf16: what wgmma reads either way round; an
-     * f8 tile along M or N is moved by the threads, whose rings TMA does
-     * not fill), a tile of powers of two (a padded one has no box), rows
-     * of at least 128 bytes: the ring's swizzle is 128 (ly_smem_wgmma),
-     * so a row's copy lands 128-byte aligned, as TMA requires. What
-     * ly_tma_ring checks again, here before the ring is marked: a marked
-     * ring it refuses leaves its loop unpipelined. */
-    return t->rank == 2 && ty_bytes((ScalarKind)t->k) == 2 &&
-           !memcmp(tp.dim, t->dim, sizeof tp.dim) && t->dim[fast] * 2 >= 128 &&
-           load_form(k, ax, ld, fast, &f, &tf, &to) && rows_form(&f, tf, to);
-}
-
 LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r) {
     const IrOp *ld = r->load;
     const LySmem *s = r->s;
     int esize = s->esize, fast = s->fast;
     Type tp = ty_pad(ld->res[0]->ty);
-    if (!s->swizzle || memcmp(tp.dim, ld->res[0]->ty.dim, sizeof tp.dim)) return NULL;
-    Form f;
-    Term *tf, *to;
-    if (!load_form(k, ax, ld, fast, &f, &tf, &to)) return NULL;
-    int rows = r->need_tma;   /* a cp.async cannot copy it: rows or nothing */
-    if (rows && (!rows_form(&f, tf, to) || s->swizzle != 128)) return NULL;
-    if (!rows) {
-        if (s->shape[1 - fast] > 256 || scalar_div(ax, to->mult) * esize % 16 != 0) return NULL;
-        if (f.batch && (scalar_div(ax, f.bstride) * esize % 16 != 0 ||
-                        const_below_one(ax, f.bstride)))
-            return NULL;
+    if (!s->swizzle || memcmp(tp.dim, ld->res[0]->ty.dim, sizeof tp.dim) ||
+        s->shape[1 - fast] > 256)
+        return NULL;
+    Form f = {.param = -1};
+    const IrValue *ptr = untranspose(ld->args[0], &f.flip);
+    if (!pointer_form(k, ax, &f, ptr) || f.param < 0 || f.n != 2) return NULL;
+    if (ld->iattr[0] & LOAD_MASK) {
+        int flips = 0;
+        const IrValue *m = untranspose(ld->args[1], &flips);
+        if (flips != f.flip || !mask_bounds(k, &f, m)) return NULL;
     }
+    Term *tf = NULL, *to = NULL;
+    for (int i = 0; i < 2; i++) {
+        Term *t = &f.t[i];
+        t->dim = run_dim(ax, t->idx);
+        if (t->dim >= 0 && f.flip) t->dim = 1 - t->dim;
+        if (t->dim == fast && !t->mult) tf = t;
+        else if (t->dim == 1 - fast && t->mult) to = t;
+    }
+    if (!tf || !to) return NULL;
+    int64_t stride_div = scalar_div(ax, to->mult), c;
+    const AxInfo *sa = ax_of(ax, to->mult);
+    if (sa && ax_is_const(sa, &c) && c < 1) return NULL;
+    if (stride_div * esize % 16 != 0 || scalar_div(ax, k->body->args[f.param]) % 16 != 0)
+        return NULL;
+    if (f.batch && (scalar_div(ax, f.bstride) * esize % 16 != 0 ||
+                    (ax_of(ax, f.bstride) && ax_is_const(ax_of(ax, f.bstride), &c) && c < 1)))
+        return NULL;
     LyTma *t = ar_alloc(ar, sizeof *t);
     memset(t, 0, sizeof *t);
     t->load = ld;
@@ -332,8 +278,7 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
     t->bound[0] = tf->bound;
     t->bound[1] = to->bound;
     t->stride = to->mult;
-    t->rows = rows;
-    t->rank = rows ? 1 : f.batch ? 3 : 2;
+    t->rank = f.batch ? 3 : 2;
     t->batch = f.batch;
     t->bstride = f.bstride;
     return t;

@@ -31,8 +31,8 @@ kinds users write, with random contents:
           10 persistent: P programs walk the tiles in one loop over (tile,
           k), the epilogue in an `if` at each tile's last step;
           --wide-dots: f16/bf16 tiles of 64 or 128 by 64 or 128 with BK 64
-          over 4 or 8 warps, sizes mostly odd (the rows tilec --row-tma
-          copies one at a time); --stepped-pointers: 7 in 10 of the
+          over 4 or 8 warps, sizes mostly odd (made for tilec --row-tma,
+          withdrawn: wide products over ragged rows); --stepped-pointers: 7 in 10 of the
           non-persistent products load through pointer tiles the loop
           steps (`pa += BK`, Triton's tutorial form: plan/induction.c)
 
@@ -1548,7 +1548,7 @@ class Gen:
         # goes into registers and B, along N, is staged; only threads
         # read the rings, lower/pipeline.c threads_read)
         amn = t == 'f32' and not prec and r.random() < 0.35
-        if self.wide_dots:   # tiles wgmma takes with 128-byte rows (tilec --row-tma)
+        if self.wide_dots:   # tiles wgmma takes with 128-byte rows
             bm, bn = r.choice([[64], [128], [64, 128]]), r.choice([[64], [128], [64, 128]])
             bk, warps = [64], r.choice([[4], [4, 8]])
             t, prec, bt, amn, f8 = r.choice(['f16', 'bf16']), None, False, False, False
@@ -1844,7 +1844,7 @@ def main():
                     help='dot cases with sizes that are multiples of 8 (the same programs)')
     ap.add_argument('--wide-dots', action='store_true',
                     help='dot tiles of 64 or 128 by 64 or 128, BK 64, f16/bf16, 4 or 8 warps '
-                         '(wgmma with 128-byte rows: tilec --row-tma), sizes odd')
+                         '(wgmma with 128-byte rows), sizes odd')
     ap.add_argument('--stepped-pointers', action='store_true',
                     help='products load at times through pointer tiles the loop steps '
                          '(pa += BK)')

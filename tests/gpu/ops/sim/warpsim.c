@@ -1013,11 +1013,11 @@ void sim_wgmma_wait_group_sync_aligned(int64_t n) { (void)n; }
  * swizzling XORs address bits [4, 7) with bits [7, 10), 64B bits [4, 6)
  * with [7, 9), 32B bit 4 with bit 7 (CuTe's Swizzle<3,4,3>, <2,4,3>,
  * <1,4,3>); then complete_tx on the mbarrier. The destination must be
- * aligned to 128 bytes; the swizzle follows its address, so a box may
- * start at any 128-byte row of the pattern's period. A rank-1 map
- * cannot swizzle: the driver refuses it (cuTensorMapEncodeTiled, invalid
- * argument, on an H100: session 34, which withdrew tilec --row-tma, built
- * on such maps after this simulation had accepted them).
+ * aligned to 128 bytes, and to the swizzle pattern's period (256, 512,
+ * 1024 bytes) when swizzled. A rank-1 map cannot swizzle: the driver
+ * refuses it (cuTensorMapEncodeTiled, invalid argument, on an H100:
+ * session 34, which withdrew tilec --row-tma, built on such maps after
+ * this simulation had accepted them and boxes at any 128-byte row).
  *
  * The tensor map is the simulation's own 128-byte layout (WsTmap), filled
  * by ws_tmap_encode where a GPU launcher would call
@@ -1258,8 +1258,9 @@ void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, 
         sim_fail("cp.async.bulk.tensor: not a tensor map of ws_tmap_encode", map);
     if ((int32_t)m.rank != rank)
         sim_fail("cp.async.bulk.tensor: the instruction's dimensions are not the map's", map);
-    if ((uintptr_t)dst % 128)
-        sim_fail("cp.async.bulk.tensor: destination not aligned to 128 bytes", dst);
+    if ((uintptr_t)dst % (m.swizzle ? 8 * m.swizzle : 128))
+        sim_fail("cp.async.bulk.tensor: destination not aligned to 128 bytes (swizzled: to the "
+                 "pattern's 8 rows)", dst);
     const int64_t c[3] = {c0, rank > 1 ? c1 : 0, rank > 2 ? c2 : 0};
     const uintptr_t mask = m.swizzle ? (m.swizzle / 16 - 1) : 0;
     const uint32_t es = m.esize;
