@@ -69,13 +69,14 @@ static int pure(const IrOp *op) {
 }
 
 /* v does not change in loop: defined before it, or by pure ops of its
- * body (not nested) from such values. */
-static int invariant(const IrValue *v, const IrOp *loop) {
+ * body (not nested) from such values, at most 64 deep (as plan/
+ * pipeline.c's clonable: the walk's recursion stays bounded). */
+static int invariant(const IrValue *v, const IrOp *loop, int depth) {
     if (!ly_defined_in(v, loop)) return 1;
     const IrOp *op = v->def;
-    if (!op || op->parent != loop->regions[0] || !pure(op)) return 0;
+    if (depth > 64 || !op || op->parent != loop->regions[0] || !pure(op)) return 0;
     for (int i = 0; i < op->nargs; i++)
-        if (!invariant(op->args[i], loop)) return 0;
+        if (!invariant(op->args[i], loop, depth + 1)) return 0;
     return 1;
 }
 
@@ -144,7 +145,7 @@ static IrValue *step_of(const Ind *c, const IrOp *loop, int j) {
         inc = upd->args[1];
     else if (upd->op == IR_ADD && ty_isint((ScalarKind)x->ty.k) && x->ty.k != SK_BOOL)
         inc = upd->args[0] == x ? upd->args[1] : upd->args[1] == x ? upd->args[0] : NULL;
-    if (!inc || inc == x || !invariant(inc, loop)) return NULL;
+    if (!inc || inc == x || !invariant(inc, loop, 0)) return NULL;
     return inc;
 }
 
@@ -169,8 +170,10 @@ static int induct_loop(Ind *c, IrOp *loop) {
     IrValue *n = NULL;
     IrOp *at = NULL;   /* the body's ops before here are what we put first */
     int done = 0;
+    /* once a loop: a rewrite changes only its own value's readers (and
+     * the loops nested in this one were rewritten before) */
+    c->uses = ir_use_counts(c->ar, c->k);
     for (int j = 0; j < loop->nres; j++) {
-        c->uses = ir_use_counts(c->ar, c->k);
         IrValue *inc = step_of(c, loop, j);
         if (!inc) continue;
         IrValue *x = body->args[j + 1];

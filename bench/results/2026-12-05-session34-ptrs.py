@@ -11,8 +11,7 @@ import os
 import sys
 
 import tile
-import torch
-from abtime import check_then_time, mm_case
+from abtime import check_then_time, mm_case, mm_check
 
 old = tile.load(sys.argv[1]).matmul_ptrs
 new = tile.load(sys.argv[2]).matmul_ptrs
@@ -23,14 +22,8 @@ for M, N, K in ((4096, 4096, 4096), (8192, 8192, 8192), (4104, 4104, 4104)):
     fns = {"cuBLAS": cublas, "matmul.tile": lambda: mm(c, a, b, M, N, K, K, N, N),
            "pointers stepped, old": lambda: old(c, a, b, M, N, K, K, N, N),
            "pointers stepped, new": lambda: new(c, a, b, M, N, K, K, N, N)}
-
-    def check(name, r):
-        got = r if isinstance(r, torch.Tensor) else c
-        err = ((got.double() - ref).abs().max() / scale).item()
-        c.fill_(float("nan"))
-        return None if err < 2e-3 else f"rel err {err:.2e}"
     c.fill_(float("nan"))
-    best = check_then_time(fns, check)
+    best = check_then_time(fns, mm_check(c, ref, scale))
     for name, ms in best.items():
         print(f"| {M}x{N}x{K} | {name} | {ms * 1e3:.1f} | {2 * M * N * K / ms / 1e9:.0f} |",
               flush=True)
