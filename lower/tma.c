@@ -87,11 +87,13 @@ void lw_tma_init(LwFn *f, const LyPipe *q) {
     lw_barrier(f);
 }
 
-/* Coordinate d of ring tma t's copy: element 0 of its index tile, or far
- * out of bounds where the mask's bound is not positive. */
+/* Coordinate d of ring tma t's copy: element 0 of its index tile plus
+ * its shift, or far out of bounds where the mask's bound is not
+ * positive. */
 static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d) {
     LwCtx *c = f->c;
     LLVMValueRef x = lw_val(f, t->index[d])->r[0];
+    if (t->shift[d]) x = LLVMBuildAdd(c->b, x, lw_val(f, t->shift[d])->r[0], "");
     if (!t->bound[d]) return x;
     LLVMValueRef b = lw_val(f, t->bound[d])->r[0];
     LLVMValueRef pos = LLVMBuildICmp(c->b, LLVMIntSGT, b, LLVMConstInt(LLVMTypeOf(b), 0, 0), "");

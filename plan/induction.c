@@ -31,12 +31,21 @@
  * (i the induction variable, x_0 the value the loop starts with): every
  * use of x in the body but its update reads x_n; the update and the
  * value after the loop stay as they were. The body's ops computing inc
- * move to its start, before x_n. For integers x_n equals x exactly (both
- * wrap modulo 2^w). For pointers n * inc is computed in i64, so x_n is x
- * wherever x itself is an address (an i32 product could wrap where the
- * repeated steps did not). The loop still carries x (its final value may
- * be read after the loop); when nothing but its own update reads it,
- * LLVM drops the step.
+ * move to its start, before x_n. n is divided unsigned: step > 0 and
+ * lo <= i, so i - lo lies in [0, 2^32) however far apart the bounds are,
+ * and its u32 wrap is exact. Where inc is a scalar that is the step
+ * times t (the step itself: `pa += BK` over range(0, K, BK); `pb += BK
+ * * ldb`; any inc where the step is 1; constants, inc a multiple of the
+ * step), n * inc is (i - lo) * t with no division, and i * t when lo is
+ * 0: later plans then see the loop's index where an index form of the
+ * same kernel has it (plan/tma.c takes such an address).
+ * For integers x_n equals x exactly (both wrap modulo 2^w). For pointers
+ * n * inc is computed in i64, so x_n is x wherever x itself is an
+ * address (an i32 product could wrap where the repeated steps did not;
+ * and where step * t wraps in i32, the source's own steps leave its
+ * buffer: such a program reads undefined elements either way). The loop
+ * still carries x (its final value may be read after the loop); when
+ * nothing but its own update reads it, LLVM drops the step.
  *
  * Runs first in layout assignment (ly_assign_kernel), before ly_hoist,
  * which then moves the scalar parts of inc and of n * inc that do not
@@ -51,6 +60,7 @@ typedef struct Ind {
     Arena *ar;
     IrKernel *k;
     int *uses;
+    IrValue *n;     /* the loop's count of iterations done, once made */
 } Ind;
 
 /* Ops without effects or regions that may move to the body's start. */
@@ -149,43 +159,108 @@ static IrValue *step_of(const Ind *c, const IrOp *loop, int j) {
     return inc;
 }
 
+/* a and b are one integer: the same value or equal constants. */
+static int same_int(const IrValue *a, const IrValue *b) {
+    if (a == b) return 1;
+    const IrOp *x = a->def, *y = b->def;
+    return x && y && x->op == IR_CONST && y->op == IR_CONST && a->ty.k == b->ty.k &&
+           ty_isint((ScalarKind)a->ty.k) && x->iattr[0] == y->iattr[0];
+}
+
+/* An integer constant's value. */
+static int const_of(const IrValue *v, int64_t *x) {
+    if (!v->def || v->def->op != IR_CONST || !ty_isint((ScalarKind)v->ty.k)) return 0;
+    *x = v->def->iattr[0];
+    return 1;
+}
+
+/* Scalar step s is the loop's step times *t (NULL: once): s is the step,
+ * or a product with it, or any s where the step is 1; or constants, s a
+ * multiple of the step (*t then a new constant before *at). */
+static int step_multiple(Ind *c, IrOp *loop, IrOp **at, IrValue *s, IrValue **t) {
+    const IrValue *step = loop->args[2];
+    int64_t a, b;
+    *t = NULL;
+    if (same_int(s, step)) return 1;
+    if (const_of(step, &b) && b == 1) {
+        *t = s;
+        return 1;
+    }
+    if (const_of(s, &a) && const_of(step, &b) && b > 0 && a % b == 0) {
+        IrOp *q = ir_detached(c->ar, c->k, IR_CONST, s->ty, 0, NULL, loop->loc);
+        q->iattr[0] = a / b;
+        ir_insert_after(q, loop->regions[0], *at);
+        *at = q;
+        *t = q->res[0];
+        return 1;
+    }
+    const IrOp *m = s->def;
+    if (!m || m->op != IR_MUL || s->ty.rank) return 0;
+    for (int i = 0; i < 2; i++)
+        if (same_int(m->args[i], step)) {
+            *t = m->args[1 - i];
+            return 1;
+        }
+    return 0;
+}
+
+/* n = (i - lo) / step, the iterations done, made once a loop: as u32,
+ * exact (step > 0 and lo <= i, so i - lo is below 2^32 however far
+ * apart; n may pass INT32_MAX, and widens unsigned). */
+static IrValue *done_count(Ind *c, IrOp *loop, IrOp **at) {
+    if (c->n) return c->n;
+    IrValue *d = loop->regions[0]->args[0], *lo = loop->args[0];
+    int64_t z;
+    if (!const_of(lo, &z) || z != 0) d = emit(c, loop, at, IR_SUB, ty_scalar(SK_I32), d, lo);
+    Type u32 = ty_scalar(SK_U32);
+    return c->n = emit(c, loop, at, IR_DIV, u32, cast_to(c, loop, at, d, SK_U32),
+                       cast_to(c, loop, at, loop->args[2], SK_U32));
+}
+
+/* n * s of kind k for a scalar step s: where s is step * t, (i - lo) * t
+ * (the count never formed: i itself when lo is 0, so later plans see the
+ * loop's index; plan/tma.c takes such an address); else n * s. */
+static IrValue *scalar_times(Ind *c, IrOp *loop, IrOp **at, IrValue *s, ScalarKind k) {
+    IrValue *t, *lo = loop->args[0];
+    if (!step_multiple(c, loop, at, s, &t))
+        return emit(c, loop, at, IR_MUL, ty_scalar(k),
+                    cast_to(c, loop, at, done_count(c, loop, at), k), cast_to(c, loop, at, s, k));
+    IrValue *d = cast_to(c, loop, at, loop->regions[0]->args[0], k);
+    int64_t z;
+    if (!const_of(lo, &z) || z != 0)
+        d = emit(c, loop, at, IR_SUB, ty_scalar(k), d, cast_to(c, loop, at, lo, k));
+    return t ? emit(c, loop, at, IR_MUL, ty_scalar(k), d, cast_to(c, loop, at, t, k)) : d;
+}
+
 /* n * inc, of the offset's kind (i64 for a pointer's), shaped as inc. */
-static IrValue *times(Ind *c, IrOp *loop, IrOp **at, IrValue *n, IrValue *inc, int pointer) {
+static IrValue *times(Ind *c, IrOp *loop, IrOp **at, IrValue *inc, int pointer) {
     ScalarKind k = pointer ? SK_I64 : (ScalarKind)inc->ty.k;
     IrValue *s = inc->def && inc->def->op == IR_SPLAT ? inc->def->args[0] : NULL;
-    Type st = ty_scalar(k), tt = inc->ty;
+    Type tt = inc->ty;
     tt.k = k;
-    if (s || !inc->ty.rank) {   /* a scalar step: one product */
-        IrValue *p = emit(c, loop, at, IR_MUL, st, cast_to(c, loop, at, n, k),
-                          cast_to(c, loop, at, s ? s : inc, k));
-        return spread(c, loop, at, p, tt);
-    }
+    if (s || !inc->ty.rank)   /* a scalar step: one product */
+        return spread(c, loop, at, scalar_times(c, loop, at, s ? s : inc, k), tt);
     IrValue *w = cast_to(c, loop, at, inc, k);
-    return emit(c, loop, at, IR_MUL, w->ty, spread(c, loop, at, cast_to(c, loop, at, n, k), w->ty),
-                w);
+    IrValue *n = cast_to(c, loop, at, done_count(c, loop, at), k);
+    return emit(c, loop, at, IR_MUL, w->ty, spread(c, loop, at, n, w->ty), w);
 }
 
 static int induct_loop(Ind *c, IrOp *loop) {
     IrBlock *body = loop->regions[0];
-    IrValue *n = NULL;
     IrOp *at = NULL;   /* the body's ops before here are what we put first */
     int done = 0;
     /* once a loop: a rewrite changes only its own value's readers (and
      * the loops nested in this one were rewritten before) */
     c->uses = ir_use_counts(c->ar, c->k);
+    c->n = NULL;
     for (int j = 0; j < loop->nres; j++) {
         IrValue *inc = step_of(c, loop, j);
         if (!inc) continue;
         IrValue *x = body->args[j + 1];
         IrOp *upd = body->last->args[j]->def;
         move_cone(c, inc, loop, &at);
-        if (!n) {
-            Type i32 = ty_scalar(SK_I32);
-            IrValue *d = emit(c, loop, &at, IR_SUB, i32, body->args[0], loop->args[0]);
-            n = emit(c, loop, &at, IR_DIV, i32, d, loop->args[2]);
-        }
         int pointer = upd->op == IR_PTRADD;
-        IrValue *off = times(c, loop, &at, n, inc, pointer);
+        IrValue *off = times(c, loop, &at, inc, pointer);
         IrValue *xn = emit(c, loop, &at, pointer ? IR_PTRADD : IR_ADD, x->ty, loop->args[3 + j],
                            off);
         xn->name = x->name;
@@ -209,6 +284,6 @@ static int induct_block(Ind *c, IrBlock *b) {
 }
 
 int ly_induction(Arena *ar, IrKernel *k) {
-    Ind c = {ar, k, NULL};
+    Ind c = {ar, k, NULL, NULL};
     return induct_block(&c, k->body);
 }

@@ -647,7 +647,8 @@ typedef struct LyTma {
     int32_t box[2];            /* elements; nbox boxes side by side along
                                   dimension 0 fill a slot */
     int nbox;
-    const IrValue *index[2];   /* index tiles: element 0 is the coordinate */
+    const IrValue *index[2];   /* index tiles: element 0 is the coordinate, */
+    const IrValue *shift[2];   /* plus this i32 scalar (NULL: none) */
     const IrValue *bound[2];   /* the mask's bounds (a parameter or an
                                   integer constant), NULL: unbounded */
     const IrValue *stride;     /* of dimension 1, in elements (the same) */

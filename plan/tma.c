@@ -48,6 +48,18 @@
  * outside its buffer unless that buffer holds more than 2^32 elements
  * (docs/language.md: compute such offsets in i64).
  *
+ * The address may also add scalars, splat over the tile: c times the
+ * multiplier of a term (c * s) or alone (the term without one), each
+ * term at most one such c, an i32 value through widenings. Such a term
+ * is i + c where the mask bounds (c + i) < B itself (i and c the same
+ * values, in either order, through matching expand_dims): then the box's
+ * coordinate is i(0) + c, element 0 of the mask's own i32 tile. This is
+ * how a pointer the loop steps reads after plan/induction.c (`pa +=
+ * BK` over range(0, K, BK) becomes pa_0 + k, `pb += BK * ldb` pb_0 + k *
+ * ldb) beside the mask a program writes on `k + rk`. A shifted term
+ * without such a mask keeps the ring on cp.async: the address adds c in
+ * i64, where a coordinate's i32 sum could wrap.
+ *
  * The tensor map's own rules, checked here: the base 16-byte aligned and
  * the row stride a multiple of 16 bytes (from the variant's facts: axis
  * info of the parameters; a batch stride too), boxes at most 256 along
@@ -107,7 +119,10 @@ static const IrValue *splat_scalar(const IrKernel *k, const IrValue *v) {
 typedef struct Term {
     const IrValue *idx;     /* stripped index tile */
     const IrValue *mult;    /* its scalar multiplier, NULL: 1 */
+    const IrValue *shift;   /* a scalar the address adds to idx (times
+                               mult), NULL: none */
     const IrValue *bound;   /* the mask's bound on it, NULL: none */
+    int bounded;            /* the mask bounds it (shifted alike) */
     int dim;                /* the dimension it runs along */
 } Term;
 
@@ -119,13 +134,21 @@ typedef struct Form {
                                base offset by c * bstride; NULL: none */
     int n;
     Term t[2];
+    int nshift;
+    const IrValue *shift[2];  /* scalar offsets of the address (elements),
+                                 each a term's shift times its multiplier */
 } Form;
 
 /* off (elements, times mult) into terms of f; 0 when it is no sum of at
- * most two index tiles each times a host scalar. */
+ * most two index tiles each times a host scalar, and at most two splat
+ * scalars (shifts, matched to the terms below). */
 static int offset_terms(const IrKernel *k, Form *f, const IrValue *off, const IrValue *mult) {
     off = strip(off);
     const IrOp *op = off->def;
+    if (op && op->op == IR_SPLAT && !mult && op->args[0]->ty.rank == 0 && f->nshift < 2) {
+        f->shift[f->nshift++] = op->args[0];
+        return 1;
+    }
     if (op && op->op == IR_ADD)
         return offset_terms(k, f, op->args[0], mult) && offset_terms(k, f, op->args[1], mult);
     if (op && op->op == IR_MUL && !mult) {
@@ -174,12 +197,79 @@ static int pointer_form(const IrKernel *k, const AxTable *ax, Form *f, const IrV
     return 0;
 }
 
-/* The term whose index tile is x (stripped), or NULL. */
+/* a and b (integer scalars) are one value: the same through widenings,
+ * or equal constants. */
+static int same_scalar(const IrValue *a, const IrValue *b) {
+    a = unwiden(a);
+    b = unwiden(b);
+    if (a == b) return 1;
+    return a->def && b->def && a->def->op == IR_CONST && b->def->op == IR_CONST &&
+           a->ty.k == b->ty.k && a->def->iattr[0] == b->def->iattr[0];
+}
+
+/* Tile m is tile t plus scalar *c (NULL: m is t): through broadcasts,
+ * conversions and matching expand_dims, m adds splat(c) to t. */
+static int shifted_of(const IrValue *t, const IrValue *m, const IrValue **c) {
+    t = strip(t);
+    m = strip(m);
+    *c = NULL;
+    if (t == m) return 1;
+    const IrOp *tm = t->def, *mm = m->def;
+    if (!mm) return 0;
+    if (mm->op == IR_ADD)
+        for (int i = 0; i < 2; i++) {
+            const IrValue *s = strip(mm->args[i]);
+            if (s->def && s->def->op == IR_SPLAT && s->def->args[0]->ty.rank == 0 &&
+                strip(mm->args[1 - i]) == t) {
+                *c = s->def->args[0];
+                return 1;
+            }
+        }
+    if (tm && tm->op == IR_EXPAND_DIMS && mm->op == IR_EXPAND_DIMS &&
+        tm->iattr[0] == mm->iattr[0] && t->ty.rank == m->ty.rank &&
+        !memcmp(t->ty.dim, m->ty.dim, sizeof t->ty.dim))
+        return shifted_of(tm->args[0], mm->args[0], c) && *c;
+    return 0;
+}
+
+/* The term the mask's compared tile x is (shifted as the address
+ * shifts it), or NULL. */
 static Term *term_of(Form *f, const IrValue *x) {
-    x = strip(x);
-    for (int i = 0; i < f->n; i++)
-        if (f->t[i].idx == x) return &f->t[i];
+    for (int i = 0; i < f->n; i++) {
+        const IrValue *c;
+        Term *t = &f->t[i];
+        if (shifted_of(t->idx, x, &c) && (c ? t->shift && same_scalar(c, t->shift) : !t->shift))
+            return t;
+    }
     return NULL;
+}
+
+/* Each scalar offset of the address to the term it shifts: one times a
+ * term's multiplier (a host scalar) to that term, one alone to the term
+ * without; each term shifted by at most one, an i32 coordinate. */
+static int place_shifts(Form *f) {
+    for (int s = 0; s < f->nshift; s++) {
+        const IrValue *v = f->shift[s], *c = NULL;
+        Term *to = NULL;
+        const IrOp *m = v->def;
+        for (int i = 0; i < f->n && !to; i++) {
+            Term *t = &f->t[i];
+            if (!t->mult || !m || m->op != IR_MUL) continue;
+            for (int a = 0; a < 2 && !to; a++)
+                if (same_scalar(m->args[a], t->mult)) {
+                    to = t;
+                    c = m->args[1 - a];
+                }
+        }
+        for (int i = 0; i < f->n && !to; i++)
+            if (!f->t[i].mult) {
+                to = &f->t[i];
+                c = v;
+            }
+        if (!to || to->shift || unwiden(c)->ty.k != SK_I32) return 0;
+        to->shift = unwiden(c);
+    }
+    return 1;
 }
 
 /* Every conjunct of mask m bounds one term from above by a host scalar,
@@ -194,8 +284,9 @@ static int mask_bounds(const IrKernel *k, Form *f, const IrValue *m) {
     int lt = op->iattr[0] == CMP_LT;
     Term *t = term_of(f, op->args[lt ? 0 : 1]);
     const IrValue *b = splat_scalar(k, op->args[lt ? 1 : 0]);
-    if (!t || !b || t->bound || b->ty.k != t->idx->ty.k) return 0;
+    if (!t || !b || t->bounded || b->ty.k != t->idx->ty.k) return 0;
     t->bound = b;
+    t->bounded = 1;
     return 1;
 }
 
@@ -241,7 +332,8 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
         return NULL;
     Form f = {.param = -1};
     const IrValue *ptr = untranspose(ld->args[0], &f.flip);
-    if (!pointer_form(k, ax, &f, ptr) || f.param < 0 || f.n != 2) return NULL;
+    if (!pointer_form(k, ax, &f, ptr) || f.param < 0 || f.n != 2 || !place_shifts(&f))
+        return NULL;
     if (ld->iattr[0] & LOAD_MASK) {
         int flips = 0;
         const IrValue *m = untranspose(ld->args[1], &flips);
@@ -256,6 +348,9 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
         else if (t->dim == 1 - fast && t->mult) to = t;
     }
     if (!tf || !to) return NULL;
+    /* a shift only where the mask bounds the shifted index: the
+     * coordinate is then element 0 of the mask's own i32 tile */
+    if ((tf->shift && !tf->bound) || (to->shift && !to->bound)) return NULL;
     int64_t stride_div = scalar_div(ax, to->mult), c;
     const AxInfo *sa = ax_of(ax, to->mult);
     if (sa && ax_is_const(sa, &c) && c < 1) return NULL;
@@ -277,6 +372,8 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
     t->index[1] = to->idx;
     t->bound[0] = tf->bound;
     t->bound[1] = to->bound;
+    t->shift[0] = tf->shift;
+    t->shift[1] = to->shift;
     t->stride = to->mult;
     t->rank = f.batch ? 3 : 2;
     t->batch = f.batch;
