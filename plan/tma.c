@@ -58,7 +58,9 @@
  * BK` over range(0, K, BK) becomes pa_0 + k, `pb += BK * ldb` pb_0 + k *
  * ldb) beside the mask a program writes on `k + rk`. A shifted term
  * without such a mask keeps the ring on cp.async: the address adds c in
- * i64, where a coordinate's i32 sum could wrap.
+ * i64, where a coordinate's i32 sum could wrap. (With the mask, c + i
+ * wraps only where the mask itself admits a negative index: as above,
+ * a program reading outside its buffer.)
  *
  * The tensor map's own rules, checked here: the base 16-byte aligned and
  * the row stride a multiple of 16 bytes (from the variant's facts: axis

@@ -3,7 +3,9 @@
 # pointers TMA now fills (induction.tile, and styles, splitk, tma.tile);
 # TMA against cp.async rings and Triton where row strides are not
 # multiples of 128 bytes (-session35-stride.py); the stepped-pointer
-# matmul before and after (-session35-ptrs.py).
+# matmul before and after (-session35-ptrs.py); then one launch of each
+# at N = 4096 and 4104 under Nsight Compute (-session35-ncu.py: L2
+# requests and sectors, DRAM bytes, speed of light).
 # Here: bash bench/results/2026-12-06-session35-prepare.sh
 # Device call: run(command="bash bench/results/2026-12-06-session35-gpu.sh", carry=["build-s35"])
 cd "$(dirname "$0")/../.."
@@ -17,3 +19,23 @@ done
 timeout 90 python3 bench/results/2026-12-06-session35-ptrs.py $o/ptrs-old.tlb $o/ptrs-new.tlb \
     $o/nt/tma.tlb
 timeout 300 python3 bench/results/2026-12-06-session35-stride.py $o/nt
+m=gpu__time_duration.sum,lts__t_requests.sum,lts__t_sectors.sum,lts__t_sector_hit_rate.pct
+m=$m,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
+m=$m,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum
+timeout 150 ncu --clock-control none -k "regex:matmul|gemm|nvjet|xmma|cutlass" \
+    --metrics "$m" --csv --page raw \
+    python3 bench/results/2026-12-06-session35-ncu.py $o/nt > /tmp/ncu.csv 2> /tmp/ncu.err
+echo "ncu rc=$?"; tail -3 /tmp/ncu.err
+python3 - /tmp/ncu.csv <<'PY'
+import csv, sys
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+if not rows: sys.exit("no ncu rows")
+head, units, data = rows[0], rows[1], rows[2:]
+want = [h for h in head if "__" in h]
+if "Kernel Name" not in head:
+    sys.exit("\n".join(",".join(r[:12]) for r in rows[:4]))
+name = head.index("Kernel Name")
+print("| kernel | " + " | ".join(want) + " |")
+for r in data:
+    print(f"| {r[name][:40]} | " + " | ".join(r[head.index(h)] for h in want) + " |")
+PY
