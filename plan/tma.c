@@ -25,7 +25,9 @@
  * i32 index tiles, each an aligned run of consecutive integers along one
  * dimension (i_f along the ring's contiguous dimension, i_o along the
  * other) and constant along the other (axis info: contiguity and
- * constancy over the whole extent, so i(x) = i(0) + x exactly); s the
+ * constancy over the whole extent, so i(x) = i(0) + x exactly; i_f may
+ * carry a multiplier that the variant's facts make 1: a unit-stride
+ * variant's `(k + rk) * sak`, whose guard holds sak equal to 1); s the
  * row stride and B_o, B_f the
  * bounds: each a parameter or a constant, so that libtile can evaluate
  * them from the arguments; either mask term may be absent (that
@@ -324,6 +326,14 @@ static int64_t scalar_div(const AxTable *ax, const IrValue *v) {
     return a->div[0];
 }
 
+/* Scalar v is 1 under the variant's facts (a stride its guard holds
+ * equal to 1: a unit-stride variant's). */
+static int unit(const AxTable *ax, const IrValue *v) {
+    int64_t c;
+    const AxInfo *a = ax_of(ax, v);
+    return a && ax_is_const(a, &c) && c == 1;
+}
+
 LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r) {
     const IrOp *ld = r->load;
     const LySmem *s = r->s;
@@ -346,7 +356,7 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
         Term *t = &f.t[i];
         t->dim = run_dim(ax, t->idx);
         if (t->dim >= 0 && f.flip) t->dim = 1 - t->dim;
-        if (t->dim == fast && !t->mult) tf = t;
+        if (t->dim == fast && (!t->mult || unit(ax, t->mult))) tf = t;
         else if (t->dim == 1 - fast && t->mult) to = t;
     }
     if (!tf || !to) return NULL;

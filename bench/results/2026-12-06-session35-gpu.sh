@@ -3,10 +3,12 @@
 # pointers TMA now fills (induction.tile, and styles, splitk, tma.tile);
 # TMA against cp.async rings and Triton where row strides are not
 # multiples of 128 bytes (-session35-stride.py); the stepped-pointer
-# matmul before and after (-session35-ptrs.py); then one launch of each
+# matmul before and after (-session35-ptrs.py); mlp.tile's
+# matmul_strided before and after its unit-stride variants took TMA
+# (-session35-strided.py); then one launch of each
 # at N = 4096 and 4104 under Nsight Compute (-session35-ncu.py: L2
 # requests and sectors, DRAM bytes, speed of light).
-# Here: bash bench/results/2026-12-06-session35-prepare.sh
+# Here: bash bench/results/2026-12-06-session35-prepare.sh OLD_TILEC (8d6f419's)
 # Device call: run(command="bash bench/results/2026-12-06-session35-gpu.sh", carry=["build-s35"])
 cd "$(dirname "$0")/../.."
 o=build-s35
@@ -16,9 +18,10 @@ for f in induction styles splitk tma; do
     echo "difftest $f.tile sm_90a:"
     timeout 30 $o/ops/difftest -q $o/ops/sm_90a tests/gpu/ops/$f.tile 2>&1 | tail -2
 done
+timeout 240 python3 bench/results/2026-12-06-session35-stride.py $o/nt
 timeout 90 python3 bench/results/2026-12-06-session35-ptrs.py $o/ptrs-old.tlb $o/ptrs-new.tlb \
     $o/nt/tma.tlb
-timeout 300 python3 bench/results/2026-12-06-session35-stride.py $o/nt
+timeout 120 python3 bench/results/2026-12-06-session35-strided.py $o
 m=gpu__time_duration.sum,lts__t_requests.sum,lts__t_sectors.sum,lts__t_sector_hit_rate.pct
 m=$m,dram__bytes_read.sum,dram__bytes_write.sum,sm__throughput.avg.pct_of_peak_sustained_elapsed
 m=$m,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,smsp__inst_executed.sum
