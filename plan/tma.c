@@ -58,7 +58,9 @@
  * coordinate is i(0) + c, element 0 of the mask's own i32 tile. This is
  * how a pointer the loop steps reads after plan/induction.c (`pa +=
  * BK` over range(0, K, BK) becomes pa_0 + k, `pb += BK * ldb` pb_0 + k *
- * ldb) beside the mask a program writes on `k + rk`. A shifted term
+ * ldb) beside the mask a program writes on `k + rk`, or on `rk` against
+ * `K - k` (i < B - c read as c + i < B; the two differ only where i32
+ * arithmetic wraps, as below). A shifted term
  * without such a mask keeps the ring on cp.async: the address adds c in
  * i64, where a coordinate's i32 sum could wrap. (With the mask, c + i
  * wraps only where the mask itself admits a negative index: as above,
@@ -276,6 +278,26 @@ static int place_shifts(Form *f) {
     return 1;
 }
 
+/* The shifted term whose own index tile x is (unshifted), or NULL. */
+static Term *unshifted_term(Form *f, const IrValue *x) {
+    for (int i = 0; i < f->n; i++) {
+        const IrValue *c;
+        if (f->t[i].shift && shifted_of(f->t[i].idx, x, &c) && !c) return &f->t[i];
+    }
+    return NULL;
+}
+
+/* B where tile v is splat(B - c), B a host scalar, c the shift. */
+static const IrValue *bound_less(const IrKernel *k, const IrValue *v, const IrValue *c) {
+    v = strip(v);
+    const IrOp *s = v->def;
+    if (!s || s->op != IR_SPLAT || s->args[0]->ty.rank) return NULL;
+    const IrOp *d = s->args[0]->def;
+    if (!d || d->op != IR_SUB || !host_scalar(k, d->args[0]) || !same_scalar(d->args[1], c))
+        return NULL;
+    return d->args[0];
+}
+
 /* Every conjunct of mask m bounds one term from above by a host scalar,
  * at most once each. */
 static int mask_bounds(const IrKernel *k, Form *f, const IrValue *m) {
@@ -286,8 +308,13 @@ static int mask_bounds(const IrKernel *k, Form *f, const IrValue *m) {
         return mask_bounds(k, f, op->args[0]) && mask_bounds(k, f, op->args[1]);
     if (op->op != IR_CMP || (op->iattr[0] != CMP_LT && op->iattr[0] != CMP_GT)) return 0;
     int lt = op->iattr[0] == CMP_LT;
-    Term *t = term_of(f, op->args[lt ? 0 : 1]);
-    const IrValue *b = splat_scalar(k, op->args[lt ? 1 : 0]);
+    const IrValue *x = op->args[lt ? 0 : 1], *bs = op->args[lt ? 1 : 0];
+    Term *t = term_of(f, x);
+    const IrValue *b = splat_scalar(k, bs);
+    if (!t && !b) {   /* i < B - c: the shifted index's bound, c moved */
+        t = unshifted_term(f, x);
+        b = t ? bound_less(k, bs, t->shift) : NULL;
+    }
     if (!t || !b || t->bounded || b->ty.k != t->idx->ty.k) return 0;
     t->bound = b;
     t->bounded = 1;

@@ -34,7 +34,8 @@ kinds users write, with random contents:
           over 4 or 8 warps, sizes mostly odd (made for tilec --row-tma,
           withdrawn: wide products over ragged rows); --stepped-pointers: 7 in 10 of the
           non-persistent products load through pointer tiles the loop
-          steps (`pa += BK`, Triton's tutorial form: plan/induction.c);
+          steps (`pa += BK`, Triton's tutorial form: plan/induction.c),
+          half of them masking K as `rk < K - k`;
           --strided-dots: 7 in 10 of the others take every stride as a
           parameter (`rm[:, None] * sam + (k + rk)[None, :] * sak`), given
           the values of the buffers' layouts (so the unit-stride variants
@@ -1642,24 +1643,27 @@ class Gen:
             aoff = ('rm[:, None] * sam + (k + rk)[None, :] * sak',) + aoff[1:]
             boff = ('rn[:, None] * sbn + (k + rk)[None, :] * sbk' if bt else
                     '(k + rk)[:, None] * sbk + rn[None, :] * sbn',) + boff[1:]
+        # the K masks: on k + rk, or (stepped, half the time) on rk
+        # against the steps left, K - k
+        krow, kcol = '((k + rk)[None, :] < K)', '((k + rk)[:, None] < K)'
         if stepped:
             k.emit('var pa = a + %s;' % aoff[1])
             k.emit('var pb = b + %s;' % boff[1])
             aptr, bptr = 'pa', 'pb'
+            if r.random() < 0.5:
+                krow, kcol = '(rk[None, :] < K - k)', '(rk[:, None] < K - k)'
         else:
             aptr, bptr = 'a + ' + aoff[0], 'b + ' + boff[0]
         if not pers:
             k.emit('for k in range(0, K, BK) {')
-        k.emit('    let at = load(%s, '
-               'mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=%s);'
-               % (aptr, lit(0, t)))
+        k.emit('    let at = load(%s, mask=(rm[:, None] < M) & %s, other=%s);'
+               % (aptr, krow, lit(0, t)))
         if bt:
-            k.emit('    let bt = load(%s, '
-                   'mask=(rn[:, None] < N) & ((k + rk)[None, :] < K), other=0);' % bptr)
+            k.emit('    let bt = load(%s, mask=(rn[:, None] < N) & %s, other=0);'
+                   % (bptr, krow))
         else:
-            k.emit('    let bt = load(%s, '
-                   'mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=%s);'
-                   % (bptr, lit(0, t)))
+            k.emit('    let bt = load(%s, mask=%s & (rn[None, :] < N), other=%s);'
+                   % (bptr, kcol, lit(0, t)))
         if stepped:
             k.emit('    pa += %s;' % aoff[2])
             k.emit('    pb += %s;' % boff[2])
