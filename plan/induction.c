@@ -159,8 +159,7 @@ static IrValue *step_of(const Ind *c, const IrOp *loop, int j) {
     return inc;
 }
 
-/* a and b are one integer: the same value or equal constants. */
-static int same_int(const IrValue *a, const IrValue *b) {
+int ly_same_int(const IrValue *a, const IrValue *b) {
     if (a == b) return 1;
     const IrOp *x = a->def, *y = b->def;
     return x && y && x->op == IR_CONST && y->op == IR_CONST && a->ty.k == b->ty.k &&
@@ -181,7 +180,7 @@ static int step_multiple(Ind *c, IrOp *loop, IrOp **at, IrValue *s, IrValue **t)
     const IrValue *step = loop->args[2];
     int64_t a, b;
     *t = NULL;
-    if (same_int(s, step)) return 1;
+    if (ly_same_int(s, step)) return 1;
     if (const_of(step, &b) && b == 1) {
         *t = s;
         return 1;
@@ -197,7 +196,7 @@ static int step_multiple(Ind *c, IrOp *loop, IrOp **at, IrValue *s, IrValue **t)
     const IrOp *m = s->def;
     if (!m || m->op != IR_MUL || s->ty.rank) return 0;
     for (int i = 0; i < 2; i++)
-        if (same_int(m->args[i], step)) {
+        if (ly_same_int(m->args[i], step)) {
             *t = m->args[1 - i];
             return 1;
         }

@@ -543,6 +543,10 @@ int ly_induction(Arena *ar, IrKernel *k);
 /* v is defined inside loop op `loop` (in a region of it, at any depth;
  * hoist.c). */
 int ly_defined_in(const IrValue *v, const IrOp *loop);
+/* Integer scalars a and b are one value: the same value, or constants
+ * of one kind and value (plan/induction.c; plan/tma.c compares through
+ * widenings with it). */
+int ly_same_int(const IrValue *a, const IrValue *b);
 /* Scalars that do not change in a loop moved before it (hoist.c, run by
  * ly_assign_kernel after ly_induction): pure scalar ops whose operands are all
  * defined outside the loop. Returns the number of ops moved. */

@@ -127,8 +127,8 @@ typedef struct Term {
     const IrValue *mult;    /* its scalar multiplier, NULL: 1 */
     const IrValue *shift;   /* a scalar the address adds to idx (times
                                mult), NULL: none */
-    const IrValue *bound;   /* the mask's bound on it, NULL: none */
-    int bounded;            /* the mask bounds it (shifted alike) */
+    const IrValue *bound;   /* the mask's bound on it (shifted alike),
+                               NULL: none */
     int dim;                /* the dimension it runs along */
 } Term;
 
@@ -206,11 +206,7 @@ static int pointer_form(const IrKernel *k, const AxTable *ax, Form *f, const IrV
 /* a and b (integer scalars) are one value: the same through widenings,
  * or equal constants. */
 static int same_scalar(const IrValue *a, const IrValue *b) {
-    a = unwiden(a);
-    b = unwiden(b);
-    if (a == b) return 1;
-    return a->def && b->def && a->def->op == IR_CONST && b->def->op == IR_CONST &&
-           a->ty.k == b->ty.k && a->def->iattr[0] == b->def->iattr[0];
+    return ly_same_int(unwiden(a), unwiden(b));
 }
 
 /* Tile m is tile t plus scalar *c (NULL: m is t): through broadcasts,
@@ -315,9 +311,8 @@ static int mask_bounds(const IrKernel *k, Form *f, const IrValue *m) {
         t = unshifted_term(f, x);
         b = t ? bound_less(k, bs, t->shift) : NULL;
     }
-    if (!t || !b || t->bounded || b->ty.k != t->idx->ty.k) return 0;
+    if (!t || !b || t->bound || b->ty.k != t->idx->ty.k) return 0;
     t->bound = b;
-    t->bounded = 1;
     return 1;
 }
 
@@ -353,12 +348,10 @@ static int64_t scalar_div(const AxTable *ax, const IrValue *v) {
     return a->div[0];
 }
 
-/* Scalar v is 1 under the variant's facts (a stride its guard holds
- * equal to 1: a unit-stride variant's). */
-static int unit(const AxTable *ax, const IrValue *v) {
-    int64_t c;
+/* Scalar v is a constant under the variant's facts (*c: its value). */
+static int known(const AxTable *ax, const IrValue *v, int64_t *c) {
     const AxInfo *a = ax_of(ax, v);
-    return a && ax_is_const(a, &c) && c == 1;
+    return a && ax_is_const(a, c);
 }
 
 LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r) {
@@ -383,20 +376,21 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
         Term *t = &f.t[i];
         t->dim = run_dim(ax, t->idx);
         if (t->dim >= 0 && f.flip) t->dim = 1 - t->dim;
-        if (t->dim == fast && (!t->mult || unit(ax, t->mult))) tf = t;
+        int64_t one;   /* a stride the guard holds equal to 1: a unit-stride variant's */
+        if (t->dim == fast && (!t->mult || (known(ax, t->mult, &one) && one == 1))) tf = t;
         else if (t->dim == 1 - fast && t->mult) to = t;
     }
     if (!tf || !to) return NULL;
     /* a shift only where the mask bounds the shifted index: the
      * coordinate is then element 0 of the mask's own i32 tile */
     if ((tf->shift && !tf->bound) || (to->shift && !to->bound)) return NULL;
-    int64_t stride_div = scalar_div(ax, to->mult), c;
-    const AxInfo *sa = ax_of(ax, to->mult);
-    if (sa && ax_is_const(sa, &c) && c < 1) return NULL;
-    if (stride_div * esize % 16 != 0 || scalar_div(ax, k->body->args[f.param]) % 16 != 0)
+    int64_t c;
+    if (known(ax, to->mult, &c) && c < 1) return NULL;
+    if (scalar_div(ax, to->mult) * esize % 16 != 0 ||
+        scalar_div(ax, k->body->args[f.param]) % 16 != 0)
         return NULL;
     if (f.batch && (scalar_div(ax, f.bstride) * esize % 16 != 0 ||
-                    (ax_of(ax, f.bstride) && ax_is_const(ax_of(ax, f.bstride), &c) && c < 1)))
+                    (known(ax, f.bstride, &c) && c < 1)))
         return NULL;
     LyTma *t = ar_alloc(ar, sizeof *t);
     memset(t, 0, sizeof *t);
