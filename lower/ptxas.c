@@ -4,7 +4,12 @@
  * run time).
  *
  * ptxas runs as a child process on temporary files: `ptxas -v
- * --gpu-name ARCH -o T.cubin T.ptx`. Its `-v` report names each entry
+ * --split-compile 0 --gpu-name ARCH -o T.cubin T.ptx`. --split-compile 0
+ * optimizes the entries on as many threads as the machine has CPUs (a
+ * bundle of many configurations is hundreds of entries; the code is the
+ * same: session 36 compared every section of the cubins); a ptxas too old
+ * to know the option (before CUDA 12.1: it says "Unknown option") runs
+ * again without it. Its `-v` report names each entry
  * ("Function properties for NAME", then "N bytes stack frame, N bytes
  * spill stores, N bytes spill loads", then "Used N registers, ... N bytes
  * smem"), which is parsed into one LwStats per entry. nvJitLink would do
@@ -120,11 +125,16 @@ int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
         goto done;
     }
     fclose(f);
-    char *cmd = ar_printf(ar, "'%s' -v --gpu-name %s -o '%s' '%s' >'%s' 2>&1",
-                          ptxas, arch, out, in, log);
-    int st = system(cmd);
     size_t loglen = 0;
-    char *report = lw_slurp(ar, log, &loglen);
+    char *report = NULL;
+    int st = -1;
+    for (int split = 1; split >= 0; split--) {
+        char *cmd = ar_printf(ar, "'%s' -v%s --gpu-name %s -o '%s' '%s' >'%s' 2>&1", ptxas,
+                              split ? " --split-compile 0" : "", arch, out, in, log);
+        st = system(cmd);
+        report = lw_slurp(ar, log, &loglen);
+        if (st == 0 || !report || !strstr(report, "Unknown option '-split-compile'")) break;
+    }
     if (st != 0) {
         dg_plain(dg, DG_ERROR, "ptxas failed on the generated PTX:\n%s",
                  report ? report : "");

@@ -16,9 +16,10 @@
 #     3. scripts/wheel_examples.py: every example compiled for the device's
 #        architecture by the installed package and checked against PyTorch
 #        (softmax also in the interpreter);
-#     4. the tile.torch training test (examples/torch/mlp_train.py, bf16,
-#        torch.compile's reduce-overhead mode): its kernels compiled by
-#        the installed package, 100 steps against PyTorch;
+#     4. the tile.torch training test (examples/torch/mlp_train.py, bf16
+#        then f32, or the dtypes TRAIN_DTYPES lists; torch.compile's
+#        reduce-overhead mode): its kernels compiled by the installed
+#        package, 100 steps against PyTorch;
 #     5. where Nsight Compute is (as `tile profile` finds it: $NCU, PATH,
 #        /usr/local/cuda/bin, /opt/nvidia/nsight-compute/*):
 #        `tile profile examples/softmax.py`, and the report's source page
@@ -103,8 +104,11 @@ run() {
         step install install || exit 1
         step "tile info" sh -c "cd /tmp && '$venv/bin/tile' info && '$venv/bin/tilec' --version"
         step examples sh -c "cd /tmp && '$venv/bin/python' '$top/scripts/wheel_examples.py' '$top/examples'"
-        step training sh -c "cd /tmp && '$venv/bin/python' '$top/examples/torch/mlp_train.py' \
-            --device cuda --dtype bf16 --compile-mode reduce-overhead"
+        for dt in ${TRAIN_DTYPES:-bf16 f32}; do
+            step "training $dt" sh -c "cd /tmp && '$venv/bin/python' \
+                '$top/examples/torch/mlp_train.py' --device cuda --dtype $dt \
+                --compile-mode reduce-overhead"
+        done
         step profile profile
         echo "gpu-wheel: $failed step(s) failed"
     } 2>&1 | tee "$OUT/wheel.txt"
