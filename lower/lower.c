@@ -9,7 +9,9 @@
  * planned figures (scratch.c: a configuration that does not fit is never
  * lowered), and lower each variant to one LLVM function (kernel.c),
  * checking its shared memory against the plan. Then, in this order:
- * finalize debug info; verify; link libdevice if any `__nv_*` function is
+ * finalize debug info; verify; where the module holds several
+ * configurations, the rest per part on threads (split.c), else here:
+ * link libdevice if any `__nv_*` function is
  * called, making every non-kernel function internal so that O3 deletes
  * what is unused (libdevice is ~500 functions; a kernel calls a few);
  * mark float add/sub/mul `contract` unless --fp-contract=off
@@ -130,8 +132,10 @@ static void lw_internalize(LwCtx *c) {
 
 /* ------------------------------------------------------------- the run */
 
-static int lw_init(LwCtx *c) {
-    LLVMTargetRef target = lw_nvptx_target();
+/* c->tm for c->opt's architecture and level, from `target` (NVPTX, as
+ * lw_nvptx_target gives it: the registration is done once, before any
+ * thread of split.c makes its own). Returns 0 or -1 (reported). */
+int lw_target_machine(LwCtx *c, LLVMTargetRef target) {
     if (!target) {
         dg_plain(c->dg, DG_ERROR, "this LLVM has no NVPTX target");
         return -1;
@@ -155,15 +159,11 @@ static int lw_init(LwCtx *c) {
                  c->opt->arch);
         return -1;
     }
-    c->ctx = LLVMContextCreate();
-    c->mod = LLVMModuleCreateWithNameInContext("tile", c->ctx);
-    LLVMSetTarget(c->mod, LW_TRIPLE);
-    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(c->tm);
-    char *dl = LLVMCopyStringRepOfTargetData(td);
-    LLVMSetDataLayout(c->mod, dl);
-    LLVMDisposeMessage(dl);
-    LLVMDisposeTargetData(td);
-    c->b = LLVMCreateBuilderInContext(c->ctx);
+    return 0;
+}
+
+/* The common types of c->ctx. */
+void lw_set_types(LwCtx *c) {
     c->i1 = LLVMInt1TypeInContext(c->ctx);
     c->i8 = LLVMInt8TypeInContext(c->ctx);
     c->i16 = LLVMInt16TypeInContext(c->ctx);
@@ -177,6 +177,20 @@ static int lw_init(LwCtx *c) {
     c->gptr = LLVMPointerTypeInContext(c->ctx, LW_AS_GLOBAL);
     c->sptr = LLVMPointerTypeInContext(c->ctx, LW_AS_SHARED);
     c->gen_ptr = LLVMPointerTypeInContext(c->ctx, 0);
+}
+
+static int lw_init(LwCtx *c) {
+    if (lw_target_machine(c, lw_nvptx_target()) != 0) return -1;
+    c->ctx = LLVMContextCreate();
+    c->mod = LLVMModuleCreateWithNameInContext("tile", c->ctx);
+    LLVMSetTarget(c->mod, LW_TRIPLE);
+    LLVMTargetDataRef td = LLVMCreateTargetDataLayout(c->tm);
+    char *dl = LLVMCopyStringRepOfTargetData(td);
+    LLVMSetDataLayout(c->mod, dl);
+    LLVMDisposeMessage(dl);
+    LLVMDisposeTargetData(td);
+    c->b = LLVMCreateBuilderInContext(c->ctx);
+    lw_set_types(c);
     return 0;
 }
 
@@ -195,16 +209,12 @@ static char *lw_arena_copy(Arena *ar, const char *s, size_t n) {
     return d;
 }
 
-/* Verifies, links, optimizes and emits. Returns 0 or -1. */
-static int lw_finish(LwCtx *c, LwOutput *out) {
+/* Links libdevice, makes everything but the entries internal, optimizes
+ * and emits c->mod: *ptx (NUL-terminated, in c->ar) and, where `llvm`,
+ * the optimized IR. The serial path's whole module or one part of a
+ * split one (split.c). Returns 0 or -1 (reported). */
+int lw_optimize_emit(LwCtx *c, char **ptx, size_t *ptx_len, char **llvm) {
     char *msg = NULL;
-    if (c->di) LLVMDIBuilderFinalize(c->di);
-    if (LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
-        dg_plain(c->dg, DG_ERROR, "internal error: invalid LLVM IR: %s", msg);
-        LLVMDisposeMessage(msg);
-        return -1;
-    }
-    LLVMDisposeMessage(msg);
     if (lw_needs_libdevice(c->mod) && lw_link_libdevice(c) != 0)
         return -1;
     lw_internalize(c);
@@ -226,22 +236,40 @@ static int lw_finish(LwCtx *c, LwOutput *out) {
         return -1;
     }
     lw_widen_narrow_ints(c);
-    if (c->opt->want_llvm) {
+    if (llvm) {
         char *ir = LLVMPrintModuleToString(c->mod);
-        out->llvm = lw_arena_copy(c->ar, ir, strlen(ir));
+        *llvm = lw_arena_copy(c->ar, ir, strlen(ir));
         LLVMDisposeMessage(ir);
     }
-    LLVMMemoryBufferRef ptx;
+    lw_rename_part_locals(c);
+    LLVMMemoryBufferRef buf;
     if (LLVMTargetMachineEmitToMemoryBuffer(c->tm, c->mod, LLVMAssemblyFile,
-                                            &msg, &ptx)) {
+                                            &msg, &buf)) {
         dg_plain(c->dg, DG_ERROR, "internal error: PTX emission: %s", msg);
         LLVMDisposeMessage(msg);
         return -1;
     }
-    out->ptx_len = LLVMGetBufferSize(ptx);
-    out->ptx = lw_arena_copy(c->ar, LLVMGetBufferStart(ptx), out->ptx_len);
-    LLVMDisposeMemoryBuffer(ptx);
+    *ptx_len = LLVMGetBufferSize(buf);
+    *ptx = lw_arena_copy(c->ar, LLVMGetBufferStart(buf), *ptx_len);
+    LLVMDisposeMemoryBuffer(buf);
     return 0;
+}
+
+/* Verifies, then optimizes and emits: on threads where the module holds
+ * several configurations (split.c), else here. Returns 0 or -1. */
+static int lw_finish(LwCtx *c, LwOutput *out) {
+    char *msg = NULL;
+    if (c->di) LLVMDIBuilderFinalize(c->di);
+    if (LLVMVerifyModule(c->mod, LLVMReturnStatusAction, &msg)) {
+        dg_plain(c->dg, DG_ERROR, "internal error: invalid LLVM IR: %s", msg);
+        LLVMDisposeMessage(msg);
+        return -1;
+    }
+    LLVMDisposeMessage(msg);
+    int r = lw_split_emit(c, out);
+    if (r <= 0) return r;
+    return lw_optimize_emit(c, &out->ptx, &out->ptx_len,
+                            c->opt->want_llvm ? &out->llvm : NULL);
 }
 
 /* ------------------------------------------------------------- budget */

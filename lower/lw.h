@@ -1,7 +1,8 @@
 /*
  * lw.h — the code generator's internal header: one LwCtx per compilation
- * (an LLVM context and module holding every entry), one LwFn per kernel
- * function being built.
+ * (an LLVM context and module holding every entry; split.c makes one more
+ * per part it optimizes on a thread), one LwFn per kernel function being
+ * built.
  *
  * The model every file of lower/ shares: a tile value lives in registers.
  * Its layout (plan/layout.h) says which element each register of each
@@ -51,6 +52,8 @@ typedef struct LwCtx {
     LLVMDIBuilderRef di;       /* with -g */
     LLVMMetadataRef di_cu;
     Vec(LLVMMetadataRef) di_files;   /* per Diag file index, lazily */
+    int part;                  /* split.c: which part of the module (0: the
+                                  first, or the whole) */
     /* common types */
     LLVMTypeRef i1, i8, i16, i32, i64, f16, bf16, f32, f64, vd;
     LLVMTypeRef gptr, sptr, gen_ptr;  /* ptr addrspace(1), (3), (0) */
@@ -207,6 +210,21 @@ LLVMValueRef lw_cast_scalar(LwFn *f, LLVMValueRef x, ScalarKind from,
                             ScalarKind to);
 /* Sets `contract` on every float add/sub/mul/neg of the module (see
  * elementwise.c): run once libdevice is linked, before optimizing. */
+/* lower.c: c->tm for the options; c's common types; the optimization and
+ * PTX emission of c->mod (the whole module or a part of it). */
+int lw_target_machine(LwCtx *c, LLVMTargetRef target);
+void lw_set_types(LwCtx *c);
+int lw_optimize_emit(LwCtx *c, char **ptx, size_t *ptx_len, char **llvm);
+
+/* split.c: emits out->ptx from parts of c->mod on threads, where the
+ * module holds entries of several configurations and neither debug info
+ * nor the LLVM IR is wanted: 0, or -1 after an error; 1 where it does not
+ * apply (the caller emits the module whole). lw_rename_part_locals gives
+ * the internal symbols of a part after the first a suffix of its own,
+ * so that the parts' PTX joins without clashes. */
+int lw_split_emit(LwCtx *c, LwOutput *out);
+void lw_rename_part_locals(LwCtx *c);
+
 void lw_allow_contract(LwCtx *c);
 /* narrow.c: i8/i16 arithmetic of the optimised module rebuilt on i32 (a
  * ptxas workaround; the file says why). */

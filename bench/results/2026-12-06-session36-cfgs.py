@@ -8,7 +8,9 @@ checked against float64 (poisoned output) and timed once (do_bench
 median); the three fastest, the autotuned call and cuBLAS are then
 checked and timed again as best of three alternated medians.
 
-    TILE_LIBDIR=DIR PYTHONPATH=python:bench python3 THIS MLP_F32_TLB"""
+    TILE_LIBDIR=DIR PYTHONPATH=python:bench python3 THIS MLP_TLB [f32|bf16]
+(bf16: the bundle of mlp.tile -DT=bf16, outputs within 1e-2 of the
+largest magnitude, as bench.py's bf16 bound; call 5 of session 36)"""
 import sys
 
 import torch
@@ -18,6 +20,8 @@ from abtime import check_then_time, mm_check
 
 torch.backends.cuda.matmul.allow_tf32 = True
 mm = tile.load(sys.argv[1]).matmul_strided
+dt = {"f32": torch.float32, "bf16": torch.bfloat16}[sys.argv[2] if len(sys.argv) > 2 else "f32"]
+tol = 5e-3 if dt == torch.float32 else 1e-2
 cfgs = [{k: int(v) for k, v in c.items() if v.lstrip("-").isdigit()} for c in mm.configs]
 
 
@@ -26,8 +30,10 @@ def name(c):
 
 
 def operands(layout, M, N, K):
-    a = torch.randn(M, K, device="cuda") if layout[0] == "N" else torch.randn(K, M, device="cuda").t()
-    b = torch.randn(K, N, device="cuda") if layout[1] == "N" else torch.randn(N, K, device="cuda").t()
+    a = torch.randn(M, K, device="cuda", dtype=dt) if layout[0] == "N" else \
+        torch.randn(K, M, device="cuda", dtype=dt).t()
+    b = torch.randn(K, N, device="cuda", dtype=dt) if layout[1] == "N" else \
+        torch.randn(N, K, device="cuda", dtype=dt).t()
     return a, b
 
 
@@ -39,10 +45,10 @@ for layout, M, N, K in (("NT", 4096, 1024, 8192), ("NT", 4096, 4096, 1024), ("NT
     a, b = operands(layout, M, N, K)
     ab = a if layout[0] == "N" else a.t()     # Tile takes the buffers whole
     bb = b if layout[1] == "N" else b.t()
-    c = torch.empty(M, N, device="cuda")
+    c = torch.empty(M, N, device="cuda", dtype=dt)
     ref = a.double() @ b.double()
     scale = ref.abs().max().item()
-    check = mm_check(c, ref, scale, 5e-3)
+    check = mm_check(c, ref, scale, tol)
     args = (c, ab, bb, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1))
     once = {}
     for cf in cfgs:
