@@ -519,7 +519,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     LLVMTypeRef ft = LLVMFunctionType(c->vd, pt, (unsigned)np, 0);
     f->fn = LLVMAddFunction(c->mod, name, ft);
     lw_tmap_params(f);
-    LLVMSetFunctionCallConv(f->fn, 71);
+    LLVMSetFunctionCallConv(f->fn, LW_CC_PTX_KERNEL);
     char threads[16];
     snprintf(threads, sizeof threads, "%d", 32 * k->warps);
     lw_str_attr(c, f->fn, "nvvm.reqntid", threads);

@@ -122,7 +122,7 @@ static int lw_link_libdevice(LwCtx *c) {
 static void lw_internalize(LwCtx *c) {
     for (LLVMValueRef fn = LLVMGetFirstFunction(c->mod); fn;
          fn = LLVMGetNextFunction(fn))
-        if (!LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) != 71)
+        if (!LLVMIsDeclaration(fn) && !lw_is_entry(fn))
             LLVMSetLinkage(fn, LLVMInternalLinkage);
     for (LLVMValueRef g = LLVMGetFirstGlobal(c->mod); g;
          g = LLVMGetNextGlobal(g))

@@ -31,6 +31,12 @@
 #include "lower/lw_target.h"
 #define LW_AS_GLOBAL 1
 #define LW_AS_SHARED 3
+#define LW_CC_PTX_KERNEL 71   /* LLVM's ptx_kernel calling convention: an entry */
+
+/* fn is an entry: a kernel function defined here (kernel.c makes them). */
+static inline int lw_is_entry(LLVMValueRef fn) {
+    return !LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == LW_CC_PTX_KERNEL;
+}
 
 /* A lowered IR value: n registers (n == 1 for scalars). */
 typedef struct LwFrag LwFrag;   /* smem.c: an operand read by ldmatrix */

@@ -79,10 +79,6 @@ typedef struct Split {
     int next;                /* the next part a thread takes */
 } Split;
 
-static int is_entry(LLVMValueRef fn) {
-    return !LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == 71;
-}
-
 /* The length of NAME's configuration key, KERNEL__cN (its prefix before
  * the last "__"), or the whole name where it has none. */
 static size_t config_key(const char *name) {
@@ -104,7 +100,7 @@ static long count_insts(LLVMValueRef fn) {
 static int plan_parts(Split *s, LLVMModuleRef m) {
     int cap = 0, nconf = 0;
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn))
-        cap += is_entry(fn);
+        cap += lw_is_entry(fn);
     s->names = calloc((size_t)cap + 1, sizeof *s->names);
     long *size = calloc((size_t)cap + 1, sizeof *size);
     int *conf = calloc((size_t)cap + 1, sizeof *conf);
@@ -115,7 +111,7 @@ static int plan_parts(Split *s, LLVMModuleRef m) {
         return 0;
     }
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
-        if (!is_entry(fn)) continue;
+        if (!lw_is_entry(fn)) continue;
         size_t len;
         const char *name = LLVMGetValueName2(fn, &len);
         int i = s->nentries;
@@ -164,8 +160,7 @@ static LLVMModuleRef part_module(const Split *s, const Part *p, LwCtx *w) {
     for (LLVMValueRef fn = LLVMGetFirstFunction(lazy); fn; fn = LLVMGetNextFunction(fn)) {
         size_t len;
         const char *name = LLVMGetValueName2(fn, &len);
-        if (!LLVMIsDeclaration(fn) && LLVMGetFunctionCallConv(fn) == 71 &&
-            !in_part(s, p, name, len))
+        if (lw_is_entry(fn) && !in_part(s, p, name, len))
             LLVMSetLinkage(fn, LLVMLinkOnceODRLinkage);
     }
     m = LLVMModuleCreateWithNameInContext("tile", w->ctx);
@@ -275,7 +270,8 @@ static int join_parts(const LwCtx *c, Split *s, LwOutput *out) {
     for (int k = 0; k < s->nparts; k++) {
         const char *body = s->parts[k].ptx;
         const char *hdr = k ? strstr(body, ".address_size") : NULL;
-        if (hdr) body = strchr(hdr, '\n') ? strchr(hdr, '\n') + 1 : hdr + strlen(hdr);
+        const char *nl = hdr ? strchr(hdr, '\n') : NULL;
+        if (nl) body = nl + 1;
         size_t n = strlen(body);
         memcpy(at, body, n);
         at += n;
@@ -319,7 +315,7 @@ static int owned_by_entry(LLVMModuleRef m, const char *name, size_t len) {
     for (LLVMValueRef fn = LLVMGetFirstFunction(m); fn; fn = LLVMGetNextFunction(fn)) {
         size_t n;
         const char *e = LLVMGetValueName2(fn, &n);
-        if (is_entry(fn) && n <= len && !memcmp(e, name, n)) return 1;
+        if (lw_is_entry(fn) && n <= len && !memcmp(e, name, n)) return 1;
     }
     return 0;
 }
