@@ -163,6 +163,11 @@ char *read_file(Arena *a, const char *path, size_t *len);
  * 0666 & ~umask. "-" means stdout. Returns 0 or -1 with errno set. */
 int write_file_atomic(const char *path, const void *data, size_t n);
 
+/* The first DIR/name that is an executable regular file, for DIR in the
+ * colon-separated list `path` ($PATH's form; empty entries skipped), in
+ * arena memory; NULL when none is. */
+char *find_on_path(Arena *a, const char *name, const char *path);
+
 static inline int is_pow2(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 /* The least power of two >= x (x >= 1). */
 static inline int64_t pow2_ceil(int64_t x) {

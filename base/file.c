@@ -16,6 +16,10 @@
  *     never leaves a truncated output. A new file gets 0666 & ~umask (the
  *     temporary file is created with 0666 and the kernel applies the
  *     umask); an existing one keeps its permission bits.
+ *
+ * Finding a program: find_on_path looks a name up in a PATH-style list, as
+ * the shell does, for tools that may live outside the configured toolkit
+ * (ptxas).
  */
 #include "base.h"
 
@@ -217,4 +221,21 @@ int write_file_atomic(const char *path, const void *data, size_t n) {
     free(final);
     errno = e;
     return rc;
+}
+
+/* ------------------------------------------------------ finding programs */
+
+char *find_on_path(Arena *a, const char *name, const char *path) {
+    for (const char *p = path; p && *p;) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n) {     /* an empty entry is the working directory: not searched */
+            char *cand = ar_printf(a, "%.*s/%s", (int)n, p, name);
+            struct stat st;
+            if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
+                return cand;
+        }
+        p = end ? end + 1 : NULL;
+    }
+    return NULL;
 }

@@ -14,7 +14,7 @@
 enum {
     TC_LLVM = 1,      /* the LLVM IR text (TcOutput.lw.llvm) */
     TC_CUBIN = 2,     /* a cubin from ptxas (an error without one that
-                         runs: ask lw_have_ptxas first where it is optional) */
+                         runs: ask lw_ptxas_path first where it is optional) */
     TC_BUNDLE = 4,    /* the bundle bytes: PTX, and the cubin with TC_CUBIN */
     TC_STATS = 8,     /* ptxas's resource report per entry */
 };

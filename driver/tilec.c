@@ -624,7 +624,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     .early_products = o->early_products, .persistent = o->persistent,
                     .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
-                            (o->emit == EMIT_CUBIN || (bundle && lw_have_ptxas())
+                            (o->emit == EMIT_CUBIN || (bundle && lw_ptxas_path(ar))
                                  ? TC_CUBIN : 0u) |
                             (bundle ? TC_BUNDLE : 0u) | (o->stats ? TC_STATS : 0u)};
     TcOutput res;
@@ -773,7 +773,9 @@ int main(int argc, char **argv) {
                PACKAGE_VERSION, lw_llvm_version());
         for (size_t i = 0; i < NARCHS; i++)
             if (lw_arch_supported(archs[i])) printf(" %s", archs[i]);
-        printf("\n");
+        const char *ptxas = lw_ptxas_path(ar);
+        printf("\nptxas: %s\n", ptxas ? ptxas : "none (bundles hold PTX only, which the "
+                                                 "driver compiles at load)");
     } else if (status == 0) {
         status = run(&o, ar);
     }

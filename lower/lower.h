@@ -183,8 +183,9 @@ typedef struct LwStats {
     int64_t stack, shared;              /* bytes */
 } LwStats;
 
-/* Non-zero when this build knows a ptxas (configure --with-cuda). */
-int lw_have_ptxas(void);
+/* The ptxas that lw_ptxas runs, or NULL when none can run here: $TILE_PTXAS
+ * when set (alone), else the configured toolkit's, else `ptxas` on $PATH. */
+const char *lw_ptxas_path(Arena *ar);
 
 /* Assembles `ptx` for `arch` with ptxas. On success returns 0 and sets
  * the cubin (and its length) when cubin is not NULL, and the stats

@@ -1,7 +1,14 @@
 /*
- * ptxas.c — PTX to cubin, and the resource report, through the CUDA
- * toolkit's ptxas (configure --with-cuda; $TILE_PTXAS names another at
- * run time).
+ * ptxas.c — PTX to cubin, and the resource report, through ptxas.
+ *
+ * Which ptxas (lw_ptxas_path): $TILE_PTXAS when set, alone (a path that
+ * cannot run then means none: PTX-only bundles on purpose); else the CUDA
+ * toolkit's that configure found (--with-cuda); else the first `ptxas` on
+ * $PATH, as clang finds the toolkit's tools. Where none runs (a tilec
+ * carried to a machine without the toolkit, as the wheel's) bundles hold
+ * PTX only, which the driver compiles at load; the Python package then
+ * looks further, in pip's nvidia-cuda-nvcc and Triton's copy
+ * (python/tile/_cache.py), and names what it found in $TILE_PTXAS.
  *
  * ptxas runs as a child process on temporary files: `ptxas -v
  * --split-compile 0 --gpu-name ARCH -o T.cubin T.ptx`. --split-compile 0
@@ -24,19 +31,15 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A ptxas that can run here: $TILE_PTXAS, else the configured one. A
- * compiler carried to a machine without the toolkit (the wheel) then
- * writes bundles with PTX only, which the driver compiles at load. */
-int lw_have_ptxas(void) {
+const char *lw_ptxas_path(Arena *ar) {
+    const char *env = getenv("TILE_PTXAS");
+    if (env && *env) return access(env, X_OK) == 0 ? env : NULL;
 #ifdef TILE_PTXAS
-    const char *ptxas = getenv("TILE_PTXAS");
-    return access(ptxas && *ptxas ? ptxas : TILE_PTXAS, X_OK) == 0;
-#else
-    return 0;
+    if (access(TILE_PTXAS, X_OK) == 0) return TILE_PTXAS;
 #endif
+    return find_on_path(ar, "ptxas", getenv("PATH"));
 }
 
-#ifdef TILE_PTXAS
 static char *lw_slurp(Arena *ar, const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -88,21 +91,19 @@ static void lw_parse_report(Arena *ar, const char *text, LwStats **stats,
     *stats = v.v;
     *nstats = v.n;
 }
-#endif
 
 int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
              char **cubin, size_t *cubin_len, LwStats **stats, int *nstats) {
-#ifndef TILE_PTXAS
-    (void)ar, (void)ptx, (void)arch, (void)cubin, (void)cubin_len,
-        (void)stats, (void)nstats;
-    dg_plain(dg, DG_ERROR, "no ptxas in this build (configure --with-cuda=DIR "
-             "with the CUDA toolkit)");
-    return -1;
-#else
-    /* $TILE_PTXAS picks another toolkit's ptxas (docs/cli.md: ptxas 13.0
-     * miscompiles some integer code that 13.5 gets right) */
-    const char *ptxas = getenv("TILE_PTXAS");
-    if (!ptxas || !*ptxas) ptxas = TILE_PTXAS;
+    const char *ptxas = lw_ptxas_path(ar);
+    if (!ptxas) {
+        const char *env = getenv("TILE_PTXAS");
+        if (env && *env)
+            dg_plain(dg, DG_ERROR, "TILE_PTXAS: '%s' cannot run", env);
+        else
+            dg_plain(dg, DG_ERROR, "no ptxas: none configured (configure "
+                     "--with-cuda=DIR) and none on PATH; set TILE_PTXAS");
+        return -1;
+    }
     if (strchr(ptxas, '\'')) {
         dg_plain(dg, DG_ERROR, "TILE_PTXAS: a path with a quote is not supported: %s", ptxas);
         return -1;
@@ -152,5 +153,4 @@ done:
     unlink(log);
     rmdir(dir);
     return rc;
-#endif
 }

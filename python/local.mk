@@ -13,7 +13,7 @@ EXTRA_DIST += python/run-tests python/pyproject.toml \
 	python/tests/conftest.py python/tests/test_interp.py \
 	python/tests/test_gpu.py python/tests/fakedriver_cases.py \
 	python/tests/standin_torch.py python/tests/test_torch.py \
-	python/tests/test_ranks.py
+	python/tests/test_ranks.py python/tests/test_ptxas.py
 clean-local: clean-python
 clean-python:
 	rm -rf python/.pytest_cache build-wheel

@@ -102,10 +102,12 @@ run() {
     export TILE_CACHE_DIR=/tmp/tile-wheel/cache PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
     {
         step install install || exit 1
-        step "tile info" sh -c "cd /tmp && '$venv/bin/tile' info && '$venv/bin/tilec' --version"
+        step "tile info" sh -c "cd /tmp && '$venv/bin/tile' info && '$venv/bin/tilec' --version &&
+            '$venv/bin/python' -c 'from tile import _cache; print(\"packaged ptxas:\", _cache.packaged_ptxas())' &&
+            for p in \$('$venv/bin/python' -c 'from tile import _cache; print(_cache.packaged_ptxas() or \"\")'); do \"\$p\" --version | tail -1; done"
         step examples sh -c "cd /tmp && '$venv/bin/python' '$top/scripts/wheel_examples.py' '$top/examples'"
         for dt in ${TRAIN_DTYPES:-bf16 f32}; do
-            step "training $dt" sh -c "cd /tmp && '$venv/bin/python' \
+            step "training $dt" sh -c "cd /tmp && TILE_VERBOSE=1 '$venv/bin/python' \
                 '$top/examples/torch/mlp_train.py' --device cuda --dtype $dt \
                 --compile-mode reduce-overhead"
         done

@@ -6,8 +6,9 @@ the files the compile reads, as tilec itself lists them (`tilec
 next to the importer, -I, $TILE_PATH, the stdlib — so the key can never
 miss a file tilec would read), the defines, include directories, arch and
 -g, $TILE_PATH and the stdlib directory, and the identity of tilec (its
---version line, size and modification time, so a rebuilt compiler never
-serves stale bundles). The bundle is stored as <key>.tlb under
+--version text, which names the ptxas it runs, with its size and
+modification time and the ptxas's, so a rebuilt compiler or another ptxas
+never serves stale bundles). The bundle is stored as <key>.tlb under
 $TILE_CACHE_DIR, else $XDG_CACHE_HOME/tile, else ~/.cache/tile; it is
 written to a temporary file in that directory and renamed into place, so
 a process finding <key>.tlb never reads a partial file. A miss compiles
@@ -16,6 +17,15 @@ miss and rechecking the cache once held, so processes compiling the same
 bundle at once -- the ranks of a torchrun job starting together -- run
 tilec once: the others wait and then hit. The lock file is removed by its
 holder; a waiter that finds it replaced or gone locks again.
+
+Which ptxas makes the bundles' cubins: $TILE_PTXAS when set; else the one
+tilec finds itself (the configured toolkit's, else `ptxas` on PATH: its
+--version says which); where tilec finds none, as on a machine with
+PyTorch but no CUDA toolkit, a ptxas that a Python package carries:
+pip's nvidia-cuda-nvcc (nvidia/cu13/bin, nvidia/cuda_nvcc/bin), then
+Triton's (triton/backends/nvidia/bin). Without any, bundles hold PTX only
+and the driver compiles them when they load: on one thread, where ptxas
+uses every core (a bundle of many configurations takes minutes so).
 """
 
 import contextlib
@@ -23,6 +33,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import importlib.util
 import subprocess
 import tempfile
 import time
@@ -50,10 +61,56 @@ def find_tilec(build_top):
                               "or put tilec on PATH)")
 
 
-def _tilec_identity(tilec):
-    out = subprocess.run([tilec, "--version"], capture_output=True, text=True)
-    st = os.stat(tilec)
-    return f"{(out.stdout + out.stderr).strip()}|{st.st_size}|{st.st_mtime_ns}"
+# ptxas inside Python packages, by preference: the CUDA compiler's own
+# (pip install nvidia-cuda-nvcc; cu13 and older layouts), then Triton's.
+_PACKAGED_PTXAS = (("nvidia", ("cu13", "bin", "ptxas")),
+                   ("nvidia", ("cuda_nvcc", "bin", "ptxas")),
+                   ("triton", ("backends", "nvidia", "bin", "ptxas")))
+
+
+def packaged_ptxas():
+    """The first ptxas a Python package carries (_PACKAGED_PTXAS), or
+    None. The packages are located, not imported."""
+    for pkg, rel in _PACKAGED_PTXAS:
+        try:
+            spec = importlib.util.find_spec(pkg)
+        except (ImportError, ValueError):
+            continue
+        for d in (spec.submodule_search_locations or []) if spec else []:
+            cand = os.path.join(d, *rel)
+            if os.path.isfile(cand) and os.access(cand, os.X_OK):
+                return cand
+    return None
+
+
+def version_text(tilec, env):
+    out = subprocess.run([tilec, "--version"], capture_output=True, text=True, env=env)
+    return (out.stdout + out.stderr).strip()
+
+
+def tilec_environment(tilec, env):
+    """Sets env["TILE_PTXAS"] to a packaged ptxas where neither $TILE_PTXAS
+    nor tilec finds one; returns tilec's identity for the cache key: its
+    --version text under env (naming the ptxas), its size and mtime, and
+    the ptxas's."""
+    text = version_text(tilec, env)
+    if "TILE_PTXAS" not in env and "ptxas: none" in text:
+        ptxas = packaged_ptxas()
+        if ptxas:
+            env["TILE_PTXAS"] = ptxas
+            text = version_text(tilec, env)
+            log.info("tilec has no ptxas of its own: using %s", ptxas)
+    ident = [text]
+    for line in text.splitlines():
+        if line.startswith("ptxas: /"):
+            ident.append(line[len("ptxas: "):])
+    for f in [tilec] + ident[1:]:
+        try:
+            st = os.stat(f)
+            ident.append(f"{st.st_size}|{st.st_mtime_ns}")
+        except OSError:
+            ident.append("-")
+    return "|".join(ident)
 
 
 def _dependencies(tilec, path, args, env):
@@ -138,7 +195,7 @@ def compile_bundle(path, defines, include_dirs, arch, debug, build_top, stdlib_d
     if stdlib:
         env["TILE_STDLIB"] = stdlib
     h = hashlib.sha256()
-    h.update(_tilec_identity(tilec).encode() + b"\0")
+    h.update(tilec_environment(tilec, env).encode() + b"\0")
     h.update("\0".join(args).encode() + b"\0")
     h.update((stdlib or "").encode() + b"\0" + os.environ.get("TILE_PATH", "").encode() + b"\0")
     for dep in _dependencies(tilec, path, args, env):

@@ -3,6 +3,9 @@
 #include "check.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static void test_arena(void) {
     Arena *a = ar_new();
@@ -76,10 +79,36 @@ static void test_files(void) {
     (void)fd;
 }
 
+/* find_on_path: the first executable regular file in list order; a
+ * directory, a file without the execute bit and empty entries are skipped. */
+static void test_find_on_path(void) {
+    char top[] = "/tmp/tile-path-XXXXXX";
+    CHECK(mkdtemp(top) != NULL);
+    Arena *a = ar_new();
+    const char *d1 = ar_printf(a, "%s/d1", top), *d2 = ar_printf(a, "%s/d2", top);
+    const char *d3 = ar_printf(a, "%s/d3", top);
+    CHECK(mkdir(d1, 0755) == 0 && mkdir(d2, 0755) == 0 && mkdir(d3, 0755) == 0);
+    CHECK(mkdir(ar_printf(a, "%s/tool", d1), 0755) == 0);          /* a directory */
+    const char *plain = ar_printf(a, "%s/tool", d2);                 /* not executable */
+    const char *exe = ar_printf(a, "%s/tool", d3);
+    CHECK(write_file_atomic(plain, "x", 1) == 0 && chmod(plain, 0644) == 0);
+    CHECK(write_file_atomic(exe, "#!/bin/sh\n", 10) == 0 && chmod(exe, 0755) == 0);
+    const char *list = ar_printf(a, "::/nonexistent:%s:%s:%s", d1, d2, d3);
+    const char *got = find_on_path(a, "tool", list);
+    CHECK(got && strcmp(got, exe) == 0);
+    CHECK(find_on_path(a, "tool", ar_printf(a, "%s:%s", d1, d2)) == NULL);
+    CHECK(find_on_path(a, "tool", "") == NULL && find_on_path(a, "tool", NULL) == NULL);
+    CHECK(find_on_path(a, "other", list) == NULL);
+    remove(exe), remove(plain), rmdir(ar_printf(a, "%s/tool", d1));
+    rmdir(d1), rmdir(d2), rmdir(d3), rmdir(top);
+    ar_free(a);
+}
+
 int main(void) {
     test_arena();
     test_map();
     test_diag();
     test_files();
+    test_find_on_path();
     return check_done("test_base");
 }
