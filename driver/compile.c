@@ -7,8 +7,8 @@
  * configuration (each on its own copy of the kernel: copying is linear
  * where a second sema run re-inlined and re-unrolled everything) and
  * emits them (math functions linked from libdevice: libdevice_path);
- * ptxas when a cubin or statistics are wanted, and at -O2 and -O3 again
- * where its report calls for register caps (lower/regcap.c); the bundle
+ * ptxas when a cubin or statistics are wanted, at -O2 and -O3 with the
+ * register caps its report calls for (lw_assemble, lower/regcap.c); the bundle
  * from sema's IR and every entry. Errors stop at the stage
  * that found them; everything lives in the caller's arena except the
  * bundle bytes (malloc'd, as tlb_write makes them).
@@ -80,12 +80,11 @@ int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
     if (lw_compile(ar, dg, m, &lo, &out->lw) != 0) return -1;
     int cubin = (o->want & TC_CUBIN) != 0;
     if (cubin || (o->want & TC_STATS)) {
-        if (lw_ptxas(ar, dg, out->lw.ptx, o->arch, cubin ? &out->cubin : NULL,
-                     &out->cubin_len, &out->stats, &out->nstats) != 0)
+        /* register caps (a second ptxas run): not at -O0/-O1 */
+        if (lw_assemble(ar, dg, &out->lw, o->arch, o->opt_level >= 2,
+                        cubin ? &out->cubin : NULL, &out->cubin_len, &out->stats,
+                        &out->nstats) != 0)
             return -1;
-        if (o->opt_level >= 2)   /* a second ptxas run: not at -O0/-O1 */
-            lw_cap_registers(ar, &out->lw, o->arch, cubin ? &out->cubin : NULL,
-                             &out->cubin_len, &out->stats, &out->nstats);
     }
     if ((o->want & TC_BUNDLE) && make_bundle(ar, dg, o, out) != 0) return -1;
     return 0;

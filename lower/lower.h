@@ -203,4 +203,16 @@ int lw_ptxas(Arena *ar, Diag *dg, const char *ptx, const char *arch,
 void lw_cap_registers(Arena *ar, LwOutput *lw, const char *arch, char **cubin,
                       size_t *cubin_len, LwStats **stats, int *nstats);
 
+/* ptxas for lw's module, with the register caps when `caps` (-O2, -O3):
+ * decided on a module of the memory passes' entries alone where other
+ * entries exist, then the whole module assembled once, capped
+ * (regcap.c). Returns 0, or -1 with ptxas's messages through dg. */
+int lw_assemble(Arena *ar, Diag *dg, LwOutput *lw, const char *arch, int caps,
+                char **cubin, size_t *cubin_len, LwStats **stats, int *nstats);
+
+/* ptx with only the entries named (n of them); what lies outside entries
+ * (header, globals, functions, declarations) is kept. NULL when out of
+ * memory. */
+char *lw_ptx_only_entries(Arena *ar, const char *ptx, const char *const *names, int n);
+
 #endif

@@ -339,10 +339,38 @@ static void test_ptx_maxnreg(void) {
     ar_free(ar);
 }
 
+/* lw_ptx_only_entries: the named entries stay, whole (an inline asm
+ * block's braces inside a body, a name that extends another's, a .weak
+ * entry); the rest goes; what lies outside entries is kept. */
+static void test_ptx_only_entries(void) {
+    Arena *ar = ar_new();
+    const char *head = ".version 8.0\n.target sm_90a\n.global .align 4 .b8 tab[4];\n"
+                       ".func (.reg .b32 r) f()\n{\n\tret;\n}\n";
+    const char *a = "\t// .globl\tk\n.visible .entry k(\n)\n.reqntid 32\n{\n"
+                    "\t// begin inline asm\n{\n.reg .pred p;\n}\n\t// end inline asm\n\tret;\n}\n";
+    const char *b = ".extern .shared .align 16 .b8 k2_smem[];\n"
+                    "\t// .globl\tk2\n.visible .entry k2(\n)\n{\n\tret;\n}\n";
+    const char *c = ".weak .entry w(\n)\n{\n{\n}\n}\n";
+    char *ptx = ar_printf(ar, "%s%s%s%s", head, a, b, c);
+    const char *only_k[] = {"k"}, *k2_w[] = {"k2", "w"}, *all[] = {"w", "k", "k2"};
+    /* b's declaration and comment lie outside entries: kept */
+    CHECK_STR(lw_ptx_only_entries(ar, ptx, only_k, 1),
+              ar_printf(ar, "%s%s%s", head, a,
+                        ".extern .shared .align 16 .b8 k2_smem[];\n\t// .globl\tk2\n"));
+    CHECK_STR(lw_ptx_only_entries(ar, ptx, k2_w, 2),
+              ar_printf(ar, "%s\t// .globl\tk\n%s%s", head, b, c));
+    CHECK_STR(lw_ptx_only_entries(ar, ptx, all, 3), ptx);
+    CHECK_STR(lw_ptx_only_entries(ar, ptx, NULL, 0),
+              ar_printf(ar, "%s\t// .globl\tk\n.extern .shared .align 16 .b8 k2_smem[];\n"
+                            "\t// .globl\tk2\n", head));
+    ar_free(ar);
+}
+
 int main(void) {
     test_sm_programs();
     test_register_cap();
     test_ptx_maxnreg();
+    test_ptx_only_entries();
     test_scratch_slot();
     test_units();
     test_budget();
