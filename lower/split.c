@@ -12,9 +12,16 @@
  * (one module to print):
  *
  *   - the configurations, in module order, are cut into at most
- *     SPLIT_PARTS contiguous parts of about equal size (instructions
- *     counted): a rule of the module alone, so that the PTX is the same
- *     whatever the machine's CPU count;
+ *     SPLIT_PARTS (32) contiguous parts of about equal size
+ *     (instructions counted): a rule of the module alone, so that the
+ *     PTX is the same whatever the machine's CPU count. More parts than
+ *     threads balance the load: a part's time is not quite in
+ *     proportion to its instructions, and the threads take the next
+ *     part as they finish. On 16 cores (an H100 machine, session 37)
+ *     examples/torch/mlp.tile in bf16 took 65.7 s in 8 parts, 47.4 s
+ *     in 16, 35.0 s in 32; on 2 cores 107.7 and 102.7 s (8, 32), and
+ *     examples/matmul.tile 2.65 and 2.52 s (4.75 and 4.63 on one);
+ *     TILE_SPLIT_PARTS at build time sets another bound;
  *   - the module is written once as bitcode; each part reads it lazily
  *     into its own LLVM context (a context is one thread's) and links
  *     only its own entries into an empty module, their bodies read, the
@@ -56,7 +63,10 @@
 #include <llvm-c/BitWriter.h>
 #include <llvm-c/Linker.h>
 
-enum { SPLIT_PARTS = 8 };
+#ifndef TILE_SPLIT_PARTS
+#define TILE_SPLIT_PARTS 32
+#endif
+enum { SPLIT_PARTS = TILE_SPLIT_PARTS };
 
 typedef struct Part {
     int first, end;          /* its entries, [first, end) in module order */
