@@ -144,6 +144,9 @@ int dg_full(Diag *d);
  * error (and its notes), so that every stage stops at its next poll. */
 void dg_stop(Diag *d);
 const char *dg_text(const Diag *d);  /* collected text when out == NULL */
+/* The message of the first error reported (no location, no "error:"; in
+ * the Diag's arena), or NULL when none was. */
+const char *dg_first_error(const Diag *d);
 void dg_free(Diag *d);               /* frees the collected text buffer */
 
 /* ------------------------------------------------------------- misc */

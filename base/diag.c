@@ -38,6 +38,7 @@ struct Diag {
     int mute_warnings, muted;   /* muted: the last warning was dropped */
     Vec(SrcFile) files;
     Buf text;
+    const char *first_error;    /* the first error's message alone */
 };
 
 Diag *dg_new(Arena *a, FILE *out, int color) {
@@ -111,6 +112,7 @@ int dg_full(Diag *d) {
 
 void dg_stop(Diag *d) { d->full = 1; }
 const char *dg_text(const Diag *d) { return d->text.s ? d->text.s : ""; }
+const char *dg_first_error(const Diag *d) { return d->first_error; }
 void dg_free(Diag *d) { buf_free(&d->text); }
 
 static void emit(Diag *d, const char *s, size_t n) {
@@ -211,6 +213,7 @@ void dg_report(Diag *d, DgLevel lv, Loc l, const char *fmt, va_list ap) {
         emitf(d, "%s: ", d->files.v[l.file].path);
     header(d, lv);
     char *msg = ar_vprintf(d->ar, fmt, ap);
+    if (lv == DG_ERROR && !d->first_error) d->first_error = msg;
     emit(d, msg, strlen(msg));
     if (d->color) emitf(d, "\033[0m");
     emit(d, "\n", 1);
@@ -239,6 +242,7 @@ void dg_plain(Diag *d, DgLevel lv, const char *fmt, ...) {
     va_start(ap, fmt);
     char *msg = ar_vprintf(d->ar, fmt, ap);
     va_end(ap);
+    if (lv == DG_ERROR && !d->first_error) d->first_error = msg;
     emit(d, msg, strlen(msg));
     if (d->color) emitf(d, "\033[0m");
     emit(d, "\n", 1);

@@ -72,7 +72,7 @@ typedef struct Part {
     int first, end;          /* its entries, [first, end) in module order */
     char *ptx;               /* malloc'd PTX, on success */
     size_t ptx_len;
-    char *errors;            /* malloc'd messages (its Diag's), or NULL */
+    char *error;             /* malloc'd: its first error's message, or NULL */
     int failed;
 } Part;
 
@@ -192,14 +192,11 @@ static LLVMModuleRef part_module(const Split *s, const Part *p, LwCtx *w) {
 /* Optimizes and emits part k on this thread. */
 static void run_part(Split *s, int k) {
     Part *p = &s->parts[k];
-    char *text = NULL;
-    size_t text_len = 0;
-    FILE *msgs = open_memstream(&text, &text_len);
     Arena *ar = ar_new();
     LwCtx w = {.ar = ar, .opt = s->c->opt, .part = k};
-    w.dg = msgs ? dg_new(ar, msgs, 0) : NULL;
+    w.dg = dg_new(ar, NULL, 0);   /* messages kept in memory */
     p->failed = 1;
-    if (w.dg && lw_target_machine(&w, s->target) == 0) {
+    if (lw_target_machine(&w, s->target) == 0) {
         w.ctx = LLVMContextCreate();
         w.b = LLVMCreateBuilderInContext(w.ctx);
         lw_set_types(&w);
@@ -217,9 +214,10 @@ static void run_part(Split *s, int k) {
     if (w.mod) LLVMDisposeModule(w.mod);
     if (w.ctx) LLVMContextDispose(w.ctx);
     if (w.tm) LLVMDisposeTargetMachine(w.tm);
+    const char *err = dg_first_error(w.dg);
+    p->error = p->failed && err ? strdup(err) : NULL;
+    dg_free(w.dg);
     ar_free(ar);
-    if (msgs) fclose(msgs);
-    p->errors = text;
 }
 
 static void *worker(void *arg) {
@@ -267,8 +265,8 @@ static int join_parts(const LwCtx *c, Split *s, LwOutput *out) {
         if (p->failed && !failed) {
             /* the first failure's message as the whole module's would
              * read (parts fail alike: a libdevice that cannot be read) */
-            const char *msg = p->errors ? strstr(p->errors, "error: ") : NULL;
-            msg = msg ? msg + 7 : "internal error: optimizing a part of the module failed";
+            const char *msg = p->error ? p->error
+                                       : "internal error: optimizing a part of the module failed";
             int len = (int)strcspn(msg, "\n");
             dg_plain(c->dg, DG_ERROR, "%.*s", len, msg);
         }
@@ -297,7 +295,7 @@ static void free_split(Split *s) {
     free(s->names);
     for (int k = 0; k < s->nparts; k++) {
         free(s->parts[k].ptx);
-        free(s->parts[k].errors);
+        free(s->parts[k].error);
     }
 }
 

@@ -72,8 +72,7 @@ typedef struct CseCtx {
 
 /* Op starts a new memory epoch: a store, an atomic or a barrier. */
 static int writes_memory(const IrOp *op) {
-    return op->op == IR_STORE || op->op == IR_ATOMIC || op->op == IR_ATOMIC_CAS ||
-           op->op == IR_BARRIER;
+    return (ir_op_effects(op->op) & (IR_FX_WRITES | IR_FX_SYNC)) != 0;
 }
 
 static int writes(const IrBlock *b) {
@@ -85,12 +84,13 @@ static int writes(const IrBlock *b) {
     return 0;
 }
 
-/* Ops that compute a value from their operands and attributes alone
- * (stores, yields, prints, asserts and barriers have no result). */
+/* Ops that compute a value from their operands, their attributes and
+ * (loads) the memory of their epoch alone; not a product (costly to
+ * keep live) nor a layout conversion (its result's layout is its point). */
 static int pure(const IrOp *op) {
-    if (op->nregions || op->nres != 1) return 0;
+    if (op->nregions || op->nres != 1 || (ir_op_effects(op->op) & ~IR_FX_READS)) return 0;
     switch (op->op) {
-    case IR_DOT: case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_CONVERT_LAYOUT:
+    case IR_DOT: case IR_CONVERT_LAYOUT:
         return 0;
     case IR_LOAD:
         return op->iattr[1] != CACHE_CV;

@@ -31,6 +31,9 @@ int ly_defined_in(const IrValue *v, const IrOp *loop) {
     return 0;
 }
 
+/* A scalar op of the kinds the header names, whose operands are scalars
+ * defined outside loop: a list of its own (ir_op_effects' 0 would admit
+ * any math function, and tiles are excluded on purpose). */
 static int movable(const IrOp *op, const IrOp *loop) {
     if (op->nres != 1 || op->nregions || op->res[0]->ty.rank != 0) return 0;
     switch (op->op) {

@@ -63,7 +63,9 @@ typedef struct Ind {
     IrValue *n;     /* the loop's count of iterations done, once made */
 } Ind;
 
-/* Ops without effects or regions that may move to the body's start. */
+/* Ops without effects or regions that may move to the body's start: a
+ * list of the index and address kinds an increment is built from, not
+ * all of ir_op_effects' 0. */
 static int pure(const IrOp *op) {
     if (op->nres != 1 || op->nregions) return 0;
     switch (op->op) {

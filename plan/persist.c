@@ -198,15 +198,11 @@ static int has_dot(const IrBlock *b) {
     return 0;
 }
 
+/* An op without effects (ir_op_effects) nor regions, and no reduction,
+ * scan or sort: what may stand before the loop, recomputed per tile. */
 static int pure_op(const IrOp *op) {
-    switch (op->op) {
-    case IR_LOAD: case IR_STORE: case IR_ATOMIC: case IR_ATOMIC_CAS: case IR_PRINT:
-    case IR_ASSERT: case IR_BARRIER: case IR_FOR: case IR_WHILE: case IR_IF:
-    case IR_REDUCE: case IR_SCAN: case IR_SORT:
-        return 0;
-    default:
-        return op->nregions == 0;
-    }
+    if (ir_op_effects(op->op) || op->nregions) return 0;
+    return op->op != IR_REDUCE && op->op != IR_SCAN && op->op != IR_SORT;
 }
 
 /* The kernel's one top-level loop with a product, with only pure ops

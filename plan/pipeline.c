@@ -43,14 +43,14 @@ static int is_mma_operand(const Layout *l) {
     return l && l->kind == LY_DOT_OP && l->parent && l->parent->kind == LY_MMA;
 }
 
-/* Ops cheap and free of effects, that the lowering may evaluate again
- * for a later iteration. */
+/* Ops cheap and free of effects (ir_op_effects), that the lowering may
+ * evaluate again for a later iteration: not a product, nor an op that
+ * moves values between lanes. */
 static int pure_op(int opc) {
+    if (ir_op_effects((IrOpcode)opc)) return 0;
     switch (opc) {
-    case IR_LOAD: case IR_STORE: case IR_ATOMIC: case IR_ATOMIC_CAS:
-    case IR_PRINT: case IR_ASSERT: case IR_BARRIER: case IR_DOT:
-    case IR_FOR: case IR_IF: case IR_WHILE: case IR_YIELD: case IR_CONDITION:
-    case IR_REDUCE: case IR_SCAN: case IR_SLICE: case IR_CAT: case IR_GATHER: case IR_SORT:
+    case IR_DOT: case IR_REDUCE: case IR_SCAN: case IR_SLICE: case IR_CAT: case IR_GATHER:
+    case IR_SORT:
         return 0;
     default:
         return 1;

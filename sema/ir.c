@@ -268,6 +268,18 @@ int ir_access_mask(const IrOp *op) {
     return -1;
 }
 
+int ir_op_effects(IrOpcode op) {
+    switch (op) {
+    case IR_LOAD: return IR_FX_READS;
+    case IR_STORE: case IR_ATOMIC: case IR_ATOMIC_CAS: return IR_FX_WRITES;
+    case IR_BARRIER: return IR_FX_SYNC;
+    case IR_PRINT: case IR_ASSERT: return IR_FX_OUTPUT;
+    case IR_FOR: case IR_IF: case IR_WHILE: case IR_YIELD: case IR_CONDITION:
+        return IR_FX_CONTROL;
+    default: return 0;
+    }
+}
+
 IrOp *ir_detached(Arena *ar, IrKernel *k, IrOpcode opc, Type t, int nargs,
                   IrValue *const *args, Loc loc) {
     IrBuilder b = {ar, k, NULL, loc};

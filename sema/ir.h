@@ -322,10 +322,21 @@ IrBlock *ir_block(IrBuilder *b, int nargs, const Type *argty);
  * b->blk NULL: in no block, parent NULL, for ir_insert_after). */
 IrOp *ir_emit(IrBuilder *b, IrOpcode op, int nres, const Type *resty,
               int nargs, IrValue *const *args);
-/* A one-result op of type t in no block (plan/ rewrites of a variant's
- * copy link it where it belongs with ir_insert_after). */
 /* The operand index of a load's or a store's mask (-1: none, or another op). */
 int ir_access_mask(const IrOp *op);
+/* What running an op does besides computing its results, one place for
+ * the passes that merge, move or recompute ops (plan/cse.c, pipeline.c,
+ * persist.c); each adds its own rule on cost. 0: nothing. */
+enum {
+    IR_FX_READS = 1,     /* reads memory (load) */
+    IR_FX_WRITES = 2,    /* writes memory (store, atomic, atomic_cas) */
+    IR_FX_SYNC = 4,      /* a barrier */
+    IR_FX_OUTPUT = 8,    /* device_print, device_assert */
+    IR_FX_CONTROL = 16,  /* for, if, while and their yield, condition */
+};
+int ir_op_effects(IrOpcode op);
+/* A one-result op of type t in no block (plan/ rewrites of a variant's
+ * copy link it where it belongs with ir_insert_after). */
 IrOp *ir_detached(Arena *ar, IrKernel *k, IrOpcode op, Type t, int nargs,
                   IrValue *const *args, Loc loc);
 /* Links op into blk right after pos (first in blk when pos is NULL). */

@@ -43,6 +43,7 @@ static void test_diag(void) {
     dg_error(d, l, "use of undeclared name '%s'", "foo");
     dg_note(d, (Loc){f, 1, 5, 1, 6}, "'x' declared here");
     CHECK(dg_errors(d) == 1);
+    CHECK_STR(dg_first_error(d), "use of undeclared name 'foo'");
     CHECK_STR(dg_text(d),
               "t.tile:2:10: error: use of undeclared name 'foo'\n"
               "\tlet y = foo;\n"
@@ -57,8 +58,18 @@ static void test_diag(void) {
     f = dg_add_file(d, "e.tile", "", 0);
     for (int i = 0; i < 5; i++) dg_error(d, (Loc){f, 0, 0, 0, 0}, "e%d", i);
     CHECK(dg_full(d) && dg_errors(d) == 2);
+    CHECK_STR(dg_first_error(d), "e0");
     CHECK_STR(dg_text(d), "e.tile: error: e0\ne.tile: error: e1\n"
                           "fatal error: too many errors emitted, stopping now\n");
+    dg_free(d);
+
+    /* warnings and notes are not errors; a plain error is one */
+    d = dg_new(a, NULL, 0);
+    dg_plain(d, DG_WARNING, "w");
+    CHECK(dg_first_error(d) == NULL);
+    dg_plain(d, DG_ERROR, "cannot read '%s'", "x");
+    dg_plain(d, DG_ERROR, "second");
+    CHECK_STR(dg_first_error(d), "cannot read 'x'");
     dg_free(d);
     ar_free(a);
 }
