@@ -19,6 +19,12 @@ enum {
     TC_STATS = 8,     /* ptxas's resource report per entry */
 };
 
+/* TcOptions.slot_sync: the default (cta), a slot's mbarrier that each
+ * warp arrives on once done with it (LyPipe.release; experimental:
+ * slower than the barriers on an H100 but at D = 128 attention,
+ * docs/PERF.md session 38), or a CTA barrier an iteration. */
+enum { TC_SLOT_DEFAULT, TC_SLOT_MBARRIER, TC_SLOT_CTA };
+
 typedef struct TcOptions {
     const char *arch;                  /* "sm_90a", ... */
     int opt_level, debug, fp_contract_off;
@@ -29,6 +35,8 @@ typedef struct TcOptions {
     int early_products;                /* tilec --early-products: a loop's
                                           first product issued one
                                           iteration ahead where it can */
+    int slot_sync;                     /* tilec --slot-sync: how a TMA
+                                          loop frees its slots (TC_SLOT_*) */
     SmOptions sema;                    /* defines, -I, stdlib, -g */
     const char *producer;              /* recorded in the bundle */
     unsigned want;                     /* TC_* */

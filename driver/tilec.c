@@ -58,6 +58,7 @@ typedef struct Opts {
     int fp_contract_off;         /* --fp-contract=off */
     int no_tma;                  /* --no-tma */
     int early_products;          /* --early-products */
+    int slot_sync;               /* --slot-sync: TC_SLOT_* */
     int persistent;              /* --persistent */
     int help, version;
 } Opts;
@@ -220,6 +221,13 @@ static int set_early_products(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_slot_sync(Opts *o, const char *v) {
+    if (strcmp(v, "mbarrier") == 0) o->slot_sync = TC_SLOT_MBARRIER;
+    else if (strcmp(v, "cta") == 0) o->slot_sync = TC_SLOT_CTA;
+    else return usage_error("unknown --slot-sync '%s' (expected mbarrier or cta)", v);
+    return 0;
+}
+
 static int set_persistent(Opts *o, const char *v) {
     (void)v;
     o->persistent = 1;
@@ -289,6 +297,11 @@ static const OptSpec OPTIONS[] = {
      "it reads only loop invariants and rings and another product follows "
      "(attention's Q K^T under the softmax; 3 stages or more; "
      "experimental: slower on an H100, docs/PERF.md)"},
+    {"--slot-sync", "MODE", set_slot_sync, "how a TMA loop on sm_90a frees a "
+     "slot for its next copies: cta (the default): a CTA barrier every "
+     "iteration; mbarrier: each warp arrives on the slot's mbarrier once done "
+     "with it, and the thread that copies waits for all (experimental: slower "
+     "on an H100 but for D = 128 attention, docs/PERF.md)"},
     {"--persistent", NULL, set_persistent, "programs walk the tiles of the "
      "grid, as many launched as fit at once, where a kernel computes a tile "
      "per program in one loop of products (experimental: slower on an "
@@ -622,7 +635,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
                     .early_products = o->early_products, .persistent = o->persistent,
-                    .sema = sema_options(o, ar),
+                    .slot_sync = o->slot_sync, .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_ptxas_path(ar))
                                  ? TC_CUBIN : 0u) |

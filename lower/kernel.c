@@ -110,6 +110,7 @@ static void lw_for(LwFn *f, const IrOp *op) {
     for (int i = 0; i < n; i++) lw_set(f, body->args[i + 1], carried[i]);
     if (pipe) lw_pipe_iter(f, pipe, iv);
     lw_block(f, body);
+    if (pipe) lw_pipe_iter_end(f, pipe);
     const IrOp *y = body->last;
     if (y && y->op == IR_YIELD && !f->failed) {
         LwVal *x = lw_convert_all(f, n, y->args, body->args + 1);

@@ -108,6 +108,9 @@ typedef struct LwOptions {
     int early;               /* tilec --early-products: a TMA loop's first
                                 wgmma product issued one iteration ahead
                                 where it can (plan LY_PLAN_EARLY) */
+    int cta_sync;            /* tilec --slot-sync=cta: a TMA loop's slots freed
+                                by a CTA barrier an iteration, not by
+                                mbarriers (plan LY_PLAN_CTA_SYNC) */
     int fp_contract_off;     /* --fp-contract=off: never fuse a float mul
                                 into an add (default: fuse, as Triton) */
 } LwOptions;

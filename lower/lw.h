@@ -365,15 +365,21 @@ void lw_frag_set_raw(LwFn *f, LwFrag *z, LLVMValueRef *raw);
 struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
                              LLVMValueRef hi, LLVMValueRef step);
 void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv);
+void lw_pipe_iter_end(LwFn *f, struct LwPipe *p);
 void lw_pipe_end(LwFn *f, struct LwPipe *p);
 /* TMA rings (tma.c), for pipeline.c: the slots' mbarriers initialized
  * (thread 0, then a barrier); slot `slot`'s copies issued for the
  * iteration whose index tiles are lowered (thread 0; not where `valid`,
- * when given, is false); the wait for slot `slot`'s phase of parity
- * `phase`; the barrier and invalidation at the loop's end. */
+ * when given, is false; released slots: after the readers' phase of
+ * parity `freed` completed, when given); the wait for slot `slot`'s
+ * phase of parity `phase`; a warp's release of slot `slot` (lane 0,
+ * where `cond`, when given, holds); the barrier and invalidation at the
+ * loop's end. */
 void lw_tma_init(LwFn *f, const LyPipe *q);
-void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid);
+void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
+                  LLVMValueRef freed);
 void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase);
+void lw_tma_release(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef cond);
 void lw_tma_end(LwFn *f, const LyPipe *q);
 /* When `dot` runs as wgmma in the innermost pipelined loop (sm_90a):
  * the base of each operand's buffer (the read slot of its ring, or its

@@ -57,7 +57,13 @@
  * header flipped in the latch (stage_par).
  *
  * One barrier per iteration for all operands together (two with a
- * pending wgmma group), none for the copies themselves. The read slot is an i32 phi of the loop header,
+ * pending wgmma group), none for the copies themselves — none at all in
+ * a loop whose slots are released through mbarriers (plan `release`,
+ * tilec --slot-sync=mbarrier; lower/tma.c): there each warp releases a
+ * slot once done with it (at the end of the body, or with a pending
+ * group after the product's wait) and thread 0 waits for the release
+ * before refilling it, at the top of the iteration before the threads'
+ * wait for their own slot (or, pending, after the product). The read slot is an i32 phi of the loop header,
  * advanced and wrapped in the latch (no division of the counter). A
  * masked-off chunk (or, in the prologue, a copy for an iteration that may
  * not run) is zero-filled through cp.async's ignore-src predicate, which
@@ -191,9 +197,11 @@ static void copy_async(LwFn *f, LLVMValueRef dst, LLVMValueRef src, int bytes,
 
 /* Copies every ring's tile for iteration iv (i64) into `slot` (i32).
  * Unless `runs_known` (the caller branched on it), a copy for an
- * iteration that does not run passes source size 0. */
+ * iteration that does not run passes source size 0. Released slots:
+ * once the readers' phase of parity `freed` has completed (NULL: the
+ * slot's first use). */
 static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
-                  int runs_known) {
+                  int runs_known, LLVMValueRef freed) {
     LwCtx *c = f->c;
     const IrBlock *body = p->loop->regions[0];
     const IrValue *ivv = body->args[0];
@@ -234,7 +242,7 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
             copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
-    if (p->plan->ntma) lw_tma_issue(f, p->plan, slot, valid);
+    if (p->plan->ntma) lw_tma_issue(f, p->plan, slot, valid, freed);
     for (const IrOp *op = body->first; op; op = op->next)
         if (op->nres && p->need[op->res[0]->id])
             for (int i = 0; i < op->nres; i++) lw_set(f, op->res[i], p->kept[op->res[i]->id]);
@@ -377,7 +385,7 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     for (int j = 0; j < p->plan->ahead; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
-        issue(f, p, iv, lw_i32(c, j), 0);
+        issue(f, p, iv, lw_i32(c, j), 0, NULL);
         if (q->nring > q->ntma)
             lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
@@ -477,6 +485,15 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
             if (p->plan->nwg && !p->plan->threads_read)
                 lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
         }
+        if (p->plan->release) {
+            /* no barrier: the copies first (thread 0 waits for the slot
+             * to be released), then the wait for this iteration's */
+            p->copy_iv = LLVMBuildAdd(b, iv, LLVMBuildMul(b, p->step, ahead, ""), "");
+            p->copy_slot = wslot;
+            if (!late_copies(p)) copy_next(f, p);
+            lw_tma_wait(f, p->plan, p->read_slot, p->phase);
+            return;
+        }
         if (p->plan->ntma) lw_tma_wait(f, p->plan, p->read_slot, p->phase);
         lw_barrier(f);
         p->top_barrier = 1;
@@ -487,15 +504,31 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     copy_next(f, p);
 }
 
+/* The end of an iteration's body: a loop whose slots are released and
+ * whose products were all waited for (not `pending`) is done with its
+ * read slot. */
+void lw_pipe_iter_end(LwFn *f, struct LwPipe *p) {
+    if (p->plan->release && !late_copies(p)) lw_tma_release(f, p->plan, p->read_slot, NULL);
+}
+
 /* The copy of iteration j + S-1 into slot (j + S-1) % S, behind a
- * uniform branch on whether that iteration runs, and the commit. */
+ * uniform branch on whether that iteration runs, and the commit.
+ * Released slots: the slot's use by iteration j + S-1 is its
+ * ((j + S-1) / S)-th, so its readers' phase of parity ((j-1) / S) % 2
+ * must have completed: the read slot's parity, flipped where the read
+ * slot is 0 (for j = 0, parity 1: a fresh mbarrier's, at once). */
 static void copy_next(LwFn *f, struct LwPipe *p) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
+    LLVMValueRef freed = NULL;
+    if (p->plan->release) {
+        LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, p->read_slot, lw_i32(c, 0), "");
+        freed = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, first, c->i32, ""), "");
+    }
     LLVMBasicBlockRef copy = lw_new_bb(f, "pipe.copy"), join = lw_new_bb(f, "pipe.join");
     LLVMBuildCondBr(b, runs(f, p, p->copy_iv), copy, join);
     LLVMPositionBuilderAtEnd(b, copy);
-    issue(f, p, p->copy_iv, p->copy_slot, 1);
+    issue(f, p, p->copy_iv, p->copy_slot, 1, freed);
     p->copy_iv = NULL;
     LLVMBuildBr(b, join);
     LLVMPositionBuilderAtEnd(b, join);
@@ -515,7 +548,14 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
 void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
     struct LwPipe *p = f->pipe;
     if (!p || !late_copies(p) || !p->copy_iv || p->plan->wg_dot[0] != dot) return;
-    if (!p->plan->threads_read) lw_barrier(f);
+    if (p->plan->release) {
+        /* this warp is done with slot (j-1) % S, the one refilled now,
+         * since iteration 1 */
+        LLVMValueRef after_first = LLVMBuildICmp(f->c->b, LLVMIntNE, p->iv, p->lo, "");
+        lw_tma_release(f, p->plan, p->copy_slot, after_first);
+    } else if (!p->plan->threads_read) {
+        lw_barrier(f);
+    }
     copy_next(f, p);
 }
 

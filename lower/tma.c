@@ -36,15 +36,36 @@
  * barrier thread 0 invalidates the mbarriers, whose bytes the scratch
  * may reuse. A loop entered again (inside an outer loop) initializes
  * them again, from phase 0.
+ *
+ * Released slots (plan LyPipe.release): each slot has a second mbarrier,
+ * `stages` slots after the first ones, initialized for one arrival per
+ * warp. A warp is done with slot s once its wait for the products that
+ * read it returns (wgmma.wait_group is warp-synchronous, and only
+ * descriptors read a TMA ring); its lane 0 then arrives on s's second
+ * mbarrier (lw_tma_release). Thread 0, before refilling s for its n-th
+ * use (n = 0, 1, ...), waits for that mbarrier's phase of parity
+ * (n + 1) % 2, which on a fresh mbarrier (phase 0, "parity 1 complete")
+ * returns at once. The phases cannot alias: a warp arrives for use n of
+ * s only after waiting for its copies, which thread 0 issued after phase
+ * n - 1 completed; and a warp waits for the copies of use n only before
+ * arriving for it, so thread 0 cannot complete use n + 1's copies
+ * before every warp saw use n's. So no CTA barrier is crossed in the
+ * loop: warps wait only for the data they read, and thread 0 (a
+ * consumer too) for every warp to be done with the slot it refills.
  */
 #include "lower/lw.h"
 
-/* Slot `slot`'s mbarrier (i32 slot), in the ring region. */
-static LLVMValueRef bar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot) {
+/* Slot `slot`'s mbarrier (i32 slot), in the ring region: the copies'
+ * (which = 0) or, for released slots, the readers' (which = 1). */
+static LLVMValueRef mbar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot, int which) {
     LwCtx *c = f->c;
-    LLVMValueRef off = LLVMBuildAdd(c->b, lw_i32(c, q->bar_off),
+    LLVMValueRef off = LLVMBuildAdd(c->b, lw_i32(c, q->bar_off + 8 * which * q->stages),
                                     LLVMBuildMul(c->b, slot, lw_i32(c, 8), ""), "");
     return LLVMBuildGEP2(c->b, c->i8, f->ring, &off, 1, "");
+}
+
+static LLVMValueRef bar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot) {
+    return mbar_addr(f, q, slot, 0);
 }
 
 /* Branches to a new block where `cond` holds (i1) and returns the block
@@ -72,8 +93,11 @@ static LLVMValueRef thread0(LwFn *f) {
 void lw_tma_init(LwFn *f, const LyPipe *q) {
     LwCtx *c = f->c;
     LLVMBasicBlockRef j = only_if(f, thread0(f), "tma.init");
-    for (int s = 0; s < q->stages; s++) {
-        LLVMValueRef a[2] = {bar_addr(f, q, lw_i32(c, s)), lw_i32(c, 1)};
+    for (int s = 0; s < q->stages * (q->release ? 2 : 1); s++) {
+        /* the copies' mbarriers take thread 0's arrival, the readers'
+         * one a warp */
+        LLVMValueRef a[2] = {mbar_addr(f, q, lw_i32(c, s % q->stages), s / q->stages),
+                             lw_i32(c, s < q->stages ? 1 : f->k->warps)};
         lw_asm(c, c->vd, "mbarrier.init.shared::cta.b64 [$0], $1;", "l,r,~{memory}", a, 2,
                LW_ASM_WRITES);
     }
@@ -100,7 +124,25 @@ static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d) {
     return LLVMBuildSelect(c->b, pos, x, lw_i32(c, -(1 << 30)), "");
 }
 
-void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid) {
+/* Polls slot `slot`'s mbarrier `which` (mbar_addr) until its phase of
+ * parity `phase` has completed. */
+static void poll(LwFn *f, const LyPipe *q, LLVMValueRef slot, int which, LLVMValueRef phase) {
+    LwCtx *c = f->c;
+    LLVMBasicBlockRef again = lw_new_bb(f, "tma.wait"), done = lw_new_bb(f, "tma.ready");
+    LLVMValueRef bar = mbar_addr(f, q, slot, which);
+    LLVMBuildBr(c->b, again);
+    LLVMPositionBuilderAtEnd(c->b, again);
+    LLVMValueRef a[2] = {bar, phase};
+    LLVMValueRef ok = lw_asm(c, c->i32,
+                             "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, "
+                             "[$1], $2; selp.u32 $0, 1, 0, p; }",
+                             "=r,l,r,~{memory}", a, 2, LW_ASM_WRITES);
+    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, ok, lw_i32(c, 0), ""), done, again);
+    LLVMPositionBuilderAtEnd(c->b, done);
+}
+
+void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
+                  LLVMValueRef freed) {
     LwCtx *c = f->c;
     LLVMValueRef (*coord)[3] = ar_alloc(c->ar, sizeof *coord * (size_t)q->nring);
     for (int i = 0; i < q->nring; i++) {
@@ -115,6 +157,7 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
     LLVMValueRef go = thread0(f);
     if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
     LLVMBasicBlockRef j = only_if(f, go, "tma.copy");
+    if (freed) poll(f, q, slot, 1, freed);   /* every warp done with the slot */
     LLVMValueRef bar = bar_addr(f, q, slot);
     LLVMValueRef a[6] = {bar, lw_i32(c, q->tma_bytes)};
     lw_asm(c, c->vd, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
@@ -151,26 +194,26 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
 }
 
 void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase) {
+    poll(f, q, slot, 0, phase);
+}
+
+void lw_tma_release(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef cond) {
     LwCtx *c = f->c;
-    LLVMBasicBlockRef poll = lw_new_bb(f, "tma.wait"), done = lw_new_bb(f, "tma.ready");
-    LLVMValueRef bar = bar_addr(f, q, slot);
-    LLVMBuildBr(c->b, poll);
-    LLVMPositionBuilderAtEnd(c->b, poll);
-    LLVMValueRef a[2] = {bar, phase};
-    LLVMValueRef ok = lw_asm(c, c->i32,
-                             "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, "
-                             "[$1], $2; selp.u32 $0, 1, 0, p; }",
-                             "=r,l,r,~{memory}", a, 2, LW_ASM_WRITES);
-    LLVMBuildCondBr(c->b, LLVMBuildICmp(c->b, LLVMIntNE, ok, lw_i32(c, 0), ""), done, poll);
-    LLVMPositionBuilderAtEnd(c->b, done);
+    LLVMValueRef go = LLVMBuildICmp(c->b, LLVMIntEQ, f->lane, lw_i32(c, 0), "");
+    if (cond) go = LLVMBuildAnd(c->b, go, cond, "");
+    LLVMBasicBlockRef j = only_if(f, go, "tma.release");
+    LLVMValueRef a = mbar_addr(f, q, slot, 1);
+    lw_asm(c, c->vd, "mbarrier.arrive.shared::cta.b64 _, [$0];", "l,~{memory}", &a, 1,
+           LW_ASM_WRITES);
+    join(f, j);
 }
 
 void lw_tma_end(LwFn *f, const LyPipe *q) {
     LwCtx *c = f->c;
     lw_barrier(f);
     LLVMBasicBlockRef j = only_if(f, thread0(f), "tma.inval");
-    for (int s = 0; s < q->stages; s++) {
-        LLVMValueRef a = bar_addr(f, q, lw_i32(c, s));
+    for (int s = 0; s < q->stages * (q->release ? 2 : 1); s++) {
+        LLVMValueRef a = mbar_addr(f, q, lw_i32(c, s % q->stages), s / q->stages);
         lw_asm(c, c->vd, "mbarrier.inval.shared::cta.b64 [$0];", "l,~{memory}", &a, 1,
                LW_ASM_WRITES);
     }

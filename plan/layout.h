@@ -732,6 +732,14 @@ typedef struct LyPipe {
      * ring region; `tma_bytes` the bytes one slot's copies bring. */
     int ntma;
     int64_t bar_off, tma_bytes;
+    /* Slots released through mbarriers rather than CTA barriers
+     * (plan/lowering.c release_plan): where every ring is TMA's and only
+     * descriptors read them, a second mbarrier per slot (`stages` more
+     * after the first, count: the warps) on which each warp arrives once
+     * its products are done with the slot, and which thread 0 waits for
+     * before refilling it; the loop then crosses no CTA barrier
+     * (lower/pipeline.c, lower/tma.c). */
+    int release;
     /* The product issued one iteration ahead (plan LY_PLAN_EARLY,
      * lower/pipeline.c lw_pipe_early): attention's S = Q K^T for block
      * j+1 runs on the tensor cores while the threads work on block j's
@@ -766,8 +774,9 @@ typedef struct LyPlan {
 /* The plan of kernel k (layouts assigned; ly its result) for a target
  * with max_shared bytes of shared memory per block. */
 /* ly_plan_lowering's flags: TMA copies; products issued one iteration
- * ahead (tilec --early-products) */
-enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2 };
+ * ahead (tilec --early-products); TMA slots freed by CTA barriers, not
+ * mbarriers (tilec --slot-sync=cta; LyPipe.release) */
+enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2, LY_PLAN_CTA_SYNC = 4 };
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared, int flags);
 /* The tensor map that fills ring r of kernel k by TMA (plan/tma.c), or

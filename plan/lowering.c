@@ -299,6 +299,18 @@ static void tma_rings(Planner *pl, LyPipe *q) {
     }
 }
 
+/* Whether q's slots can be released through mbarriers (LyPipe.release):
+ * every ring is TMA's (tma_rings: only descriptors read it, so a warp is
+ * done with a slot once its wait for the products reading it returns),
+ * and nothing else in the loop relies on the iteration's CTA barrier —
+ * no stage buffer (its stores cross one), no A read from a ring into
+ * registers, no product issued ahead or drained in an arm (their own
+ * waits), no cp.async ring (its copies are published by the barrier). */
+static int release_plan(const Planner *pl, const LyPipe *q) {
+    return !(pl->flags & LY_PLAN_CTA_SYNC) && q->nwg && q->nring && q->ntma == q->nring &&
+           !q->nstage && !q->nreg_a && !q->threads_read && !q->early && !q->drain_if;
+}
+
 /* Whether v has one value in every iteration of the loop whose body is
  * b: defined outside b, or in b by constants and splats or broadcasts of
  * such values (a zero accumulator, which layout assignment may put in
@@ -533,6 +545,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     int maps = pl->p->ntmaps;
     if (wg && n) tma_rings(pl, q);
     early_plan(pl, q);
+    q->release = release_plan(pl, q);
     int64_t rings_end = total, need = 0;
     for (;;) {   /* double stage buffers where they fit, else single */
         total = rings_end;
@@ -542,9 +555,9 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
             st->stage_buf = align1024(ly_smem_bytes(st->s));
             total += q->stage_bufs * st->stage_buf;
         }
-        if (q->ntma) {   /* the mbarriers, one per slot */
+        if (q->ntma) {   /* the mbarriers, one per slot (two: release) */
             q->bar_off = start + total;
-            total += 8 * (int64_t)stages;
+            total += 8 * (int64_t)stages * (q->release ? 2 : 1);
         }
         need = pipe_need(pl, q, start + total);
         if (need <= pl->max_shared || q->stage_bufs == 1 || !q->nstage) break;

@@ -983,7 +983,8 @@ void sim_wgmma_wait_group_sync_aligned(int64_t n) { (void)n; }
  * expected arrival count of init, the arrivals pending in the current
  * phase and a transaction count. init sets the count (1 to 2^20 - 1),
  * phase 0, tx 0; arrive.expect_tx adds its bytes to tx, then arrives
- * (pending - 1: an arrival beyond the count is an error); a tensor copy's
+ * (pending - 1: an arrival beyond the count is an error), arrive alone
+ * arrives; a tensor copy's
  * complete_tx takes its box's bytes (out-of-bounds fill included) off
  * tx. tx may go negative (a copy completing before its expect_tx), within
  * +-(2^20 - 1). The phase completes when pending is 0 and tx is 0: the
@@ -1212,6 +1213,17 @@ void ws_mbar_arrive_expect_tx(uint64_t *bar, int32_t bytes) {
     Mbar m = mb_get(bar, "mbarrier.arrive.expect_tx: not an initialized mbarrier");
     if (bytes < 0) sim_fail("mbarrier.arrive.expect_tx: a negative byte count", bar);
     mb_tx(&m, bytes, bar);
+    if (m.pending == 0) sim_fail("mbarrier.arrive: more arrivals than its count in one phase", bar);
+    m.pending--;
+    mb_put(bar, m);
+    pthread_mutex_unlock(&mb_lock);
+}
+
+/* mbarrier.arrive.shared::cta.b64 _, [bar] (a released slot's reader) */
+void ws_mbar_arrive(uint64_t *bar);
+void ws_mbar_arrive(uint64_t *bar) {
+    pthread_mutex_lock(&mb_lock);
+    Mbar m = mb_get(bar, "mbarrier.arrive: not an initialized mbarrier");
     if (m.pending == 0) sim_fail("mbarrier.arrive: more arrivals than its count in one phase", bar);
     m.pending--;
     mb_put(bar, m);

@@ -29,7 +29,7 @@
 # text and operands; with A in registers, ws_wgmma_ra: A's four
 # registers, B's descriptor and the rest; the kernel's wrapper then tells
 # warpsim.c where its shared memory is, ws_smem), and TMA loads with
-# their mbarriers (MBAR, TMA: mbarrier.init, arrive.expect_tx,
+# their mbarriers (MBAR, TMA: mbarrier.init, arrive.expect_tx, arrive,
 # try_wait.parity, inval as ws_mbar_*, cp.async.bulk.tensor.{1,2,3}d as
 # ws_tma_load, fence.mbarrier_init as nothing; a byval parameter, the
 # tensor map, becomes a plain pointer). Kernels calling an
@@ -263,6 +263,8 @@ MBAR = [
      "ws_mbar_init", ["ptr", "i32"]),
     (re.compile(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64_,\[\$0\],\$1;$"), "l,r", "void",
      "ws_mbar_arrive_expect_tx", ["ptr", "i32"]),
+    (re.compile(r"mbarrier\.arrive\.shared::cta\.b64_,\[\$0\];$"), "l", "void",
+     "ws_mbar_arrive", ["ptr"]),
     (re.compile(r"\{\.reg\.pred([%\w]+);mbarrier\.try_wait\.parity\.shared::cta\.b64\1,"
                 r"\[\$1\],\$2;selp\.u32\$0,1,0,\1;\}$"), "=r,l,r", "i32",
      "ws_mbar_try_wait_parity", ["ptr", "i32"]),
@@ -695,6 +697,7 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
                "declare void @ws_mbar_init(ptr, i32)",
                "declare void @ws_mbar_inval(ptr)",
                "declare void @ws_mbar_arrive_expect_tx(ptr, i32)",
+               "declare void @ws_mbar_arrive(ptr)",
                "declare i32 @ws_mbar_try_wait_parity(ptr, i32)",
                "declare void @ws_tma_load(ptr, ptr, i32, i32, i32, i32, ptr)"]
 text = "\n".join(lines)
