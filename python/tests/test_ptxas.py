@@ -14,10 +14,13 @@ import pytest
 PYTHON_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # A tilec stand-in: --version names $TILE_PTXAS when that is executable,
-# else its "own" ptxas when $OWN_PTXAS is set, else none.
+# else its "own" ptxas when $OWN_PTXAS is set, else none; each run adds a
+# line to $TILEC_RUNS where that is set.
 FAKE_TILEC = """\
 import os, sys
 assert sys.argv[1:] == ["--version"]
+if os.environ.get("TILEC_RUNS"):
+    open(os.environ["TILEC_RUNS"], "a").write("run\\n")
 print("fake tilec 1")
 p = os.environ.get("TILE_PTXAS") or os.environ.get("OWN_PTXAS")
 print("ptxas: " + (p if p and os.access(p, os.X_OK) else "none (bundles hold PTX only)"))
@@ -90,6 +93,20 @@ def test_packaged_ptxas_only_where_tilec_has_none(tmp_path, sites):
     # $TILE_PTXAS naming nothing that runs is the user's choice (PTX only)
     got = _probe(tmp_path, [a, b], {"TILE_PTXAS": str(tmp_path / "missing")})
     assert not got["set"] and "ptxas: none" in got["ident"]
+
+
+def test_packaged_ptxas_named_without_a_second_run(tmp_path, sites):
+    """Choosing a packaged ptxas runs tilec --version once; the identity
+    then holds the text tilec prints with $TILE_PTXAS set to it."""
+    a, b, triton, nvcc = sites
+    runs = tmp_path / "runs"
+    got = _probe(tmp_path, [a], {"TILEC_RUNS": str(runs)})
+    assert got["set"] and got["ptxas"] == triton
+    assert runs.read_text().count("run") == 1
+    env = dict(os.environ, TILE_PTXAS=triton)
+    text = subprocess.run([str(tmp_path / "tilec"), "--version"], capture_output=True,
+                          text=True, env=env).stdout.strip()
+    assert got["ident"].startswith(text + "|")
 
 
 def test_ptxas_is_part_of_the_cache_key(tmp_path, sites):

@@ -38,8 +38,8 @@ def info():
         std = [d for d in deps.stdout.splitlines() if d.endswith("math.tile")]
         print(f"  {'stdlib:':10} {os.path.dirname(os.path.dirname(std[0])) if std else deps.stderr.strip()}")
         env = dict(os.environ)
-        _cache.tilec_environment(tilec, env)
-        ptxas = [ln for ln in _cache.version_text(tilec, env).splitlines() if ln.startswith("ptxas: ")]
+        ptxas = [ln for ln in _cache.tilec_version(tilec, env).splitlines()
+                 if ln.startswith("ptxas: ")]
         print(f"  {'ptxas:':10} {ptxas[0][len('ptxas: '):] if ptxas else 'unknown (an older tilec)'}")
     return 0
 

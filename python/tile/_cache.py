@@ -31,9 +31,10 @@ uses every core (a bundle of many configurations takes minutes so).
 import contextlib
 import fcntl
 import hashlib
-import os
-import shutil
 import importlib.util
+import os
+import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -88,18 +89,26 @@ def version_text(tilec, env):
     return (out.stdout + out.stderr).strip()
 
 
-def tilec_environment(tilec, env):
-    """Sets env["TILE_PTXAS"] to a packaged ptxas where neither $TILE_PTXAS
-    nor tilec finds one; returns tilec's identity for the cache key: its
-    --version text under env (naming the ptxas), its size and mtime, and
-    the ptxas's."""
+def tilec_version(tilec, env):
+    """tilec's --version text under env, after setting env["TILE_PTXAS"]
+    to a packaged ptxas where neither $TILE_PTXAS nor tilec finds one: the
+    text then names that ptxas as tilec prints an executable $TILE_PTXAS
+    ("ptxas: PATH"), without running tilec a second time."""
     text = version_text(tilec, env)
     if "TILE_PTXAS" not in env and "ptxas: none" in text:
         ptxas = packaged_ptxas()
         if ptxas:
             env["TILE_PTXAS"] = ptxas
-            text = version_text(tilec, env)
+            text = re.sub(r"(?m)^ptxas: none.*$", lambda _: "ptxas: " + ptxas, text)
             log.info("tilec has no ptxas of its own: using %s", ptxas)
+    return text
+
+
+def tilec_environment(tilec, env):
+    """tilec_version's choice of ptxas made in env; returns tilec's
+    identity for the cache key: its --version text under env (naming the
+    ptxas), its size and mtime, and the ptxas's."""
+    text = tilec_version(tilec, env)
     ident = [text]
     for line in text.splitlines():
         if line.startswith("ptxas: /"):
