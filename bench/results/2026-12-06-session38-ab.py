@@ -7,7 +7,12 @@ beside cuDNN's SDPA). Outputs poisoned and checked against float64 first
 (bench/abtime.py), then best of three alternated do_bench medians; a
 summary of rel / cta per tile last.
 
-    TILE_LIBDIR=DIR PYTHONPATH=python:bench python3 THIS BUNDLE_DIR"""
+    TILE_LIBDIR=DIR PYTHONPATH=python:bench python3 THIS BUNDLE_DIR [NEW OLD]
+
+NEW and OLD (default rel, cta) name the two bundles of each tile
+(mm-NEW-..., mm-OLD-...); a workload with no bundle in BUNDLE_DIR is
+skipped (call 4 compared the top barrier dropped, "top", with 58e33f2's
+tilec, "cta", on products alone)."""
 import glob
 import os
 import sys
@@ -18,6 +23,7 @@ import tile
 from abtime import check_then_time, sdpa_case
 
 d = sys.argv[1]
+NEW, OLD = (sys.argv[2], sys.argv[3]) if len(sys.argv) > 3 else ("rel", "cta")
 rows = []
 print("| case | system | µs | TFLOP/s |\n| --- | --- | ---: | ---: |", flush=True)
 
@@ -45,6 +51,8 @@ def mm(dt, M, N, K):
     c = torch.empty(M, N, device="cuda", dtype=t)
     ref = a.double() @ b.double()
     fns = {"cuBLAS": lambda: torch.matmul(a, b)}
+    if not glob.glob(os.path.join(d, f"mm-*-{dt}-*.tlb")):
+        return
     for p in sorted(glob.glob(os.path.join(d, f"mm-*-{dt}-*.tlb"))):
         k = tile.load(p).matmul
         fns[os.path.basename(p)[:-4]] = (lambda k=k: k(c, a, b, M, N, K, K, N, N))
@@ -60,6 +68,8 @@ def f8(n):
     bs = (torch.rand(n, n, device="cuda") * 2 - 1).to(f8t)
     one = torch.ones((), device="cuda")
     out = torch.empty(n, n, device="cuda", dtype=torch.bfloat16)
+    if not glob.glob(os.path.join(d, "f8-*.tlb")):
+        return
     ref = a.double() @ bs.double().t()
     fns = {"_scaled_mm": lambda: torch._scaled_mm(a, bs.t(), scale_a=one, scale_b=one,
                                                   out_dtype=torch.bfloat16)}
@@ -73,9 +83,11 @@ def f8(n):
 
 
 def att(D, causal, S, B=4, H=32):
+    tag = f"-D{D}{'-causal' if causal else ''}-"
+    if not glob.glob(os.path.join(d, "att-*" + tag + "[0-9]*.tlb")):
+        return
     q, k, v, o, ref, cudnn = sdpa_case(B, H, S, D, causal)
     fns = {"cuDNN": cudnn}
-    tag = f"-D{D}{'-causal' if causal else ''}-"
     for p in sorted(glob.glob(os.path.join(d, "att-*" + tag + "[0-9]*.tlb"))):
         kt = tile.load(p).attention
         fns[os.path.basename(p)[:-4]] = (
@@ -97,14 +109,14 @@ for dt in ("f16", "bf16"):
 f8(8192)
 f8(4096)
 
-print("\n| case | tile | rel µs | cta µs | cta / rel | reference µs |\n"
+print(f"\n| case | tile | {NEW} µs | {OLD} µs | {OLD} / {NEW} | reference µs |\n"
       "| --- | --- | ---: | ---: | ---: | ---: |")
 by = {(c, n): us for c, n, us in rows}
 for (c, n), us in by.items():
-    if "-rel-" not in n:
+    if f"-{NEW}-" not in n:
         continue
-    other = n.replace("-rel-", "-cta-")
+    other = n.replace(f"-{NEW}-", f"-{OLD}-")
     ref = [u for (c2, n2), u in by.items() if c2 == c and n2 in ("cuBLAS", "cuDNN", "_scaled_mm")]
     if (c, other) in by:
-        print(f"| {c} | {n.split('-rel-')[1]} | {us:.1f} | {by[(c, other)]:.1f} | "
+        print(f"| {c} | {n.split(f'-{NEW}-')[1]} | {us:.1f} | {by[(c, other)]:.1f} | "
               f"{by[(c, other)] / us:.3f} | {ref[0] if ref else float('nan'):.1f} |")
