@@ -383,8 +383,9 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* --stats: an entry's loads copied by TMA (not with --no-tma), at the
  * first; its product issued one iteration ahead (--early-products), at
- * the product; whether its programs walk the tiles (--persistent), at
- * the kernel. */
+ * the product; its loop whose slots are released through mbarriers
+ * (--slot-sync=mbarrier), at the loop; whether its programs walk the
+ * tiles (--persistent), at the kernel. */
 static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     const LyPlan *p = en->plan;
     const IrKernel *k = en->kernel;
@@ -395,6 +396,10 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     if (p->early)
         dg_note(dg, p->early->loc, "entry '%s' (%s): this product is issued one iteration "
                 "ahead, under the rest of the loop's body", en->name,
+                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
+    if (p->released)
+        dg_note(dg, p->released->loc, "entry '%s' (%s): this loop's slots are released "
+                "through mbarriers (no CTA barrier in the loop)", en->name,
                 ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
     if (!p->ntmaps) return;
     const char *list = "";

@@ -766,6 +766,9 @@ typedef struct LyPlan {
                            it is defined (plan/divisor.c); NULL: none */
     const IrOp *early;  /* the first loop's product issued one iteration
                            ahead (LyPipe.early), for --stats; or NULL */
+    const IrOp *released;  /* the first loop whose slots are released
+                              through mbarriers (LyPipe.release), for
+                              --stats; or NULL */
     int ntmaps;         /* the tensor maps the entry takes after its
                            parameters, in order (LyTma.map) */
     const LyTma *tmaps[LY_MAX_TMAPS];

@@ -574,6 +574,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     q->bytes = total;
     pl->p->ring_bytes += total;
     if (q->early && !pl->p->early) pl->p->early = q->early;
+    if (q->release && !pl->p->released) pl->p->released = loop;
     return q;
 }
 
