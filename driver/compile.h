@@ -37,6 +37,8 @@ typedef struct TcOptions {
                                           iteration ahead where it can */
     int slot_sync;                     /* tilec --slot-sync: how a TMA
                                           loop frees its slots (TC_SLOT_*) */
+    int pingpong;                      /* tilec --pingpong: warpgroups
+                                          take turns at a loop's products */
     SmOptions sema;                    /* defines, -I, stdlib, -g */
     const char *producer;              /* recorded in the bundle */
     unsigned want;                     /* TC_* */

@@ -60,6 +60,7 @@ typedef struct Opts {
     int early_products;          /* --early-products */
     int slot_sync;               /* --slot-sync: TC_SLOT_* */
     int persistent;              /* --persistent */
+    int pingpong;                /* --pingpong */
     int help, version;
 } Opts;
 
@@ -228,6 +229,12 @@ static int set_slot_sync(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_pingpong(Opts *o, const char *v) {
+    (void)v;
+    o->pingpong = 1;
+    return 0;
+}
+
 static int set_persistent(Opts *o, const char *v) {
     (void)v;
     o->persistent = 1;
@@ -302,6 +309,10 @@ static const OptSpec OPTIONS[] = {
      "iteration; mbarrier: each warp arrives on the slot's mbarrier once done "
      "with it, and the thread that copies waits for all (experimental: slower "
      "on an H100 but for D = 128 attention, docs/PERF.md)"},
+    {"--pingpong", NULL, set_pingpong, "on sm_90a, the warpgroups of a loop "
+     "of two or more warpgroup MMA products take turns issuing each, so that "
+     "one's work between the products (attention's softmax) runs under "
+     "another's product (experimental)"},
     {"--persistent", NULL, set_persistent, "programs walk the tiles of the "
      "grid, as many launched as fit at once, where a kernel computes a tile "
      "per program in one loop of products (experimental: slower on an "
@@ -384,7 +395,8 @@ static int parse_args(Opts *o, int argc, char **argv) {
 /* --stats: an entry's loads copied by TMA (not with --no-tma), at the
  * first; its product issued one iteration ahead (--early-products), at
  * the product; its loop whose slots are released through mbarriers
- * (--slot-sync=mbarrier), at the loop; whether its programs walk the
+ * (--slot-sync=mbarrier), at the loop; its loop whose warpgroups take
+ * turns at the products (--pingpong), at the loop; whether its programs walk the
  * tiles (--persistent), at the kernel. */
 static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     const LyPlan *p = en->plan;
@@ -400,6 +412,10 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     if (p->released)
         dg_note(dg, p->released->loc, "entry '%s' (%s): this loop's slots are released "
                 "through mbarriers (no CTA barrier in the loop)", en->name,
+                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
+    if (p->pingpong)
+        dg_note(dg, p->pingpong->loc, "entry '%s' (%s): this loop's warpgroups take turns "
+                "at its products", en->name,
                 ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
     if (!p->ntmaps) return;
     const char *list = "";
@@ -640,7 +656,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
                     .early_products = o->early_products, .persistent = o->persistent,
-                    .slot_sync = o->slot_sync, .sema = sema_options(o, ar),
+                    .slot_sync = o->slot_sync, .pingpong = o->pingpong, .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_ptxas_path(ar))
                                  ? TC_CUBIN : 0u) |

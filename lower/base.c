@@ -169,6 +169,19 @@ LLVMBasicBlockRef lw_new_bb(LwFn *f, const char *name) {
     return LLVMAppendBasicBlockInContext(f->c->ctx, f->fn, name);
 }
 
+LLVMBasicBlockRef lw_only_if(LwFn *f, LLVMValueRef cond, const char *name,
+                             const char *join_name) {
+    LLVMBasicBlockRef then = lw_new_bb(f, name), join = lw_new_bb(f, join_name);
+    LLVMBuildCondBr(f->c->b, cond, then, join);
+    LLVMPositionBuilderAtEnd(f->c->b, then);
+    return join;
+}
+
+void lw_join(LwFn *f, LLVMBasicBlockRef join) {
+    LLVMBuildBr(f->c->b, join);
+    LLVMPositionBuilderAtEnd(f->c->b, join);
+}
+
 /* ------------------------------------------------------------- shuffles */
 
 /* One 32-bit shuffle. `c` packs the clamp and segment mask: 0x1f for bfly

@@ -407,7 +407,9 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     if (lw_pipe_early(f, op)) return 1;
     LwVal acc = *lw_val(f, op->args[2]), out;
     if (!s[0]) lw_pipe_reg_a(f, op, &acc);
+    lw_pipe_turn(f, op, 0);
     if (!lw_wgmma_product(f, op, base, s, acc, &out)) return 1;
+    lw_pipe_turn(f, op, 1);
     lw_set(f, op->res[0], lw_wgmma_wait(f, out, pending));
     lw_pipe_late_copy(f, op);
     return 1;

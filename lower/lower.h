@@ -108,6 +108,9 @@ typedef struct LwOptions {
     int early;               /* tilec --early-products: a TMA loop's first
                                 wgmma product issued one iteration ahead
                                 where it can (plan LY_PLAN_EARLY) */
+    int pingpong;            /* tilec --pingpong: the warpgroups of a loop
+                                of wgmma products take turns issuing
+                                them (plan LY_PLAN_PINGPONG) */
     int cta_sync;            /* tilec --slot-sync=cta: a TMA loop's slots freed
                                 by a CTA barrier an iteration, not by
                                 mbarriers (plan LY_PLAN_CTA_SYNC) */

@@ -166,6 +166,12 @@ void lw_pack_mask(LwFn *f, const IrValue *v, LwVal x);
 LwVal lw_new_val(LwFn *f, int n);
 int lw_nregs(const IrValue *v);
 LLVMBasicBlockRef lw_new_bb(LwFn *f, const char *name);
+/* Code that runs only where `cond` (i1) holds: branches to a new block
+ * `name` and returns the block, `join_name`, that lw_join ends it with
+ * (a branch there) and continues in. */
+LLVMBasicBlockRef lw_only_if(LwFn *f, LLVMValueRef cond, const char *name,
+                             const char *join_name);
+void lw_join(LwFn *f, LLVMBasicBlockRef join);
 /* Warp shuffles of a value of any register type (64-bit: two 32-bit
  * shuffles; pointers as i64): bfly reads lane ^ `lane`, up reads
  * lane - `lane` (its own value below lane 0), idx reads lane `lane`. */
@@ -381,6 +387,14 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
 void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase);
 void lw_tma_release(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef cond);
 void lw_tma_end(LwFn *f, const LyPipe *q);
+/* ---- pingpong.c: warpgroups taking turns at a loop's products (plan
+ * LyPipe.pingpong). _begin before the loop, _end after it; lw_pipe_turn
+ * around each of its products: before the wgmma fence (end = 0, wait
+ * for the turn) and after the commit (end = 1, hand it on). */
+void lw_pingpong_begin(LwFn *f, const LyPipe *q);
+void lw_pingpong_end(LwFn *f, const LyPipe *q);
+void lw_pingpong_turn(LwFn *f, const LyPipe *q, int end);
+void lw_pipe_turn(LwFn *f, const IrOp *dot, int end);
 /* When `dot` runs as wgmma in the innermost pipelined loop (sm_90a):
  * the base of each operand's buffer (the read slot of its ring, or its
  * stage buffer, published by a barrier here; NULL: A in registers) and

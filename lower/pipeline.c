@@ -397,6 +397,7 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
         LwVal g = early_issue(f, p, lo, lw_i32(c, 0), lw_i32(c, 0));
         p->early_init = lw_wgmma_wait(f, g, 0);
     }
+    if (q->pingpong) lw_pingpong_begin(f, q);
     p->prev = f->pipe;
     f->pipe = p;
     return p;
@@ -646,6 +647,7 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
                  "not issued for the next iteration");
     if (p->copy_iv && !f->failed)   /* late copies: the product never waited */
         lw_error(f, p->loop->loc, "internal error: the loop's next tiles were not copied");
+    if (p->plan->pingpong) lw_pingpong_end(f, p->plan);
     if (p->plan->nwg && p->plan->pending) {
         /* the last product's group: done before anyone reads the sum */
         const IrValue *acc = p->loop->regions[0]->args[p->plan->carry + 1];
@@ -681,9 +683,10 @@ void lw_pipe_operand(LwFn *f, const IrOp *op) {
         lw_error(f, op->loc, "internal error: a ring operand outside its loop");
         return;
     }
-    if (f->pipe && f->pipe->plan->nwg && ly_only_products(f->plan, op)) {
+    if (f->pipe && f->pipe->plan->nwg && ring_of(f->pipe, op->args[0]->def) &&
+        ly_only_products(f->plan, op)) {
         /* read by descriptors, or into registers by the product
-         * (lw_pipe_reg_a) */
+         * (lw_pipe_reg_a); an enclosing loop's ring is read here */
         lw_set(f, op->res[0], (LwVal){0, NULL});
         return;
     }
@@ -807,12 +810,17 @@ static void publish_stages(LwFn *f, struct LwPipe *p) {
     p->staged = 2;
 }
 
+void lw_pipe_turn(LwFn *f, const IrOp *dot, int end) {
+    const struct LwPipe *p = f->pipe;
+    if (p && p->plan->pingpong && ly_wgmma_planned(p->plan, dot))
+        lw_pingpong_turn(f, p->plan, end);
+}
+
 int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *s[2],
                   int *pending) {
     struct LwPipe *p = f->pipe;
     if (!p || !ly_wgmma_planned(p->plan, dot)) return 0;
     for (int i = 0; i < 2; i++) {
-        LLVMValueRef slot;
         const IrOp *cv = dot->args[i]->def;
         if (i == 0 && ly_reg_a(p->plan, cv)) {   /* A read from its ring into registers */
             base[0] = NULL;
@@ -820,9 +828,12 @@ int lw_pipe_wgmma(LwFn *f, const IrOp *dot, LLVMValueRef base[2], const LySmem *
             continue;
         }
         const LyStage *st = stage_of(f, cv);   /* before a ring it reads */
+        /* this loop's ring only, as the plan has it (ly_ring_operand): an
+         * operand converted from an enclosing loop's ring was read into
+         * registers there, and that ring is not laid out for wgmma */
         const LyRing *r = !st && cv && cv->op == IR_CONVERT_LAYOUT
-                              ? find_ring(f, cv->args[0]->def, &slot) : NULL;
-        base[i] = r ? slot_base(f, r, slot) : st ? stage_base(f, st) : NULL;
+                              ? ring_of(p, cv->args[0]->def) : NULL;
+        base[i] = r ? slot_base(f, r, p->read_slot) : st ? stage_base(f, st) : NULL;
         s[i] = r ? r->s : st ? st->s : NULL;
         if (!s[i] && i == 1) return 0;
     }

@@ -64,25 +64,6 @@ static LLVMValueRef mbar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot, int w
     return LLVMBuildGEP2(c->b, c->i8, f->ring, &off, 1, "");
 }
 
-static LLVMValueRef bar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot) {
-    return mbar_addr(f, q, slot, 0);
-}
-
-/* Branches to a new block where `cond` holds (i1) and returns the block
- * that join() continues in afterwards. */
-static LLVMBasicBlockRef only_if(LwFn *f, LLVMValueRef cond, const char *name) {
-    LLVMBasicBlockRef then = lw_new_bb(f, name), join = lw_new_bb(f, "tma.join");
-    LLVMBuildCondBr(f->c->b, cond, then, join);
-    LLVMPositionBuilderAtEnd(f->c->b, then);
-    return join;
-}
-
-/* Ends only_if's block: on to j. */
-static void join(LwFn *f, LLVMBasicBlockRef j) {
-    LLVMBuildBr(f->c->b, j);
-    LLVMPositionBuilderAtEnd(f->c->b, j);
-}
-
 /* i1: this is the program's thread 0, the one that issues the copies. */
 static LLVMValueRef thread0(LwFn *f) {
     LwCtx *c = f->c;
@@ -92,7 +73,7 @@ static LLVMValueRef thread0(LwFn *f) {
 
 void lw_tma_init(LwFn *f, const LyPipe *q) {
     LwCtx *c = f->c;
-    LLVMBasicBlockRef j = only_if(f, thread0(f), "tma.init");
+    LLVMBasicBlockRef j = lw_only_if(f, thread0(f), "tma.init", "tma.join");
     for (int s = 0; s < q->stages * (q->release ? 2 : 1); s++) {
         /* the copies' mbarriers take thread 0's arrival, the readers'
          * one a warp */
@@ -103,7 +84,7 @@ void lw_tma_init(LwFn *f, const LyPipe *q) {
     }
     lw_asm(c, c->vd, "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0,
            LW_ASM_WRITES);
-    join(f, j);
+    lw_join(f, j);
     /* the slots may hold what threads wrote there as scratch (generic
      * proxy) before the copies (async proxy) write them: each thread
      * orders its own writes first, then the barrier */
@@ -156,9 +137,9 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
     }
     LLVMValueRef go = thread0(f);
     if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
-    LLVMBasicBlockRef j = only_if(f, go, "tma.copy");
+    LLVMBasicBlockRef j = lw_only_if(f, go, "tma.copy", "tma.join");
     if (freed) poll(f, q, slot, 1, freed);   /* every warp done with the slot */
-    LLVMValueRef bar = bar_addr(f, q, slot);
+    LLVMValueRef bar = mbar_addr(f, q, slot, 0);
     LLVMValueRef a[6] = {bar, lw_i32(c, q->tma_bytes)};
     lw_asm(c, c->vd, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
            "l,r,~{memory}", a, 2, LW_ASM_WRITES);
@@ -190,7 +171,7 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
                    "l,l,r,r,l,~{memory}", a, 5, LW_ASM_WRITES);
         }
     }
-    join(f, j);
+    lw_join(f, j);
 }
 
 void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase) {
@@ -201,21 +182,21 @@ void lw_tma_release(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef co
     LwCtx *c = f->c;
     LLVMValueRef go = LLVMBuildICmp(c->b, LLVMIntEQ, f->lane, lw_i32(c, 0), "");
     if (cond) go = LLVMBuildAnd(c->b, go, cond, "");
-    LLVMBasicBlockRef j = only_if(f, go, "tma.release");
+    LLVMBasicBlockRef j = lw_only_if(f, go, "tma.release", "tma.join");
     LLVMValueRef a = mbar_addr(f, q, slot, 1);
     lw_asm(c, c->vd, "mbarrier.arrive.shared::cta.b64 _, [$0];", "l,~{memory}", &a, 1,
            LW_ASM_WRITES);
-    join(f, j);
+    lw_join(f, j);
 }
 
 void lw_tma_end(LwFn *f, const LyPipe *q) {
     LwCtx *c = f->c;
     lw_barrier(f);
-    LLVMBasicBlockRef j = only_if(f, thread0(f), "tma.inval");
+    LLVMBasicBlockRef j = lw_only_if(f, thread0(f), "tma.inval", "tma.join");
     for (int s = 0; s < q->stages * (q->release ? 2 : 1); s++) {
         LLVMValueRef a = mbar_addr(f, q, lw_i32(c, s % q->stages), s / q->stages);
         lw_asm(c, c->vd, "mbarrier.inval.shared::cta.b64 [$0];", "l,~{memory}", &a, 1,
                LW_ASM_WRITES);
     }
-    join(f, j);
+    lw_join(f, j);
 }

@@ -745,6 +745,10 @@ typedef struct LyPipe {
      * j+1 runs on the tensor cores while the threads work on block j's
      * softmax; or NULL. */
     const IrOp *early;
+    /* Warpgroups taking turns at the products (plan LY_PLAN_PINGPONG,
+     * lower/pingpong.c): how many (the kernel's warps / 4), or 0 where
+     * they issue each product together. */
+    int pingpong;
     int64_t bytes;      /* the ring region grows by this, alignment included */
 } LyPipe;
 
@@ -769,6 +773,9 @@ typedef struct LyPlan {
     const IrOp *released;  /* the first loop whose slots are released
                               through mbarriers (LyPipe.release), for
                               --stats; or NULL */
+    const IrOp *pingpong;  /* the first loop whose warpgroups take turns
+                              at the products (LyPipe.pingpong), for
+                              --stats; or NULL */
     int ntmaps;         /* the tensor maps the entry takes after its
                            parameters, in order (LyTma.map) */
     const LyTma *tmaps[LY_MAX_TMAPS];
@@ -778,8 +785,9 @@ typedef struct LyPlan {
  * with max_shared bytes of shared memory per block. */
 /* ly_plan_lowering's flags: TMA copies; products issued one iteration
  * ahead (tilec --early-products); TMA slots freed by CTA barriers, not
- * mbarriers (tilec --slot-sync=cta; LyPipe.release) */
-enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2, LY_PLAN_CTA_SYNC = 4 };
+ * mbarriers (tilec --slot-sync=cta; LyPipe.release); warpgroups taking
+ * turns at a loop's products (tilec --pingpong; LyPipe.pingpong) */
+enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2, LY_PLAN_CTA_SYNC = 4, LY_PLAN_PINGPONG = 8 };
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared, int flags);
 /* The tensor map that fills ring r of kernel k by TMA (plan/tma.c), or

@@ -311,6 +311,22 @@ static int release_plan(const Planner *pl, const LyPipe *q) {
            !q->nstage && !q->nreg_a && !q->threads_read && !q->early && !q->drain_if;
 }
 
+/* Warpgroups taking turns at the products (LY_PLAN_PINGPONG; lower/
+ * pingpong.c): where the loop has two products or more and the kernel
+ * two warpgroups or more, each computing its own rows of every product,
+ * so that one warpgroup's work between the products (attention's
+ * softmax) runs while the tensor cores compute another's. Not with a
+ * group in flight across iterations (one product: nothing to overlap)
+ * or a product issued ahead (issued outside its turn). Returns the
+ * number of warpgroups, or 0. */
+static int pingpong_plan(const Planner *pl, const LyPipe *q) {
+    int warps = pl->k->warps;
+    if (!(pl->flags & LY_PLAN_PINGPONG) || q->nwg < 2 || q->pending || q->early ||
+        warps < 8 || warps % 4)
+        return 0;
+    return warps / 4;
+}
+
 /* Whether v has one value in every iteration of the loop whose body is
  * b: defined outside b, or in b by constants and splats or broadcasts of
  * such values (a zero accumulator, which layout assignment may put in
@@ -546,6 +562,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     if (wg && n) tma_rings(pl, q);
     early_plan(pl, q);
     q->release = release_plan(pl, q);
+    q->pingpong = pingpong_plan(pl, q);
     int64_t rings_end = total, need = 0;
     for (;;) {   /* double stage buffers where they fit, else single */
         total = rings_end;
@@ -575,6 +592,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
     pl->p->ring_bytes += total;
     if (q->early && !pl->p->early) pl->p->early = q->early;
     if (q->release && !pl->p->released) pl->p->released = loop;
+    if (q->pingpong && !pl->p->pingpong) pl->p->pingpong = loop;
     return q;
 }
 

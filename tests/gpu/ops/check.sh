@@ -22,7 +22,7 @@ set -eu
 src=${TILE_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 out=tests/gpu/ops/bundles
 archs=${DOT_ARCHS-sm_80 sm_90a}
-per_arch=" dot early fp8 induction persist splitk styles tma "
+per_arch=" dot early fp8 induction persist pingpong splitk styles tma "
 tilec=${TILEC:-./tilec}
 llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
 cc=${CC:-cc}

@@ -207,6 +207,7 @@ int sim_vote_any_sync(uint32_t m, int p) { (void)m; return vote(p, 0); }
 
 static void tc_thread_exit(void);
 static void mbar_program_end(void);
+static void named_program_end(void);
 
 typedef struct Thread {
     void (*body)(void *);
@@ -247,6 +248,7 @@ static void run_program(int threads, const int cta[3], void (*body)(void *), voi
         }
         for (int i = 0; i < threads; i++) pthread_join(th[i], NULL);
         mbar_program_end();
+        named_program_end();
         pthread_attr_destroy(&a);
         pthread_barrier_destroy(&prog.all);
         for (int w = 0; w < threads / 32; w++) pthread_barrier_destroy(&prog.warp[w]);
@@ -484,6 +486,67 @@ static _Noreturn void sim_fail(const char *what, const void *p) {
     fprintf(stderr, "warpsim: thread %d of program (%d, %d, %d): %s (%p)\n", t_tid,
             t_cta[0], t_cta[1], t_cta[2], what, p);
     _Exit(70);
+}
+
+/* Named barriers 1 to 15 with a thread count (bar.sync id, n and
+ * bar.arrive id, n; lower/pingpong.c's turns): a phase completes once n
+ * threads arrived (each thread counts one, so a warp counts 32), bar.sync
+ * waiting for it and bar.arrive not. Barrier 0 is prog.all above. A
+ * phase that waits 20 seconds is a deadlock, a count that changes
+ * within a phase an error (the ISA leaves both undefined), and so is a
+ * program that ends with arrivals pending: on the GPU they would be
+ * left for the barrier's next use. */
+enum { NAMED = 16 };
+
+static pthread_mutex_t nb_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t nb_cond = PTHREAD_COND_INITIALIZER;
+static struct { int arrived, count; unsigned gen; } nb[NAMED];
+
+/* One thread's arrival on barrier id (nb_lock held); the phase it
+ * arrived in. */
+static unsigned named_arrive(int id, int n) {
+    if (id < 1 || id >= NAMED) sim_fail("bar: a named barrier's id not 1 to 15", NULL);
+    if (n < 32 || n % 32 || n > MAXTHREADS)
+        sim_fail("bar: a thread count not a multiple of 32 up to 1024", NULL);
+    if (nb[id].arrived && nb[id].count != n)
+        sim_fail("bar: the thread count changed within a phase", NULL);
+    nb[id].count = n;
+    unsigned gen = nb[id].gen;
+    if (++nb[id].arrived == n) {
+        nb[id].arrived = 0;
+        nb[id].gen++;
+        pthread_cond_broadcast(&nb_cond);
+    }
+    return gen;
+}
+
+void sim_barrier_cta_sync_aligned_count(int id, int n);
+void sim_barrier_cta_sync_aligned_count(int id, int n) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += 20;
+    pthread_mutex_lock(&nb_lock);
+    unsigned gen = named_arrive(id, n);
+    while (nb[id].gen == gen)
+        if (pthread_cond_timedwait(&nb_cond, &nb_lock, &until))
+            sim_fail("bar.sync: a named barrier's phase not complete in 20 s (deadlock)", NULL);
+    pthread_mutex_unlock(&nb_lock);
+}
+
+void sim_barrier_cta_arrive_aligned_count(int id, int n);
+void sim_barrier_cta_arrive_aligned_count(int id, int n) {
+    pthread_mutex_lock(&nb_lock);
+    named_arrive(id, n);
+    pthread_mutex_unlock(&nb_lock);
+}
+
+static void named_program_end(void) {
+    for (int id = 1; id < NAMED; id++) {
+        if (nb[id].arrived)
+            sim_fail("bar.arrive: arrivals pending on a named barrier when the program ended",
+                     NULL);
+        nb[id].gen = 0;
+    }
 }
 
 /* Completes this thread's copies of groups before `below`. */
