@@ -7,21 +7,31 @@
 # lower/dot.c, lw_pipe_turn(f, op, 1) moved below lw_wgmma_wait) and
 # TILEC_PP1 (turns at the first product of the iteration only;
 # lower/pipeline.c lw_pipe_turn tests p->plan->wg_dot[0] == dot), both
-# with --pingpong; against the default ("cta"). ops/ and ops-nopp/:
+# with --pingpong; released slots (--slot-sync=mbarrier, "rel"), and
+# from TILEC_LATE (lower/pipeline.c: a loop with released slots and no
+# group in flight refills after its first product's wait rather than at
+# the top of the iteration, each warp still releasing at the end of the
+# iteration) released slots alone ("rl") and with --pingpong ("rppl");
+# against the default ("cta"). ops/ and ops-nopp/:
 # tests/gpu/ops/pingpong.tile with and without --pingpong, for
-# compute-sanitizer racecheck.
+# compute-sanitizer racecheck; ops-late/: tma, pingpong and dot.tile
+# from TILEC_LATE with released slots and turns, for the differential
+# tests.
 set -eu
 cd "$(dirname "$0")/../.."
 export TILE_STDLIB=$PWD/stdlib
 o=build-s39b
-rm -rf $o && mkdir -p $o/ab $o/ops/sm_90a $o/ops-nopp/sm_90a
+rm -rf $o && mkdir -p $o/ab $o/ops/sm_90a $o/ops-nopp/sm_90a $o/ops-late/sm_90a
 cp build-s39/libtile.so $o/
-for v in cta pp ppw pp1; do
+for v in cta pp ppw pp1 rel rl rppl; do
     tc=./tilec; fl=--pingpong
     case $v in
     cta) fl="" ;;
     ppw) tc=$TILEC_PPW ;;
     pp1) tc=$TILEC_PP1 ;;
+    rel) fl=--slot-sync=mbarrier ;;
+    rl) tc=$TILEC_LATE; fl=--slot-sync=mbarrier ;;
+    rppl) tc=$TILEC_LATE; fl="--slot-sync=mbarrier --pingpong" ;;
     esac
     for cfg in "64 false 128 64 2" "64 true 128 64 2" "128 false 128 128 2" "128 true 128 128 2"; do
         set -- $cfg
@@ -33,5 +43,9 @@ for v in cta pp ppw pp1; do
 done
 ./tilec --arch=sm_90a --pingpong -o $o/ops/sm_90a/pingpong.tlb tests/gpu/ops/pingpong.tile
 ./tilec --arch=sm_90a -o $o/ops-nopp/sm_90a/pingpong.tlb tests/gpu/ops/pingpong.tile
+for f in tma pingpong dot; do
+    $TILEC_LATE --arch=sm_90a --slot-sync=mbarrier --pingpong -o $o/ops-late/sm_90a/$f.tlb \
+        tests/gpu/ops/$f.tile
+done
 cp tests/gpu/ops/difftest $o/ops/
 du -sh $o

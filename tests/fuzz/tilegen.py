@@ -1717,7 +1717,8 @@ class Gen:
         f32's exact range, so both sides compute every sum exactly and the
         conversions to T round alike: atol 0 but for the f32 -> T rounding
         (deterministic). tilec --early-products issues the first product
-        one iteration ahead on sm_90a where its rings are TMA's."""
+        one iteration ahead on sm_90a where its rings are TMA's. 3 in 10
+        wrap it in a loop over 2 or 3 heads, the Q tile loaded there."""
         r = self.r
         t = r.choice(['f16', 'bf16'])
         bm = r.choice([64, 128])
@@ -1740,62 +1741,82 @@ class Gen:
         for x in ('M', 'S', 'lo'):
             k.param(x, 'i32')
         D = d
-        k.emit('let rm = program_id(0) * BM + arange(0, BM);')
-        k.emit('let rd = arange(0, %d);' % D)
+        # 3 in 10: an outer loop over `heads` heads, each with its own
+        # blocks of a, kk, v and o (v shared where it is a's [D, D]),
+        # the Q tile loaded in the outer loop (a load pipelined there,
+        # read by the inner loop's product)
+        heads = r.choice([2, 3]) if r.random() < 0.3 else 1
+        body = []
+        emit = body.append
+        ho = 'hq + ' if heads > 1 else ''      # a and o: head h's [M, D] or [M, S]
+        hk = 'hk + ' if heads > 1 else ''      # kk and v: head h's [S, D]
+        if heads > 1:
+            emit('let hq = h * M * %s;' % ('S' if a_ring else D))
+            emit('let hk = h * S * %d;' % D)
+            emit('let ho = h * M * %d;' % D)
         if not a_ring:   # a [M, D]
-            k.emit('let qt = load(a + rm[:, None] * %d + rd[None, :], mask=rm[:, None] < M, '
-                   'other=0);' % D)
-        if bias:
-            k.emit('let b0 = load(bias + rm[:, None] * BN + arange(0, BN)[None, :], '
-                   'mask=rm[:, None] < M, other=0);')
-        k.emit('var acc = zeros([BM, %d], f32);' % D)
-        k.emit('for n in range(lo, S, BN) {')
-        k.emit('    let rn = n + arange(0, BN);')
+            emit('let qt = load(a + %srm[:, None] * %d + rd[None, :], mask=rm[:, None] < M, '
+                 'other=0);' % (ho, D))
+        emit('var acc = zeros([BM, %d], f32);' % D)
+        emit('for n in range(lo, S, BN) {')
+        emit('    let rn = n + arange(0, BN);')
         if a_ring:       # a [M, S]: the block of columns rn, K of the first product = BN
-            k.emit('    let qt = load(a + rm[:, None] * S + rn[None, :], '
-                   'mask=(rm[:, None] < M) & (rn[None, :] < S), other=0);')
-            k.emit('    let kb = load(kk + rn[:, None] * %d + rd[None, :], mask=rn[:, None] < S, '
-                   'other=0);' % D)
+            emit('    let qt = load(a + %srm[:, None] * S + rn[None, :], '
+                 'mask=(rm[:, None] < M) & (rn[None, :] < S), other=0);' % ho)
+            emit('    let kb = load(kk + %srn[:, None] * %d + rd[None, :], mask=rn[:, None] < S, '
+                 'other=0);' % (hk, D))
             first = 'dot(qt, kb%s)'
             tshape = ('BM', D)
         elif k_nk:       # kk [S, D] read as its transpose [D, BN]
-            k.emit('    let kb = load(kk + rn[None, :] * %d + rd[:, None], mask=rn[None, :] < S, '
-                   'other=0);' % D)
+            emit('    let kb = load(kk + %srn[None, :] * %d + rd[:, None], mask=rn[None, :] < S, '
+                 'other=0);' % (hk, D))
             first = 'dot(qt, kb%s)'
             tshape = ('BM', 'BN')
         else:            # kk [D, S]
-            k.emit('    let kb = load(kk + rd[:, None] * S + rn[None, :], mask=rn[None, :] < S, '
-                   'other=0);')
+            emit('    let kb = load(kk + %srd[:, None] * S + rn[None, :], mask=rn[None, :] < S, '
+                 'other=0);' % hk)
             first = 'dot(qt, kb%s)'
             tshape = ('BM', 'BN')
         if bias and tshape == ('BM', 'BN'):
-            k.emit('    let t = %s;' % (first % ', acc=b0'))
+            emit('    let t = %s;' % (first % ', acc=b0'))
         else:
-            k.emit('    let t = %s;' % (first % ''))
+            emit('    let t = %s;' % (first % ''))
         f = r.choice(['t', 't * 0.5', 'maximum(t, 0.0)'])
         if tshape == ('BM', 'BN') and r.random() < 0.6:
             f = 'where(rn[None, :] < S, %s, 0.0)' % f
         if tshape == ('BM', 'BN'):
             # v [S, D]: the second product's B along the key blocks
-            k.emit('    let vb = load(v + rn[:, None] * %d + rd[None, :], mask=rn[:, None] < S, '
-                   'other=0);' % D)
+            emit('    let vb = load(v + %srn[:, None] * %d + rd[None, :], mask=rn[:, None] < S, '
+                 'other=0);' % (hk, D))
             second = 'dot((%s) as %s, vb, acc=%s)'
         else:
             # t is [BM, D] (a ring's A): times v [D, D] (loop invariant, loaded each time)
-            k.emit('    let vb = load(v + rd[:, None] * %d + rd[None, :]);' % D)
+            emit('    let vb = load(v + rd[:, None] * %d + rd[None, :]);' % D)
             second = 'dot((%s) as %s, vb, acc=%s)'
-        k.emit('    acc = %s;' % (second % (f, t, 'acc')))
-        k.emit('}')
-        k.emit('store(o + rm[:, None] * %d + rd[None, :], acc, mask=rm[:, None] < M);' % D)
+        emit('    acc = %s;' % (second % (f, t, 'acc')))
+        emit('}')
+        emit('store(o + %srm[:, None] * %d + rd[None, :], acc, mask=rm[:, None] < M);'
+             % ('ho + ' if heads > 1 else '', D))
+        k.emit('let rm = program_id(0) * BM + arange(0, BM);')
+        k.emit('let rd = arange(0, %d);' % D)
+        if bias:
+            k.emit('let b0 = load(bias + rm[:, None] * BN + arange(0, BN)[None, :], '
+                   'mask=rm[:, None] < M, other=0);')
+        if heads > 1:
+            k.emit('for h in range(0, %d) {' % heads)
+        for line in body:
+            k.emit(('    ' if heads > 1 else '') + line)
+        if heads > 1:
+            k.emit('}')
         cases = []
         for _ in range(r.randint(2, 3)):
             M = r.choice([64, 128, 40, 8, 200] if self.aligned_dots else [64, 50, 1, 130, 17])
             S = r.choice([64, 128, 32, 16, 200, 8] if self.aligned_dots else [64, 37, 100, 1, 16])
             lo = r.choice([0, 0, 0, bn, S, max(S - 1, 0)])
             ncols = S if a_ring else D
-            c = [('M', M), ('S', S), ('lo', lo), ('len.o', M * D + 8),
-                 ('len.a', M * ncols + 8), ('len.kk', S * D + 8),
-                 ('len.v', (D * D if a_ring else S * D) + 8)]
+            c = [('M', M), ('S', S), ('lo', lo), ('len.o', heads * M * D + 8),
+                 ('len.a', heads * M * ncols + 8), ('len.kk', heads * S * D + 8),
+                 ('len.v', (D * D if a_ring else heads * S * D) + 8)]
             if bias:
                 c.append(('len.bias', M * bn + 8))
             c += [('range', '-2,2'), ('step', '0.5')]
