@@ -1,6 +1,9 @@
 #!/bin/bash
 # Builds build-s39b/ for session 39's call 2
-# (bench/results/2026-12-06-session39-call2.sh): examples/attention.tile
+# (bench/results/2026-12-06-session39-call2.sh). TILEC_PPW, TILEC_PP1 and
+# TILEC_LATE are tilec built with -session39-ppw.patch, -pp1.patch and
+# -late.patch applied (git apply, make tilec, copy, git checkout).
+# examples/attention.tile
 # with the turns as committed ("pp", --pingpong), and two variants from
 # compilers patched in place and saved by the caller: TILEC_PPW (the turn
 # handed on after the product's wait_group rather than after its commit;
