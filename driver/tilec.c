@@ -396,27 +396,24 @@ static int parse_args(Opts *o, int argc, char **argv) {
  * first; its product issued one iteration ahead (--early-products), at
  * the product; its loop whose slots are released through mbarriers
  * (--slot-sync=mbarrier), at the loop; its loop whose warpgroups take
- * turns at the products (--pingpong), at the loop; whether its programs walk the
- * tiles (--persistent), at the kernel. */
+ * turns at the products (--pingpong), at the loop; whether its programs
+ * walk the tiles (--persistent), at the kernel. */
 static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     const LyPlan *p = en->plan;
     const IrKernel *k = en->kernel;
+    const char *cfg = ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages);
     if (en->persistent)
         dg_note(dg, k->loc, "entry '%s' (%s): persistent: its programs walk the grid's tiles, "
-                "as many launched as fit at once", en->name,
-                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
+                "as many launched as fit at once", en->name, cfg);
     if (p->early)
         dg_note(dg, p->early->loc, "entry '%s' (%s): this product is issued one iteration "
-                "ahead, under the rest of the loop's body", en->name,
-                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
+                "ahead, under the rest of the loop's body", en->name, cfg);
     if (p->released)
         dg_note(dg, p->released->loc, "entry '%s' (%s): this loop's slots are released "
-                "through mbarriers (no CTA barrier in the loop)", en->name,
-                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
+                "through mbarriers (no CTA barrier in the loop)", en->name, cfg);
     if (p->pingpong)
         dg_note(dg, p->pingpong->loc, "entry '%s' (%s): this loop's warpgroups take turns "
-                "at its products", en->name,
-                ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages));
+                "at its products", en->name, cfg);
     if (!p->ntmaps) return;
     const char *list = "";
     for (int i = 0; i < p->ntmaps; i++) {
@@ -426,8 +423,7 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
                          t->box[0], t->swizzle);
     }
     dg_note(dg, p->tmaps[0]->load->loc, "entry '%s' (%s): %d load%s copied by TMA: %s",
-            en->name, ir_config_text(ar, k->cparams, k->ncparams, k->warps, k->stages),
-            p->ntmaps, p->ntmaps > 1 ? "s" : "", list);
+            en->name, cfg, p->ntmaps, p->ntmaps > 1 ? "s" : "", list);
 }
 
 /* --stats: one line per entry on stderr; a warning per spilling entry, a

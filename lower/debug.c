@@ -156,12 +156,9 @@ void lw_print(LwFn *f, const IrOp *op) {
         buf_puts(&b, "pid (%u, %u, %u) ");
         lw_put_literal(&b, fmt);
         buf_putc(&b, '\n');
-        LLVMBasicBlockRef then = lw_new_bb(f, "print"), join = lw_new_bb(f, "print.join");
-        LLVMBuildCondBr(c->b, thread0, then, join);
-        LLVMPositionBuilderAtEnd(c->b, then);
+        LLVMBasicBlockRef join = lw_only_if(f, thread0, "print", "print.join");
         lw_emit_printf(f, b.s, pid, 3);
-        LLVMBuildBr(c->b, join);
-        LLVMPositionBuilderAtEnd(c->b, join);
+        lw_join(f, join);
         buf_free(&b);
         return;
     }
@@ -192,12 +189,10 @@ void lw_print(LwFn *f, const IrOp *op) {
             buf_puts(&b, lw_conv(f, k, &e));
             buf_putc(&b, '\n');
             args[n++] = e;
-            LLVMBasicBlockRef then = lw_new_bb(f, "print"), join = lw_new_bb(f, "print.join");
-            LLVMBuildCondBr(c->b, own ? own : LLVMConstInt(c->i1, 1, 0), then, join);
-            LLVMPositionBuilderAtEnd(c->b, then);
+            LLVMBasicBlockRef join = lw_only_if(f, own ? own : LLVMConstInt(c->i1, 1, 0),
+                                                "print", "print.join");
             lw_emit_printf(f, b.s, args, n);
-            LLVMBuildBr(c->b, join);
-            LLVMPositionBuilderAtEnd(c->b, join);
+            lw_join(f, join);
             buf_free(&b);
         }
     }

@@ -392,7 +392,7 @@ void lw_tma_end(LwFn *f, const LyPipe *q);
  * around each of its products: before the wgmma fence (end = 0, wait
  * for the turn) and after the commit (end = 1, hand it on). */
 void lw_pingpong_begin(LwFn *f, const LyPipe *q);
-void lw_pingpong_end(LwFn *f, const LyPipe *q);
+void lw_pingpong_end(LwFn *f);
 void lw_pingpong_turn(LwFn *f, const LyPipe *q, int end);
 void lw_pipe_turn(LwFn *f, const IrOp *dot, int end);
 /* When `dot` runs as wgmma in the innermost pipelined loop (sm_90a):

@@ -127,13 +127,10 @@ static LLVMValueRef lw_guarded(LwFn *f, LLVMValueRef p, LwEmit emit,
     LLVMBuilderRef b = f->c->b;
     if (!p) return emit(f, arg);
     LLVMBasicBlockRef pre = LLVMGetInsertBlock(b);
-    LLVMBasicBlockRef then = lw_new_bb(f, "mem.then"), join = lw_new_bb(f, "mem.join");
-    LLVMBuildCondBr(b, p, then, join);
-    LLVMPositionBuilderAtEnd(b, then);
+    LLVMBasicBlockRef join = lw_only_if(f, p, "mem.then", "mem.join");
     LLVMValueRef v = emit(f, arg);
     LLVMBasicBlockRef end = LLVMGetInsertBlock(b);
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, join);
+    lw_join(f, join);
     if (!otherwise) return NULL;
     LLVMValueRef phi = LLVMBuildPhi(b, LLVMTypeOf(otherwise), "");
     LLVMAddIncoming(phi, &v, &end, 1);

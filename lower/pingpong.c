@@ -64,9 +64,8 @@ void lw_pingpong_begin(LwFn *f, const LyPipe *q) {
     lw_join(f, j);
 }
 
-void lw_pingpong_end(LwFn *f, const LyPipe *q) {
+void lw_pingpong_end(LwFn *f) {
     LwCtx *c = f->c;
-    (void)q;
     LLVMValueRef first = LLVMBuildICmp(c->b, LLVMIntEQ, warpgroup(f), lw_i32(c, 0), "");
     LLVMBasicBlockRef j = lw_only_if(f, first, "turn.last", "turn.join");
     turn_barrier(f, lw_i32(c, 1), 1);

@@ -526,13 +526,10 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
         LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, p->read_slot, lw_i32(c, 0), "");
         freed = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, first, c->i32, ""), "");
     }
-    LLVMBasicBlockRef copy = lw_new_bb(f, "pipe.copy"), join = lw_new_bb(f, "pipe.join");
-    LLVMBuildCondBr(b, runs(f, p, p->copy_iv), copy, join);
-    LLVMPositionBuilderAtEnd(b, copy);
+    LLVMBasicBlockRef join = lw_only_if(f, runs(f, p, p->copy_iv), "pipe.copy", "pipe.join");
     issue(f, p, p->copy_iv, p->copy_slot, 1, freed);
     p->copy_iv = NULL;
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, join);
+    lw_join(f, join);
     if (p->plan->nring > p->plan->ntma)   /* TMA copies need no group */
         lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
 }
@@ -647,7 +644,7 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
                  "not issued for the next iteration");
     if (p->copy_iv && !f->failed)   /* late copies: the product never waited */
         lw_error(f, p->loop->loc, "internal error: the loop's next tiles were not copied");
-    if (p->plan->pingpong) lw_pingpong_end(f, p->plan);
+    if (p->plan->pingpong) lw_pingpong_end(f);
     if (p->plan->nwg && p->plan->pending) {
         /* the last product's group: done before anyone reads the sum */
         const IrValue *acc = p->loop->regions[0]->args[p->plan->carry + 1];

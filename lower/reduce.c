@@ -593,9 +593,7 @@ static void lw_scan_warps(LwScan *q) {
     LLVMValueRef owner = lw_owner(f, q->S, q->rows[0].reg[0], NULL);
     if (owner) last = LLVMBuildAnd(b, last, owner, "");
     lw_scratch_barrier(f);
-    LLVMBasicBlockRef put = lw_new_bb(f, "scan.put"), join = lw_new_bb(f, "scan.join");
-    LLVMBuildCondBr(b, last, put, join);
-    LLVMPositionBuilderAtEnd(b, put);
+    LLVMBasicBlockRef join = lw_only_if(f, last, "scan.put", "scan.join");
     for (int j = 0; j < q->nrows; j++) {
         LLVMValueRef wax, base = lw_scan_slot(q, j, &wax);
         for (int ch = 0; ch < q->nch; ch++) {
@@ -604,8 +602,7 @@ static void lw_scan_warps(LwScan *q) {
             LLVMBuildStore(b, q->rows[j].seg[ch], LLVMBuildGEP2(b, t, f->smem, &at, 1, ""));
         }
     }
-    LLVMBuildBr(b, join);
-    LLVMPositionBuilderAtEnd(b, join);
+    lw_join(f, join);
     lw_barrier(f);
     for (int j = 0; j < q->nrows; j++) {
         LLVMValueRef wax, base = lw_scan_slot(q, j, &wax);  /* again: dominance */
