@@ -13,14 +13,20 @@ kinds users write, with random contents:
           without `other`, an expression DAG, masked stores, a scalar
           reduction per program; @tune over BLOCK and warps
   tile2d  2-D tiles over an R x C matrix: r[:, None] / c[None, :], row and
-          column vectors broadcast, column-major reads, reductions and
+          column vectors broadcast, column-major reads, stencil reads of a
+          neighbour (row r + dr, column c + dc, |dr|, |dc| <= 2, masked
+          as users write it: stencil_load), reductions and
           cumsum, cummax, cummin along either axis (keepdims too), stores
           through trans, reshape and permute of value, index and mask alike
   row     one program per row (softmax-like), @require(BLOCK >= C), scalar
-          reductions broadcast back
+          reductions broadcast back; at times weights beside the row (w +
+          c: another offset class, as layernorm's) and the row's
+          neighbour column (c + dc, masked both ways)
   loop    a `for` loop over column blocks carrying tiles (sum / max
           accumulators and an element-wise one), `if` on runtime scalars
-          inside and after the loop
+          inside and after the loop; at times a neighbour column of the
+          block read beside it (kk + dc, masked both ways); 3 in 10 the
+          loop written as `var k = 0; while k < C { ...; k += step; }`
   atomic  atomic_add/max/min with contention (results that do not depend
           on the order, f32 sums within a tolerance), xchg/cas on unique
           addresses with their old values stored, a scalar atomic
@@ -1108,6 +1114,46 @@ class Gen:
         return k, cases, self.tune(dims, warps), self.configs(dims, warps), \
             'grid(1)' if self.numpy else 'grid(cdiv(n, BLOCK))'
 
+    def stencil_load(self, k, i, t, other, rng_):
+        """tile2d's neighbour of each element, as a stencil reads it: row
+        r + dr, column c + dc (dr, dc in -2..2, not both 0), masked the way
+        users write it: each index below its bound (the block's last
+        rows and columns pass R and C) and, where the shift is negative
+        (at times where it is not), at least 0; the terms in random order,
+        at times gathered into named row and column masks first."""
+        r = self.r
+        dr, dc = 0, 0
+        while dr == 0 and dc == 0:
+            dr, dc = r.randint(-2, 2), r.randint(-2, 2)
+
+        def sh(v, d):
+            return v if d == 0 else '(%s %s %d)' % (v, '+' if d > 0 else '-', abs(d))
+        rs, cs = sh('r', dr), sh('c', dc)
+        terms = []
+        for ix, d, bound, ax in ((rs, dr, 'R', '[:, None]'), (cs, dc, 'C', '[None, :]')):
+            row = []
+            if d < 0 or r.random() < 0.3:
+                row.append(('%s >= 0' % ix, '%s >= 0' % ix))
+            row.append(('%s < %s' % (ix, bound), '%s < %s' % (ix, bound)))
+            if len(row) == 2 and r.random() < 0.5:
+                nm = 'sm%d_%s' % (i, 'r' if ax == '[:, None]' else 'c')
+                k.emit('let %s = (%s) & (%s);' % (nm, row[0][0], row[1][0]),
+                       '%s = np.logical_and(%s, %s)' % (nm, row[0][1], row[1][1]))
+                terms.append(('%s%s' % (nm, ax), '%s%s' % (nm, ax)))
+            else:
+                terms += [('(%s)%s' % (a, ax), '(%s)%s' % (b, ax)) for a, b in row]
+        r.shuffle(terms)
+        ms = ' & '.join(a for a, _ in terms)
+        mnp = terms[0][1]
+        for _, b in terms[1:]:
+            mnp = 'np.logical_and(%s, %s)' % (mnp, b)
+        k.emit('let sm%d = %s;' % (i, ms), 'sm%d = %s' % (i, mnp))
+        mk = V('sm%d' % i, 'sm%d' % i, 'bool', ('BM', 'BN'))
+        idx = V('(%s[:, None] * C + %s[None, :])' % (rs, cs),
+                '(%s[:, None] * C + %s[None, :])' % (rs, cs), 'i32', ('BM', 'BN'),
+                lo=-(1 << 30), hi=1 << 30)
+        return k.load('x%d' % i, idx, t, mk, other, rng_)
+
     def tile2d(self, name):
         r = self.r
         bm = r.choice([[16], [32], [8, 32], [64], [16, 64], [4], [12], [24, 40]])
@@ -1181,12 +1227,14 @@ class Gen:
         full_idx = V('(r[:, None] * C + c[None, :])', '(r[:, None] * C + c[None, :])', 'i32',
                      ('BM', 'BN'), lo=0, hi=1 << 30)
         for i, t in enumerate(intys):
-            pat = r.choice(['tile', 'tile', 'colmajor', 'row', 'col'])
+            pat = r.choice(['tile', 'tile', 'colmajor', 'row', 'col', 'shift2d', 'shift2d'])
             other = (r.choice(FCONSTS) if isf(t) else r.choice([0, 1, 5])) \
                 if r.random() < 0.8 else None
             rng_ = (-4, 4)
             if pat == 'tile':
                 v = k.load('x%d' % i, full_idx, t, m, other, rng_)
+            elif pat == 'shift2d':
+                v = self.stencil_load(k, i, t, other, rng_)
             elif pat == 'colmajor':
                 idx = V('(c[None, :] * R + r[:, None])', '(c[None, :] * R + r[:, None])',
                         'i32', ('BM', 'BN'), lo=0, hi=1 << 30)
@@ -1346,6 +1394,19 @@ class Gen:
         else:
             v = k.load('x', V('(row * stride + c)', None, 'i32', ('BLOCK',)), t, m, other)
             k.leaves.append(v)
+        if r.random() < 0.5:   # weights beside the row, as layernorm's: another offset class
+            wt = r.choice([t, t, 'f32', 'f16'])
+            k.buf('w', wt, False)
+            k.leaves.append(k.load('w', cv, wt, m, r.choice([None, 0, 1]) if r.random() < 0.7
+                                   else None))
+        if r.random() < 0.4:   # the row's neighbour column c + dc, masked both ways
+            dc = r.choice([-3, -2, -1, 1, 2, 5])
+            cs = '(c %s %d)' % ('+' if dc > 0 else '-', abs(dc))
+            k.emit('let mn = (%s >= 0) & (%s < C);' % (cs, cs) if r.random() < 0.5 else
+                   'let mn = (%s < C) & (%s >= 0);' % (cs, cs))
+            k.leaves.append(k.load('x', V('(row * stride + %s)' % cs, None, 'i32', ('BLOCK',)),
+                                   t, V('mn', None, 'bool', ('BLOCK',)),
+                                   other if r.random() < 0.7 else None))
         if t in INTS:
             k.leaves.append(k.conv(k.narrow(v), 'f32'))
         else:
@@ -1407,7 +1468,12 @@ class Gen:
                 '-inf' if isf(at) else '(%d - 1)' % (TR[at][0] + 1), at)
         k.emit('var acc2 = zeros([BM, %d], %s);' % (bk, at))
         step = r.choice(['%d' % bk, '%d' % bk, '%d' % (bk // 2)])
-        k.emit('for k in range(0, C, %s) {' % step)
+        as_while = r.random() < 0.3   # the same loop as users write it without range()
+        if as_while:
+            k.emit('var k = 0;')
+            k.emit('while k < C {')
+        else:
+            k.emit('for k in range(0, C, %s) {' % step)
         k.emit('    let kk = k + kk0;')
         k.emit('    let mk = (r[:, None] < R) & (kk[None, :] < C);')
         other = 0.0 if isf(t) else 0
@@ -1421,6 +1487,15 @@ class Gen:
         k.idx = [V('kk[None, :]', None, 'i32', (1, bk), lo=0, hi=1 << 20, contig=True),
                  V('r[:, None]', None, 'i32', ('BM', 1), lo=0, hi=1 << 20, contig=True)]
         k.scalars = [V(x, None, 'i32', (), lo=0, hi=4096) for x in ('k', 'p0', 'C')]
+        if r.random() < 0.4:   # a neighbour column of the block, as a 1-D stencil reads it
+            dc = r.choice([-2, -1, 1, 3])
+            ks = '(kk %s %d)' % ('+' if dc > 0 else '-', abs(dc))
+            k.emit('    let mk2 = (r[:, None] < R) & (%s[None, :] >= 0) & (%s[None, :] < C);'
+                   % (ks, ks))
+            k.emit('    let t2 = load(x + r[:, None] * C + %s[None, :], mask=mk2, other=%s);'
+                   % (ks, lit(other, t)))
+            k.leaves.append(V('t2', None, t, ('BM', bk), B=4.0,
+                              lo=-100 if t in INTS else None, hi=100 if t in INTS else None))
         if t in INTS:
             k.leaves.append(k.conv(k.narrow(tv), 'f32'))
             k.leaves[0] = V('t', None, t, ('BM', bk), lo=-100, hi=100)
@@ -1446,6 +1521,8 @@ class Gen:
         k.emit('    if p0 > k {')
         k.emit('        acc2 = acc2 %s;' % ('* 2.0' if isf(at) else '^ 3'))
         k.emit('    }')
+        if as_while:
+            k.emit('    k += %s;' % step)
         k.emit('}')
         k.emit('if p1 > 3 {')
         k.emit('    acc = acc + %s;' % lit(1, at))
