@@ -20,12 +20,21 @@
  * product's commit (issued, not completed) it hands the turn on
  * (bar.arrive 1 + (g+1) % G, 256). Before the loop the last warpgroup
  * arrives on barrier 1, which gives warpgroup 0 the first turn; after
- * it warpgroup 0 waits at barrier 1 once more, taking the last
- * warpgroup's final hand-over, so no arrival is left pending when the
- * loop is entered again or the program ends (the simulated warps check
- * that). A named barrier completes one phase at a time: warpgroup g - 1
- * cannot arrive twice on barrier g before g waited there, since its
- * next arrival needs a turn that g's wait precedes.
+ * it warpgroup 0 arrives on barrier 1 once more, completing the phase
+ * the last warpgroup's final hand-over opened, so no arrival is left
+ * pending when the program ends (the simulated warps check that). An
+ * arrival, not a wait: every warpgroup then waits at named barriers as
+ * often as the others (with a wait here, compute-sanitizer's racecheck
+ * reported hazards that it does not with the arrival: docs/PERF.md,
+ * sessions 39 and 40), and warpgroup 0 leaves the loop without waiting
+ * for the last product's hand-over. A named barrier completes one phase
+ * at a time: warpgroup g - 1 cannot arrive twice on barrier g before g
+ * waited there, since its next arrival needs a turn that g's wait
+ * precedes. Entered again (an outer loop), the last warpgroup's first
+ * arrival may come before warpgroup 0's arrival after the previous run:
+ * arrivals are anonymous, so those two complete one phase and warpgroup
+ * 0's arrival and its first wait the next, which is the order of turns
+ * the loop needs.
  *
  * No deadlock with the loop's other waits: the issues of all
  * warpgroups form one sequence (product 1 by warpgroups 0 .. G-1,
@@ -68,7 +77,7 @@ void lw_pingpong_end(LwFn *f) {
     LwCtx *c = f->c;
     LLVMValueRef first = LLVMBuildICmp(c->b, LLVMIntEQ, warpgroup(f), lw_i32(c, 0), "");
     LLVMBasicBlockRef j = lw_only_if(f, first, "turn.last", "turn.join");
-    turn_barrier(f, lw_i32(c, 1), 1);
+    turn_barrier(f, lw_i32(c, 1), 0);
     lw_join(f, j);
 }
 
