@@ -64,21 +64,21 @@ static void turn_barrier(LwFn *f, LLVMValueRef id, int sync) {
                  NULL, 0, a, 2);
 }
 
-void lw_pingpong_begin(LwFn *f, const LyPipe *q) {
+/* Warpgroup `g` alone arrives on barrier 1 (`then`: its block's name). */
+static void arrive_first_turn(LwFn *f, int g, const char *then) {
     LwCtx *c = f->c;
-    LLVMValueRef last = LLVMBuildICmp(c->b, LLVMIntEQ, warpgroup(f),
-                                      lw_i32(c, q->pingpong - 1), "");
-    LLVMBasicBlockRef j = lw_only_if(f, last, "turn.first", "turn.join");
+    LLVMValueRef is_g = LLVMBuildICmp(c->b, LLVMIntEQ, warpgroup(f), lw_i32(c, g), "");
+    LLVMBasicBlockRef j = lw_only_if(f, is_g, then, "turn.join");
     turn_barrier(f, lw_i32(c, 1), 0);
     lw_join(f, j);
 }
 
+void lw_pingpong_begin(LwFn *f, const LyPipe *q) {
+    arrive_first_turn(f, q->pingpong - 1, "turn.first");
+}
+
 void lw_pingpong_end(LwFn *f) {
-    LwCtx *c = f->c;
-    LLVMValueRef first = LLVMBuildICmp(c->b, LLVMIntEQ, warpgroup(f), lw_i32(c, 0), "");
-    LLVMBasicBlockRef j = lw_only_if(f, first, "turn.last", "turn.join");
-    turn_barrier(f, lw_i32(c, 1), 0);
-    lw_join(f, j);
+    arrive_first_turn(f, 0, "turn.last");
 }
 
 void lw_pingpong_turn(LwFn *f, const LyPipe *q, int end) {
