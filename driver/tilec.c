@@ -397,7 +397,7 @@ static int parse_args(Opts *o, int argc, char **argv) {
  * the product; its loop whose slots are released through mbarriers
  * (--slot-sync=mbarrier), at the loop; its loop whose warpgroups take
  * turns at the products (--pingpong), at the loop; whether its programs
- * walk the tiles (--persistent), at the kernel. */
+ * walk the tiles (--persistent), or why not, at the kernel. */
 static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     const LyPlan *p = en->plan;
     const IrKernel *k = en->kernel;
@@ -405,6 +405,9 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     if (en->persistent)
         dg_note(dg, k->loc, "entry '%s' (%s): persistent: its programs walk the grid's tiles, "
                 "as many launched as fit at once", en->name, cfg);
+    if (en->not_persistent)
+        dg_note(dg, k->loc, "entry '%s' (%s): not persistent: %s", en->name, cfg,
+                en->not_persistent);
     if (p->early)
         dg_note(dg, p->early->loc, "entry '%s' (%s): this product is issued one iteration "
                 "ahead, under the rest of the loop's body", en->name, cfg);

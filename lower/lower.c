@@ -404,11 +404,17 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutp
         const LyPlan *plan[LY_MAX_VARIANTS];
         int64_t planned[LY_MAX_VARIANTS];
         IrKernel *pk = opt.persistent ? ly_persistent(ar, ks[i]) : NULL, *k0 = ks[i];
+        const char *refused = opt.persistent && !pk
+                                  ? "not one tile a program computed by one loop of products "
+                                    "(docs/cli.md, --persistent)"
+                                  : NULL;
         int nv = plan_kernel(&c, pk ? pk : k0, vs, plan, planned);
         if (pk && nv > 0 && any_unpipelined(plan, nv)) {
             /* its epilogue's scratch beside the rings does not fit: as
              * written, one tile a program */
             pk = NULL;
+            refused = "its epilogue's shared memory beside the loop's rings does not fit "
+                      "(fewer stages or a smaller tile would)";
             nv = plan_kernel(&c, k0, vs, plan, planned);
         }
         if (pk) ks[i] = pk;
@@ -419,6 +425,7 @@ int lw_compile(Arena *ar, Diag *dg, IrModule *m, const LwOptions *opt_in, LwOutp
         for (int v = 0; v < nv; v++) {
             out->entries[out->nentries + v].config = kept;
             out->entries[out->nentries + v].persistent = pk != NULL;
+            out->entries[out->nentries + v].not_persistent = refused;
         }
         out->nentries += nv;
         m->kernels[kept++] = ks[i];

@@ -135,6 +135,8 @@ typedef struct LwEntry {
     int reg_cap;             /* .maxnreg given after ptxas's first report
                                 (regcap.c); 0: none */
     int reg_natural;         /* then the registers ptxas had chosen */
+    const char *not_persistent;  /* --persistent asked and refused: why
+                                    (NULL: persistent, or not asked) */
     int l1_programs;         /* programs per SM to carve shared memory out
                                 for, the rest staying L1 (the bundle's
                                 TlbVariant.l1_programs; kernel.c,
