@@ -78,7 +78,7 @@ int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
                     .fp_contract_off = o->fp_contract_off, .tma = !o->no_tma,
                     .early = o->early_products, .persistent = o->persistent,
                     .cta_sync = o->slot_sync != TC_SLOT_MBARRIER,
-                    .pingpong = o->pingpong};
+                    .pingpong = o->pingpong, .tma_store = o->tma_store};
     if (lw_compile(ar, dg, m, &lo, &out->lw) != 0) return -1;
     int cubin = (o->want & TC_CUBIN) != 0;
     if (cubin || (o->want & TC_STATS)) {

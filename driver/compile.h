@@ -39,6 +39,8 @@ typedef struct TcOptions {
                                           loop frees its slots (TC_SLOT_*) */
     int pingpong;                      /* tilec --pingpong: warpgroups
                                           take turns at a loop's products */
+    int tma_store;                     /* tilec --tma-store: stores of
+                                          boxes written by TMA */
     SmOptions sema;                    /* defines, -I, stdlib, -g */
     const char *producer;              /* recorded in the bundle */
     unsigned want;                     /* TC_* */

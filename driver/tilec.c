@@ -61,6 +61,7 @@ typedef struct Opts {
     int slot_sync;               /* --slot-sync: TC_SLOT_* */
     int persistent;              /* --persistent */
     int pingpong;                /* --pingpong */
+    int tma_store;               /* --tma-store */
     int help, version;
 } Opts;
 
@@ -235,6 +236,12 @@ static int set_pingpong(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_tma_store(Opts *o, const char *v) {
+    (void)v;
+    o->tma_store = 1;
+    return 0;
+}
+
 static int set_persistent(Opts *o, const char *v) {
     (void)v;
     o->persistent = 1;
@@ -313,6 +320,9 @@ static const OptSpec OPTIONS[] = {
      "of two or more warpgroup MMA products take turns issuing each, so that "
      "one's work between the products (attention's softmax) runs under "
      "another's product (experimental)"},
+    {"--tma-store", NULL, set_tma_store, "on sm_90a, a store of a 2-D tile "
+     "that is a box of a tensor is written into shared memory by the threads "
+     "and copied out by TMA, which the threads do not wait for (experimental)"},
     {"--persistent", NULL, set_persistent, "programs walk the tiles of the "
      "grid, as many launched as fit at once, where a kernel computes a tile "
      "per program in one loop of products (experimental: slower on an "
@@ -392,8 +402,8 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- stages */
 
-/* --stats: an entry's loads copied by TMA (not with --no-tma), at the
- * first; its product issued one iteration ahead (--early-products), at
+/* --stats: an entry's stores written by TMA (--tma-store), at each;
+ * its loads copied by TMA (not with --no-tma), at the first; its product issued one iteration ahead (--early-products), at
  * the product; its loop whose slots are released through mbarriers
  * (--slot-sync=mbarrier), at the loop; its loop whose warpgroups take
  * turns at the products (--pingpong), at the loop; whether its programs
@@ -417,16 +427,26 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     if (p->pingpong)
         dg_note(dg, p->pingpong->loc, "entry '%s' (%s): this loop's warpgroups take turns "
                 "at its products", en->name, cfg);
-    if (!p->ntmaps) return;
+    for (int i = 0; i < p->ntstores; i++) {
+        const LyTma *t = p->tstores[i].t;
+        dg_note(dg, t->op->loc, "entry '%s' (%s): this store is written by TMA: '%s' "
+                "(%sboxes of %d x %d, swizzle %d)", en->name, cfg, k->params[t->param].name,
+                t->rank == 3 ? "3-D, " : "", t->box[1], t->box[0], t->swizzle);
+    }
     const char *list = "";
+    const IrOp *first = NULL;
+    int nloads = 0;
     for (int i = 0; i < p->ntmaps; i++) {
         const LyTma *t = p->tmaps[i];
-        list = ar_printf(ar, "%s%s'%s' (%sboxes of %d x %d, swizzle %d)", list, i ? ", " : "",
-                         k->params[t->param].name, t->rank == 3 ? "3-D, " : "", t->box[1],
-                         t->box[0], t->swizzle);
+        if (t->op->op != IR_LOAD) continue;
+        list = ar_printf(ar, "%s%s'%s' (%sboxes of %d x %d, swizzle %d)", list,
+                         nloads++ ? ", " : "", k->params[t->param].name,
+                         t->rank == 3 ? "3-D, " : "", t->box[1], t->box[0], t->swizzle);
+        if (!first) first = t->op;
     }
-    dg_note(dg, p->tmaps[0]->load->loc, "entry '%s' (%s): %d load%s copied by TMA: %s",
-            en->name, cfg, p->ntmaps, p->ntmaps > 1 ? "s" : "", list);
+    if (first)
+        dg_note(dg, first->loc, "entry '%s' (%s): %d load%s copied by TMA: %s", en->name, cfg,
+                nloads, nloads > 1 ? "s" : "", list);
 }
 
 /* --stats: one line per entry on stderr; a warning per spilling entry, a
@@ -655,7 +675,8 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     TcOptions to = {.arch = o->arch, .opt_level = o->opt_level, .debug = o->debug,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
                     .early_products = o->early_products, .persistent = o->persistent,
-                    .slot_sync = o->slot_sync, .pingpong = o->pingpong, .sema = sema_options(o, ar),
+                    .slot_sync = o->slot_sync, .pingpong = o->pingpong,
+                    .tma_store = o->tma_store, .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_ptxas_path(ar))
                                  ? TC_CUBIN : 0u) |

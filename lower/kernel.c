@@ -279,6 +279,7 @@ static void lw_convert(LwFn *f, const IrOp *op) {
     switch ((LyHow)f->plan->how[op->res[0]->id]) {
     case LY_HOW_RING: lw_pipe_operand(f, op); return;
     case LY_HOW_STAGE: lw_pipe_stage(f, op); return;
+    case LY_HOW_TMA_STORE: lw_set(f, op->res[0], (LwVal){0, NULL}); return;   /* tma.c */
     case LY_HOW_LDMATRIX: lw_dot_operand(f, op); return;
     case LY_HOW_SWIZZLED: lw_acc_convert(f, op); return;
     case LY_HOW_KIND: lw_shape_op(f, op); return;
@@ -302,7 +303,12 @@ void lw_op(LwFn *f, const IrOp *op) {
         if (f->plan->how[op->res[0]->id] == LY_HOW_RING) lw_pipe_load(f, op);
         else lw_load(f, op);
         return;
-    case IR_STORE: lw_store(f, op); return;
+    case IR_STORE: {
+        const LyTmaStore *ts = ly_tma_store_of(f->plan, op);
+        if (ts) lw_tma_store(f, ts);
+        else lw_store(f, op);
+        return;
+    }
     case IR_ATOMIC: case IR_ATOMIC_CAS: lw_atomic(f, op); return;
     case IR_CONVERT_LAYOUT:
         if (!lw_pipe_deferred(f, op)) lw_convert(f, op);
@@ -490,7 +496,8 @@ static void lw_finish_smem(LwFn *f, const char *name, LwEntry *entry) {
         LLVMSetInitializer(g, LLVMGetUndef(t));
         LLVMSetLinkage(g, LLVMInternalLinkage);
     }
-    LLVMSetAlignment(g, f->ring && align > 128 ? (unsigned)align : 16);
+    /* TMA stores' buffers (the scratch, at 0) swizzled as ring slots are */
+    LLVMSetAlignment(g, f->plan->ntstores ? 1024 : f->ring && align > 128 ? (unsigned)align : 16);
     LLVMReplaceAllUsesWith(f->smem, g);
     LLVMDeleteGlobal(f->smem);
     if (f->ring) {
@@ -537,6 +544,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     f->entry_br = LLVMBuildBr(c->b, body);
     LLVMPositionBuilderAtEnd(c->b, body);
     lw_block(f, k->body);
+    if (plan->ntstores) lw_tma_store_end(f);
     LLVMBuildRetVoid(c->b);
     entry->l1_programs = lw_l1_programs(f, k->warps);
     entry->memory_pass = !f->ring && !lw_has_product(k->body);

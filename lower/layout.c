@@ -155,8 +155,13 @@ LLVMValueRef lw_smem(LwFn *f, int64_t bytes) {
     return f->smem;
 }
 
+/* Before a user writes the scratch: earlier users done reading it (and
+ * bulk stores, lower/tma.c, done reading it too). */
 void lw_scratch_barrier(LwFn *f) {
-    if (f->smem_users > 1 || f->loops > 0) lw_barrier(f);
+    if (f->smem_users > 1 || f->loops > 0) {
+        if (f->plan->ntstores) lw_tma_store_read_wait(f);
+        lw_barrier(f);
+    }
 }
 
 void lw_barrier(LwFn *f) {

@@ -358,11 +358,12 @@ static int lw_variants(LwCtx *c, const LyVariant *vs, const LyPlan *const *plan,
 
 /* The plan's flags (plan/layout.h) from the options: TMA copies,
  * products issued ahead, slots freed by barriers, warpgroups taking
- * turns, on a target with warpgroup MMA only. */
+ * turns, TMA stores, on a target with warpgroup MMA only. */
 static int plan_flags(const LwOptions *o) {
     if (!lw_arch_wgmma(o->arch)) return 0;
     return (o->tma ? LY_PLAN_TMA : 0) | (o->early ? LY_PLAN_EARLY : 0) |
-           (o->cta_sync ? LY_PLAN_CTA_SYNC : 0) | (o->pingpong ? LY_PLAN_PINGPONG : 0);
+           (o->cta_sync ? LY_PLAN_CTA_SYNC : 0) | (o->pingpong ? LY_PLAN_PINGPONG : 0) |
+           (o->tma_store ? LY_PLAN_TMA_STORE : 0);
 }
 
 /* Plans k's variants (vs, their plans and shared memory); returns how

@@ -111,6 +111,9 @@ typedef struct LwOptions {
     int pingpong;            /* tilec --pingpong: the warpgroups of a loop
                                 of wgmma products take turns issuing
                                 them (plan LY_PLAN_PINGPONG) */
+    int tma_store;           /* tilec --tma-store: stores of a box of a
+                                tensor written by TMA from shared memory
+                                (plan LY_PLAN_TMA_STORE) */
     int cta_sync;            /* tilec --slot-sync=cta: a TMA loop's slots freed
                                 by a CTA barrier an iteration, not by
                                 mbarriers (plan LY_PLAN_CTA_SYNC) */

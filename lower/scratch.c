@@ -45,6 +45,7 @@ static void take_as_all(Scratch *s, int n, IrValue *const *from, IrValue *const 
 static int64_t convert_scratch(const Scratch *s, const IrOp *op) {
     switch ((LyHow)s->plan->how[op->res[0]->id]) {
     case LY_HOW_RING: case LY_HOW_STAGE: return 0;   /* its ring or stage buffer */
+    case LY_HOW_TMA_STORE: return 0;   /* its store writes the source */
     case LY_HOW_LDMATRIX: case LY_HOW_SWIZZLED: return ly_smem_bytes(s->plan->smem[op->res[0]->id]);
     case LY_HOW_KIND: return lw_shape_scratch(op);
     }
@@ -63,7 +64,12 @@ static int64_t op_scratch(const Scratch *s, const IrOp *op) {
             return (op->iattr[0] & LOAD_MASK) ? lw_in_layout_scratch(op->args[1],
                                                                     op->args[0]->layout) : 0;
         return lw_memory_scratch(op, s->plan->uses, s->k->warps);
-    case IR_STORE: case IR_ATOMIC: case IR_ATOMIC_CAS:
+    case IR_STORE: {
+        const LyTmaStore *ts = ly_tma_store_of(s->plan, op);
+        if (ts) return ly_smem_bytes(ts->s);   /* its box buffer */
+        return lw_memory_scratch(op, s->plan->uses, s->k->warps);
+    }
+    case IR_ATOMIC: case IR_ATOMIC_CAS:
         return lw_memory_scratch(op, s->plan->uses, s->k->warps);
     case IR_REDUCE: return lw_reduce_scratch(s->ar, op);
     case IR_SCAN: return lw_scan_scratch(s->ar, op, s->k->warps);

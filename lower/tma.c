@@ -200,3 +200,79 @@ void lw_tma_end(LwFn *f, const LyPipe *q) {
     }
     lw_join(f, j);
 }
+
+/* ---------------------------------------------------- stores by TMA
+ *
+ * A store the plan gives a box (LyTmaStore): after the scratch barrier,
+ * every thread writes its elements of the tile (the store's value, or
+ * the source of its conversion, in that layout) into the scratch laid
+ * out as the box buffer (ly_smem_wgmma: blocks of `swizzle` bytes of
+ * every row, units XORed with the row — what TMA's swizzle modes read),
+ * orders its writes before the async proxy's reads (fence.proxy.async),
+ * and after a barrier thread 0 copies box b out:
+ *
+ *   cp.async.bulk.tensor.2d.global.shared::cta.bulk_group
+ *       [map, {i_f(0) + b * box0, i_o(0)}], [scratch + b * rows * swizzle]
+ *
+ * then commits them as one bulk group. TMA writes the elements of the
+ * box inside the tensor's extents (the mask's bounds) and drops the
+ * rest, as the masked store does; a bound not positive moves the box
+ * out of bounds (coordinate()). The threads go on at once: only before
+ * the scratch is written again (lw_scratch_barrier, called by every
+ * user of the scratch before it writes) does thread 0 wait for its bulk
+ * groups to have been read (cp.async.bulk.wait_group.read 0), the
+ * barrier after it holding the others; and before the program ends for
+ * them to complete (wait_group 0), its shared memory being the source.
+ * The plan (plan/lowering.c) keeps such stores where no loop of other
+ * rings follows them: ring copies, which may overlap the scratch, do
+ * not wait for bulk stores. */
+
+void lw_tma_store(LwFn *f, const LyTmaStore *ts) {
+    LwCtx *c = f->c;
+    const LyTma *t = ts->t;
+    ScalarKind k = (ScalarKind)ts->src->ty.k;
+    LLVMValueRef base = lw_smem(f, ly_smem_bytes(ts->s));
+    LLVMValueRef x = coordinate(f, t, 0), y = coordinate(f, t, 1), z = NULL;
+    if (t->rank == 3) {   /* the batch index, an i32 by plan/tma.c's interval */
+        z = lw_val(f, t->batch)->r[0];
+        if (LLVMTypeOf(z) != c->i32) z = LLVMBuildTrunc(c->b, z, c->i32, "");
+    }
+    lw_scratch_barrier(f);
+    lw_store_smem(f, base, *lw_val(f, ts->src), k, ts->src->layout, ts->s);
+    lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
+    lw_barrier(f);
+    LLVMBasicBlockRef j = lw_only_if(f, thread0(f), "tma.store", "tma.join");
+    for (int b = 0; b < t->nbox; b++) {
+        LLVMValueRef off = lw_i32(c, (int64_t)b * t->box[1] * t->swizzle);
+        LLVMValueRef a[5] = {f->tmap[t->map],
+                             LLVMBuildAdd(c->b, x, lw_i32(c, (int64_t)b * t->box[0]), ""), y,
+                             z, LLVMBuildGEP2(c->b, c->i8, base, &off, 1, "")};
+        if (t->rank == 3)
+            lw_asm(c, c->vd,
+                   "cp.async.bulk.tensor.3d.global.shared::cta.bulk_group "
+                   "[$0, {$1, $2, $3}], [$4];",
+                   "l,r,r,r,l,~{memory}", a, 5, LW_ASM_WRITES);
+        else {
+            a[3] = a[4];
+            lw_asm(c, c->vd,
+                   "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];",
+                   "l,r,r,l,~{memory}", a, 4, LW_ASM_WRITES);
+        }
+    }
+    lw_asm(c, c->vd, "cp.async.bulk.commit_group;", "~{memory}", NULL, 0, LW_ASM_WRITES);
+    lw_join(f, j);
+}
+
+/* Thread 0 waits for its bulk groups: read (their source may be
+ * written), or complete. */
+static void bulk_wait(LwFn *f, int read) {
+    LwCtx *c = f->c;
+    LLVMBasicBlockRef j = lw_only_if(f, thread0(f), "tma.drain", "tma.join");
+    lw_asm(c, c->vd, read ? "cp.async.bulk.wait_group.read 0;" : "cp.async.bulk.wait_group 0;",
+           "~{memory}", NULL, 0, LW_ASM_WRITES);
+    lw_join(f, j);
+}
+
+void lw_tma_store_read_wait(LwFn *f) { bulk_wait(f, 1); }
+
+void lw_tma_store_end(LwFn *f) { bulk_wait(f, 0); }

@@ -633,17 +633,21 @@ typedef enum LyHow {
     LY_HOW_STAGE,       /* a conversion to a wgmma operand that is no
                            ring's: its registers stored into its loop's
                            stage buffer, read through descriptors */
+    LY_HOW_TMA_STORE,   /* a conversion whose one reader is a store
+                           written by TMA (LyTmaStore): it emits nothing,
+                           the store writes its source's registers */
 } LyHow;
 
 /* One marked load's ring: `stages` buffers of `buf` bytes from `off` in
  * the kernel's ring region, each thread copying w elements at a time. */
 enum { LY_MAX_TMAPS = 8 };   /* tensor maps an entry takes (bundle.h's) */
 
-/* A ring filled by TMA (plan/tma.c): the tensor map the entry takes for
- * it and what each copy's coordinates come from. Dimension 0 is the
- * tensor's contiguous one (the ring's `fast`), 1 the rows. */
+/* A ring filled by TMA, or a store written by TMA (plan/tma.c): the
+ * tensor map the entry takes for it and what each copy's coordinates come
+ * from. Dimension 0 is the tensor's contiguous one (the buffer's `fast`),
+ * 1 the rows. */
 typedef struct LyTma {
-    const IrOp *load;          /* the ring's load */
+    const IrOp *op;            /* the ring's load, or the store */
     int param;                 /* the pointer parameter: element [0, 0] */
     int map;                   /* the entry's tensor map (its order) */
     ScalarKind elem;
@@ -779,20 +783,42 @@ typedef struct LyPlan {
     int ntmaps;         /* the tensor maps the entry takes after its
                            parameters, in order (LyTma.map) */
     const LyTma *tmaps[LY_MAX_TMAPS];
+    int ntstores;       /* stores written by TMA (LY_PLAN_TMA_STORE) */
+    const struct LyTmaStore *tstores;
 } LyPlan;
+
+/* A store written by TMA (plan/tma.c, LY_PLAN_TMA_STORE; lower/tma.c
+ * says how): the threads write `src` — the stored tile, or the source
+ * of its conversion (LY_HOW_TMA_STORE), in its own layout — into a
+ * buffer of the scratch laid out as `s` (ly_smem_wgmma's: the boxes of
+ * `t` one after another), and one thread copies the boxes out. */
+typedef struct LyTmaStore {
+    const IrOp *store;
+    const IrValue *src;
+    const LySmem *s;
+    const LyTma *t;
+} LyTmaStore;
 
 /* The plan of kernel k (layouts assigned; ly its result) for a target
  * with max_shared bytes of shared memory per block. */
 /* ly_plan_lowering's flags: TMA copies; products issued one iteration
  * ahead (tilec --early-products); TMA slots freed by CTA barriers, not
  * mbarriers (tilec --slot-sync=cta; LyPipe.release); warpgroups taking
- * turns at a loop's products (tilec --pingpong; LyPipe.pingpong) */
-enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2, LY_PLAN_CTA_SYNC = 4, LY_PLAN_PINGPONG = 8 };
+ * turns at a loop's products (tilec --pingpong; LyPipe.pingpong); stores
+ * written by TMA (tilec --tma-store; LyPlan.tstores) */
+enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2, LY_PLAN_CTA_SYNC = 4, LY_PLAN_PINGPONG = 8,
+       LY_PLAN_TMA_STORE = 16 };
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared, int flags);
 /* The tensor map that fills ring r of kernel k by TMA (plan/tma.c), or
  * NULL when its load is not such a box (ax: the variant's axis info). */
 LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r);
+/* The tensor map that writes store `st` of kernel k by TMA from a buffer
+ * laid out as s, or NULL when its address and mask are not such a box. */
+LyTma *ly_tma_store(Arena *ar, const IrKernel *k, const AxTable *ax, const IrOp *st,
+                    const LySmem *s);
+/* Store op's LyTmaStore in plan p, or NULL: written by the threads. */
+const LyTmaStore *ly_tma_store_of(const LyPlan *p, const IrOp *op);
 const LyPipe *ly_pipe_of(const LyPlan *p, const IrOp *loop);
 /* The divisors of k to invert once (plan/divisor.c): marks by IrValue
  * id, or NULL when none qualifies. */

@@ -99,13 +99,15 @@ static int64_t padded_bytes(const Type *t) {
     return (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
 }
 
-static int64_t scratch_bound(const LyPipe *q, const IrBlock *b) {
+static int64_t scratch_bound(const LyPlan *p, const LyPipe *q, const IrBlock *b) {
     int64_t m = 0;
     for (const IrOp *op = b->first; op; op = op->next) {
         for (int r = 0; r < op->nregions; r++) {
-            int64_t x = scratch_bound(q, op->regions[r]);
+            int64_t x = scratch_bound(p, q, op->regions[r]);
             if (x > m) m = x;
         }
+        const LyTmaStore *ts = op->op == IR_STORE ? ly_tma_store_of(p, op) : NULL;
+        if (ts && ly_smem_bytes(ts->s) > m) m = ly_smem_bytes(ts->s);   /* its box buffer */
         if (!uses_scratch(q, op)) continue;
         for (int i = 0; i < op->nres; i++) {
             int64_t x = padded_bytes(&op->res[i]->ty);
@@ -511,8 +513,8 @@ static int has_wgmma_dot(const IrBlock *body) {
  * live lies below them, the rest of the scratch may overlap them
  * (lower/kernel.c places both). */
 static int64_t pipe_need(Planner *pl, const LyPipe *q, int64_t end) {
-    int64_t inside = align128(scratch_bound(q, q->loop->regions[0])) + end;
-    int64_t outside = scratch_bound(NULL, pl->k->body);
+    int64_t inside = align128(scratch_bound(pl->p, q, q->loop->regions[0])) + end;
+    int64_t outside = scratch_bound(pl->p, NULL, pl->k->body);
     return inside > outside ? inside : outside;
 }
 
@@ -624,6 +626,87 @@ static LyHow convert_how(Planner *pl, const IrOp *op) {
     return LY_HOW_SWIZZLED;
 }
 
+/* ---------------------------------------------------- stores by TMA */
+
+static int is_loop(const IrOp *op) { return op->op == IR_FOR || op->op == IR_WHILE; }
+
+/* op is a loop or holds one. */
+static int has_loop(const IrOp *op) {
+    if (is_loop(op)) return 1;
+    for (int r = 0; r < op->nregions; r++)
+        for (const IrOp *x = op->regions[r]->first; x; x = x->next)
+            if (has_loop(x)) return 1;
+    return 0;
+}
+
+/* A loop other than op's own enclosing loops may start after op runs: a
+ * later op at any level holds one, or an enclosing loop, which runs
+ * its body again, holds one beside op's chain. Such a loop's rings may
+ * overlap the scratch (lower/kernel.c) while a bulk store still reads
+ * it, and ring copies wait for no bulk store. */
+static int loop_may_follow(const IrOp *op) {
+    for (const IrOp *x = op; x && x->parent; x = x->parent->parent) {
+        for (const IrOp *y = x->next; y; y = y->next)
+            if (has_loop(y)) return 1;
+        const IrOp *owner = x->parent->parent;
+        if (!owner || !is_loop(owner)) continue;
+        for (int r = 0; r < owner->nregions; r++)
+            for (const IrOp *y = owner->regions[r]->first; y; y = y->next)
+                if (y != x && has_loop(y)) return 1;
+    }
+    return 0;
+}
+
+/* The LyTmaStore of store op, or NULL where the threads write it: a 2-D
+ * tile whose address and mask are a box (plan/tma.c), rows at least 32
+ * bytes wide, no loop of another's rings after it, a tensor map left. */
+static LyTmaStore *tma_store(Planner *pl, const IrOp *op) {
+    const IrValue *v = op->args[1];
+    ScalarKind k = (ScalarKind)v->ty.k;
+    if (v->ty.rank != 2 || !v->layout || k == SK_BOOL || k == SK_PTR ||
+        pl->p->ntmaps == LY_MAX_TMAPS || loop_may_follow(op))
+        return NULL;
+    LyTma *t = NULL;
+    const LySmem *s = NULL;
+    for (int fast = 1; fast >= 0 && !t; fast--) {
+        s = ly_smem_wgmma(pl->ar, v->ty.dim, fast, ty_bytes(k));
+        t = s ? ly_tma_store(pl->ar, pl->k, pl->ly->axis, op, s) : NULL;
+    }
+    if (!t) return NULL;
+    t->map = pl->p->ntmaps;
+    LyTmaStore *ts = ar_alloc(pl->ar, sizeof *ts);
+    *ts = (LyTmaStore){.store = op, .src = v, .s = s, .t = t};
+    const IrOp *cv = v->def;   /* its conversion's source written instead */
+    if (cv && cv->op == IR_CONVERT_LAYOUT && pl->p->uses[v->id] == 1 && cv->args[0]->layout) {
+        ts->src = cv->args[0];
+        pl->p->how[v->id] = LY_HOW_TMA_STORE;
+    }
+    return ts;
+}
+
+/* The stores of b written by TMA (LY_PLAN_TMA_STORE), each given the
+ * next of the entry's tensor maps, before the loops' rings take theirs. */
+static void tma_stores(Planner *pl, const IrBlock *b) {
+    if (!(pl->flags & LY_PLAN_TMA_STORE)) return;
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++) tma_stores(pl, op->regions[r]);
+        LyTmaStore *ts = op->op == IR_STORE ? tma_store(pl, op) : NULL;
+        if (!ts) continue;
+        LyPlan *p = pl->p;
+        LyTmaStore *all = ar_alloc(pl->ar, sizeof *all * (size_t)(p->ntstores + 1));
+        if (p->ntstores) memcpy(all, p->tstores, sizeof *all * (size_t)p->ntstores);
+        all[p->ntstores++] = *ts;
+        p->tstores = all;
+        p->tmaps[p->ntmaps++] = ts->t;
+    }
+}
+
+const LyTmaStore *ly_tma_store_of(const LyPlan *p, const IrOp *op) {
+    for (int i = 0; i < p->ntstores; i++)
+        if (p->tstores[i].store == op) return &p->tstores[i];
+    return NULL;
+}
+
 /* Plans b's loops (in program order) and the how of its ops; the rings
  * of a pipelined loop are known before its body's ops are visited. */
 static void plan_block(Planner *pl, const IrBlock *b) {
@@ -639,7 +722,8 @@ static void plan_block(Planner *pl, const IrBlock *b) {
                 p->smem[q->stage[i].cvt->res[0]->id] = q->stage[i].s;
             }
         }
-        if (op->op == IR_CONVERT_LAYOUT && p->how[op->res[0]->id] != LY_HOW_STAGE)
+        if (op->op == IR_CONVERT_LAYOUT && p->how[op->res[0]->id] != LY_HOW_STAGE &&
+            p->how[op->res[0]->id] != LY_HOW_TMA_STORE)
             p->how[op->res[0]->id] = (uint8_t)convert_how(pl, op);
         for (int r = 0; r < op->nregions; r++) plan_block(pl, op->regions[r]);
     }
@@ -661,6 +745,7 @@ LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
     ir_count_uses(p->uses, k->body);
     Planner pl = {.ar = ar, .k = k, .ly = ly, .max_shared = max_shared, .flags = flags,
                   .p = p};
+    tma_stores(&pl, k->body);
     plan_block(&pl, k->body);
     p->magic = ly_plan_divisors(ar, k, ly);
     return p;

@@ -354,21 +354,22 @@ static int known(const AxTable *ax, const IrValue *v, int64_t *c) {
     return a && ax_is_const(a, c);
 }
 
-LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r) {
-    const IrOp *ld = r->load;
-    const LySmem *s = r->s;
+/* The box form of memory op `op` — its address `ptr` and mask `mask`
+ * (NULL: none) over a tile of type `ty`, in a buffer laid out as s — or
+ * NULL. */
+static LyTma *box_form(Arena *ar, const IrKernel *k, const AxTable *ax, const IrOp *op,
+                       const IrValue *ptr, const IrValue *mask, Type ty, const LySmem *s) {
     int esize = s->esize, fast = s->fast;
-    Type tp = ty_pad(ld->res[0]->ty);
-    if (!s->swizzle || memcmp(tp.dim, ld->res[0]->ty.dim, sizeof tp.dim) ||
-        s->shape[1 - fast] > 256)
+    Type tp = ty_pad(ty);
+    if (!s->swizzle || memcmp(tp.dim, ty.dim, sizeof tp.dim) || s->shape[1 - fast] > 256)
         return NULL;
     Form f = {.param = -1};
-    const IrValue *ptr = untranspose(ld->args[0], &f.flip);
+    ptr = untranspose(ptr, &f.flip);
     if (!pointer_form(k, ax, &f, ptr) || f.param < 0 || f.n != 2 || !place_shifts(&f))
         return NULL;
-    if (ld->iattr[0] & LOAD_MASK) {
+    if (mask) {
         int flips = 0;
-        const IrValue *m = untranspose(ld->args[1], &flips);
+        const IrValue *m = untranspose(mask, &flips);
         if (flips != f.flip || !mask_bounds(k, &f, m)) return NULL;
     }
     Term *tf = NULL, *to = NULL;
@@ -394,9 +395,9 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
         return NULL;
     LyTma *t = ar_alloc(ar, sizeof *t);
     memset(t, 0, sizeof *t);
-    t->load = ld;
+    t->op = op;
     t->param = f.param;
-    t->elem = (ScalarKind)ld->res[0]->ty.k;
+    t->elem = (ScalarKind)ty.k;
     t->swizzle = s->swizzle;
     t->box[0] = s->swizzle / esize < s->shape[fast] ? s->swizzle / esize : s->shape[fast];
     t->box[1] = s->shape[1 - fast];
@@ -412,4 +413,16 @@ LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing
     t->batch = f.batch;
     t->bstride = f.bstride;
     return t;
+}
+
+LyTma *ly_tma_ring(Arena *ar, const IrKernel *k, const AxTable *ax, const LyRing *r) {
+    const IrOp *ld = r->load;
+    return box_form(ar, k, ax, ld, ld->args[0], (ld->iattr[0] & LOAD_MASK) ? ld->args[1] : NULL,
+                    ld->res[0]->ty, r->s);
+}
+
+LyTma *ly_tma_store(Arena *ar, const IrKernel *k, const AxTable *ax, const IrOp *st,
+                    const LySmem *s) {
+    return box_form(ar, k, ax, st, st->args[0], st->nargs > 2 ? st->args[2] : NULL,
+                    st->args[1]->ty, s);
 }

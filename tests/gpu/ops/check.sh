@@ -10,7 +10,7 @@
 # the test skips (77).
 #
 # Every file is built for sm_90 but the tensor-core ones (dot.tile) and
-# the FP8 conversions (fp8.tile) and TMA (tma.tile), built once per
+# the FP8 conversions (fp8.tile) and TMA (tma.tile, tmastore.tile), built once per
 # architecture of
 # $DOT_ARCHS (default "sm_80 sm_90a": mma.sync, ldmatrix and cp.async; on
 # sm_90a wgmma where tilec emits it; FP8 in integer arithmetic on sm_80,
@@ -22,7 +22,7 @@ set -eu
 src=${TILE_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 out=tests/gpu/ops/bundles
 archs=${DOT_ARCHS-sm_80 sm_90a}
-per_arch=" dot early fp8 induction persist pingpong splitk styles tma "
+per_arch=" dot early fp8 induction persist pingpong splitk styles tma tmastore "
 tilec=${TILEC:-./tilec}
 llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
 cc=${CC:-cc}

@@ -36,10 +36,12 @@
  * covers what tilec emits for sm_80 and sm_90a (wgmma there);
  * sim/wgmma_check.c covers wgmma against plain products beyond what
  * tilec emits (every swizzle mode, both major-nesses of A and B, any N,
- * A in registers). TMA (the last section): cp.async.bulk.tensor loads, 1-D
+ * A in registers). TMA (the last sections): cp.async.bulk.tensor loads, 1-D
  * to 3-D, every swizzle mode, zero fill out of bounds, with their
  * mbarriers; the tensor map in the simulation's own layout, filled by
  * ws_tmap_encode; sim/tma_check.c checks them against boxes of its own.
+ * TMA stores (2-D, 3-D) with their bulk groups, performed late, at the
+ * issuing thread's wait.
  *
  * Entry point: ws_run(NAME__sim, slots, threads, grid), NAME__sim being
  * x86.py's wrapper that reads the kernel's parameters from libtile's
@@ -1232,8 +1234,11 @@ static int tma_pending(const uint64_t *bar) {
 
 /* The end of a program (run_program): its mbarriers are no more, and
  * every copy it issued must have been waited for. */
+static void bulk_program_end(void);
+
 static void mbar_program_end(void) {
     if (tc_n) sim_fail("cp.async.bulk.tensor: a copy no thread waited for", tc_list[0].dst);
+    bulk_program_end();
     free(tc_list);
     tc_list = NULL;
     tc_cap = 0;
@@ -1371,4 +1376,110 @@ void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, 
     }
     tc_list[tc_n++] = (TmaCopy){bar, dst, img, bytes};
     pthread_mutex_unlock(&mb_lock);
+}
+
+/* ------------------------------------------------------------ TMA stores
+ * cp.async.bulk.tensor.{2,3}d.global.shared::cta.bulk_group [map, {c}],
+ * [src] (PTX ISA 9.7.9.25.5) and its bulk groups (commit_group,
+ * wait_group[.read] N, 9.7.9.25.6-7), as tilec's TMA stores use them:
+ * the store reads its box from shared memory laid out as a TMA load
+ * writes it (row-major by box, swizzled on the address: ws_tma_load) and
+ * writes the elements whose coordinates lie inside the tensor's extents
+ * to global memory, dropping the rest. Here it does so late: at the
+ * issuing thread's wait for the group holding it (wait_group N with N =
+ * 0, the only form tilec uses), reading shared memory then — so a
+ * program that writes the buffer again before that wait stores what it
+ * wrote, not the tile, and fails its test. A store not committed, or
+ * committed and never waited for, is an error at the program's end (its
+ * source, the program's shared memory, is gone then). */
+typedef struct BulkStore {
+    WsTmap m;
+    int64_t c[3];
+    const unsigned char *src;
+    int tid;          /* the issuing thread */
+    int committed;
+} BulkStore;
+static BulkStore *bs_list;
+static int bs_n, bs_cap;
+
+void ws_tma_store(const void *map, int32_t rank, int32_t c0, int32_t c1, int32_t c2,
+                  const unsigned char *src);
+void ws_tma_store(const void *map, int32_t rank, int32_t c0, int32_t c1, int32_t c2,
+                  const unsigned char *src) {
+    WsTmap m;
+    if ((uintptr_t)map % 64) sim_fail("cp.async.bulk.tensor: tensor map not 64-byte aligned", map);
+    memcpy(&m, map, sizeof m);
+    if (m.magic != WS_TMAP_MAGIC)
+        sim_fail("cp.async.bulk.tensor: not a tensor map of ws_tmap_encode", map);
+    if ((int32_t)m.rank != rank)
+        sim_fail("cp.async.bulk.tensor: the instruction's dimensions are not the map's", map);
+    if ((uintptr_t)src % (m.swizzle ? 8 * m.swizzle : 128))
+        sim_fail("cp.async.bulk.tensor: source not aligned to 128 bytes (swizzled: to the "
+                 "pattern's 8 rows)", src);
+    pthread_mutex_lock(&mb_lock);
+    if (bs_n == bs_cap) {
+        bs_cap = bs_cap ? 2 * bs_cap : 64;
+        bs_list = realloc(bs_list, sizeof *bs_list * (size_t)bs_cap);
+        if (!bs_list) abort();
+    }
+    bs_list[bs_n++] = (BulkStore){m, {c0, rank > 1 ? c1 : 0, rank > 2 ? c2 : 0}, src, t_tid, 0};
+    pthread_mutex_unlock(&mb_lock);
+}
+
+/* cp.async.bulk.commit_group */
+void ws_bulk_commit(void);
+void ws_bulk_commit(void) {
+    pthread_mutex_lock(&mb_lock);
+    for (int i = 0; i < bs_n; i++)
+        if (bs_list[i].tid == t_tid) bs_list[i].committed = 1;
+    pthread_mutex_unlock(&mb_lock);
+}
+
+/* (the lock held) Performs bulk store b. */
+static void bulk_store(const BulkStore *b) {
+    const WsTmap *m = &b->m;
+    const uintptr_t mask = m->swizzle ? (m->swizzle / 16 - 1) : 0;
+    const uint32_t es = m->esize;
+    const size_t bytes = (size_t)m->box[0] * m->box[1] * m->box[2] * es;
+    for (uint32_t k = 0; k < m->box[2]; k++)
+        for (uint32_t j = 0; j < m->box[1]; j++)
+            for (uint32_t i = 0; i < m->box[0]; i++) {
+                const int64_t x[3] = {b->c[0] + i, b->c[1] + j, b->c[2] + k};
+                uintptr_t a = (uintptr_t)b->src + ((k * m->box[1] + j) * m->box[0] + i) * es;
+                a ^= (a >> 7 & mask) << 4;
+                if (a - (uintptr_t)b->src >= bytes)
+                    sim_fail("cp.async.bulk.tensor: a swizzled byte outside the box", b->src);
+                int in = 1;
+                uint64_t dst = m->base;
+                for (int d = 0; d < 3; d++) {
+                    in &= x[d] >= 0 && (uint64_t)x[d] < m->dim[d];
+                    dst += (uint64_t)x[d] * m->stride[d];
+                }
+                if (in) memcpy((void *)(uintptr_t)dst, (const void *)a, es);
+            }
+}
+
+/* cp.async.bulk.wait_group[.read] n: this thread's committed stores
+ * performed (n = 0 only). */
+void ws_bulk_wait(int32_t n);
+void ws_bulk_wait(int32_t n) {
+    if (n != 0) sim_fail("cp.async.bulk.wait_group: only 0 is modelled", NULL);
+    pthread_mutex_lock(&mb_lock);
+    int k = 0;
+    for (int i = 0; i < bs_n; i++) {
+        if (bs_list[i].tid == t_tid && bs_list[i].committed) bulk_store(&bs_list[i]);
+        else bs_list[k++] = bs_list[i];
+    }
+    bs_n = k;
+    pthread_mutex_unlock(&mb_lock);
+}
+
+static void bulk_program_end(void) {
+    if (bs_n)
+        sim_fail(bs_list[0].committed ? "cp.async.bulk.tensor: a bulk store no thread waited for"
+                                      : "cp.async.bulk.tensor: a bulk store never committed",
+                 bs_list[0].src);
+    free(bs_list);
+    bs_list = NULL;
+    bs_cap = 0;
 }

@@ -31,8 +31,11 @@
 # warpsim.c where its shared memory is, ws_smem), and TMA loads with
 # their mbarriers (MBAR, TMA: mbarrier.init, arrive.expect_tx, arrive,
 # try_wait.parity, inval as ws_mbar_*, cp.async.bulk.tensor.{1,2,3}d as
-# ws_tma_load, fence.mbarrier_init as nothing; a byval parameter, the
-# tensor map, becomes a plain pointer). Kernels calling an
+# ws_tma_load, fence.mbarrier_init as nothing) and TMA stores with their
+# bulk groups (TMA_STORE: cp.async.bulk.tensor.{2,3}d.global.shared::cta
+# as ws_tma_store, commit_group as ws_bulk_commit, wait_group[.read] 0 as
+# ws_bulk_wait). A byval parameter, the tensor map, becomes a plain
+# pointer. Kernels calling an
 # intrinsic warpsim.c does not model, or holding other PTX inline assembly
 # (libdevice's), are dropped. Every kernel left gets a wrapper
 # NAME__sim(ptr) that reads its parameters from an array of 64-bit slots,
@@ -271,9 +274,14 @@ MBAR = [
      "ws_mbar_try_wait_parity", ["ptr", "i32"]),
     (re.compile(r"mbarrier\.inval\.shared::cta\.b64\[\$0\];$"), "l", "void",
      "ws_mbar_inval", ["ptr"]),
+    (re.compile(r"cp\.async\.bulk\.commit_group;$"), "", "void", "ws_bulk_commit", []),
+    (re.compile(r"cp\.async\.bulk\.wait_group(?:\.read)?0;$"), "", "void", "ws_bulk_wait0", []),
 ]
 TMA = re.compile(r"cp\.async\.bulk\.tensor\.([123])d\.shared::cluster\.global\.tile"
                  r"\.mbarrier::complete_tx::bytes\[\$0\],\[\$1,\{([$\d,]*)\}\],\[\$(\d)\];$")
+# TMA stores: map, coordinates, source
+TMA_STORE = re.compile(r"cp\.async\.bulk\.tensor\.([23])d\.global\.shared::cta\.bulk_group"
+                       r"\[\$0,\{([$\d,]*)\}\],\[\$(\d)\];$")
 
 
 def split_args(args):
@@ -303,6 +311,13 @@ def mbar_form(flat, cons):
                 int(t.group(3)) != 2 + rank or cons != "l,l," + "r," * rank + "l":
             return None
         return "ws_tma_load", ["ptr", "ptr"] + ["i32"] * rank + ["ptr"], "void"
+    t = TMA_STORE.match(flat)
+    if t:
+        rank = int(t.group(1))
+        if t.group(2).split(",") != ["$%d" % (1 + i) for i in range(rank)] or \
+                int(t.group(3)) != 1 + rank or cons != "l," + "r," * rank + "l":
+            return None
+        return "ws_tma_store", ["ptr"] + ["i32"] * rank + ["ptr"], "void"
     return None
 
 
@@ -323,6 +338,12 @@ def mbar_body(fn, want, have, ret):
         rank = len(want) - 3
         args = args[:2] + ["i32 %d" % rank] + args[2:2 + rank] + ["i32 0"] * (3 - rank) + \
             args[-1:]
+    if fn == "ws_tma_store":   # map, rank, three coordinates, source
+        rank = len(want) - 2
+        args = args[:1] + ["i32 %d" % rank] + args[1:1 + rank] + ["i32 0"] * (3 - rank) + \
+            args[-1:]
+    if fn == "ws_bulk_wait0":
+        fn, args = "ws_bulk_wait", ["i32 0"]
     if ret == "void":
         return body + ["  call void @%s(%s)" % (fn, ", ".join(args)), "  ret void"]
     return body + ["  %%r = call %s @%s(%s)" % (ret, fn, ", ".join(args)), "  ret %s %%r" % ret]
@@ -700,7 +721,10 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
                "declare void @ws_mbar_arrive_expect_tx(ptr, i32)",
                "declare void @ws_mbar_arrive(ptr)",
                "declare i32 @ws_mbar_try_wait_parity(ptr, i32)",
-               "declare void @ws_tma_load(ptr, ptr, i32, i32, i32, i32, ptr)"]
+               "declare void @ws_tma_load(ptr, ptr, i32, i32, i32, i32, ptr)",
+               "declare void @ws_tma_store(ptr, i32, i32, i32, i32, ptr)",
+               "declare void @ws_bulk_commit()",
+               "declare void @ws_bulk_wait(i32)"]
 text = "\n".join(lines)
 text = text.replace("ptx_kernel ", "")
 text = re.sub(r" addrspace\(\d+\)", "", text)
