@@ -1,5 +1,5 @@
 #!/bin/bash
-# Session 41's call 1: the epilogue's stores (-session41-stores.py; session
+# Session 41's call 1: the epilogue's stores (-session40-stores.py with limp3; session
 # 40's call 4 with its persistent kernel at 3 stages: at 4 the epilogue's
 # scratch beside the rings does not fit and tilec built it as written).
 # Here, beside session 40's build-s40 (-session40-prepare.sh):
@@ -12,4 +12,4 @@ cd "$(dirname "$0")/../.."
 o=build-s40
 export TILE_STDLIB=$PWD/stdlib TILE_LIBDIR=$PWD/$o PYTHONPATH=$PWD/python:$PWD/bench
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-timeout 240 python3 bench/results/2026-12-06-session41-stores.py $o/mm
+timeout 240 python3 bench/results/2026-12-06-session40-stores.py $o/mm limp3

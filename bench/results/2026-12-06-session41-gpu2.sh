@@ -20,4 +20,4 @@ done
 echo "== matmul with TMA stores"
 timeout 200 python3 bench/results/2026-12-06-session41-tmastore.py $o/mm
 echo "== the epilogue's stores (call 1)"
-timeout 120 python3 bench/results/2026-12-06-session41-stores.py $o/mm
+timeout 120 python3 bench/results/2026-12-06-session40-stores.py $o/mm limp3

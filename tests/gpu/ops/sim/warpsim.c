@@ -1324,13 +1324,9 @@ int32_t ws_mbar_try_wait_parity(uint64_t *bar, int32_t parity) {
     return 0;
 }
 
-/* cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile
- * .mbarrier::complete_tx::bytes [dst], [map, {c0, c1, c2}], [bar]
- * (coordinates beyond the rank 0), complete at issue. */
-void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, int32_t c1,
-                 int32_t c2, uint64_t *bar);
-void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, int32_t c1,
-                 int32_t c2, uint64_t *bar) {
+/* The tensor map at `map` for a copy of `rank` dimensions between global
+ * memory and shared memory at smem (`side` names it in errors), checked. */
+static WsTmap tmap_get(const void *map, int32_t rank, const void *smem, const char *side) {
     WsTmap m;
     if ((uintptr_t)map % 64) sim_fail("cp.async.bulk.tensor: tensor map not 64-byte aligned", map);
     memcpy(&m, map, sizeof m);
@@ -1338,34 +1334,60 @@ void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, 
         sim_fail("cp.async.bulk.tensor: not a tensor map of ws_tmap_encode", map);
     if ((int32_t)m.rank != rank)
         sim_fail("cp.async.bulk.tensor: the instruction's dimensions are not the map's", map);
-    if ((uintptr_t)dst % (m.swizzle ? 8 * m.swizzle : 128))
-        sim_fail("cp.async.bulk.tensor: destination not aligned to 128 bytes (swizzled: to the "
-                 "pattern's 8 rows)", dst);
+    if ((uintptr_t)smem % (m.swizzle ? 8 * m.swizzle : 128)) {
+        fprintf(stderr, "warpsim: cp.async.bulk.tensor: the %s in shared memory:\n", side);
+        sim_fail("cp.async.bulk.tensor: not aligned to 128 bytes (swizzled: to the pattern's "
+                 "8 rows)", smem);
+    }
+    return m;
+}
+
+static size_t box_bytes(const WsTmap *m) {
+    return (size_t)m->box[0] * m->box[1] * m->box[2] * m->esize;
+}
+
+/* Element (i, j, k) of map m's box at coordinates c, the box in shared
+ * memory at smem: its byte offset there (row-major by box, innermost
+ * contiguous, then swizzled on the address: the swizzle moves 16-byte
+ * chunks within their 128-byte row only), its global address *g, and
+ * whether it lies inside the tensor (*in). */
+static size_t box_elem(const WsTmap *m, const int64_t c[3], const unsigned char *smem,
+                       uint32_t i, uint32_t j, uint32_t k, uint64_t *g, int *in) {
+    const uintptr_t mask = m->swizzle ? (m->swizzle / 16 - 1) : 0;
+    const int64_t x[3] = {c[0] + i, c[1] + j, c[2] + k};
+    uintptr_t a = (uintptr_t)smem + ((k * m->box[1] + j) * m->box[0] + i) * m->esize;
+    a ^= (a >> 7 & mask) << 4;
+    if (a - (uintptr_t)smem >= box_bytes(m))
+        sim_fail("cp.async.bulk.tensor: a swizzled byte outside the box", smem);
+    *in = 1;
+    *g = m->base;
+    for (int d = 0; d < 3; d++) {
+        *in &= x[d] >= 0 && (uint64_t)x[d] < m->dim[d];
+        *g += (uint64_t)x[d] * m->stride[d];
+    }
+    return a - (uintptr_t)smem;
+}
+
+/* cp.async.bulk.tensor.{rank}d.shared::cluster.global.tile
+ * .mbarrier::complete_tx::bytes [dst], [map, {c0, c1, c2}], [bar]
+ * (coordinates beyond the rank 0), complete at issue. */
+void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, int32_t c1,
+                 int32_t c2, uint64_t *bar);
+void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, int32_t c1,
+                 int32_t c2, uint64_t *bar) {
+    WsTmap m = tmap_get(map, rank, dst, "destination");
     const int64_t c[3] = {c0, rank > 1 ? c1 : 0, rank > 2 ? c2 : 0};
-    const uintptr_t mask = m.swizzle ? (m.swizzle / 16 - 1) : 0;
-    const uint32_t es = m.esize;
-    /* the image of [dst, dst + bytes): the swizzle moves 16-byte chunks
-     * within their 128-byte row only */
-    const size_t bytes = (size_t)m.box[0] * m.box[1] * m.box[2] * es;
-    unsigned char *img = malloc(bytes);
+    const size_t bytes = box_bytes(&m);
+    unsigned char *img = malloc(bytes);   /* the image of [dst, dst + bytes) */
     if (!img) abort();
     for (uint32_t k = 0; k < m.box[2]; k++)
         for (uint32_t j = 0; j < m.box[1]; j++)
             for (uint32_t i = 0; i < m.box[0]; i++) {
-                const int64_t x[3] = {c[0] + i, c[1] + j, c[2] + k};
-                uintptr_t a = (uintptr_t)dst + ((k * m.box[1] + j) * m.box[0] + i) * es;
-                a ^= (a >> 7 & mask) << 4;
-                int in = 1;
-                uint64_t src = m.base;
-                for (int d = 0; d < 3; d++) {
-                    in &= x[d] >= 0 && (uint64_t)x[d] < m.dim[d];
-                    src += (uint64_t)x[d] * m.stride[d];
-                }
-                if (a - (uintptr_t)dst >= bytes)
-                    sim_fail("cp.async.bulk.tensor: a swizzled byte outside the box", dst);
-                unsigned char *to = img + (a - (uintptr_t)dst);
-                if (in) memcpy(to, (const void *)(uintptr_t)src, es);
-                else memset(to, 0, es);
+                uint64_t src;
+                int in;
+                unsigned char *to = img + box_elem(&m, c, dst, i, j, k, &src, &in);
+                if (in) memcpy(to, (const void *)(uintptr_t)src, m.esize);
+                else memset(to, 0, m.esize);
             }
     pthread_mutex_lock(&mb_lock);
     mb_get(bar, "cp.async.bulk.tensor: not an initialized mbarrier");
@@ -1406,16 +1428,7 @@ void ws_tma_store(const void *map, int32_t rank, int32_t c0, int32_t c1, int32_t
                   const unsigned char *src);
 void ws_tma_store(const void *map, int32_t rank, int32_t c0, int32_t c1, int32_t c2,
                   const unsigned char *src) {
-    WsTmap m;
-    if ((uintptr_t)map % 64) sim_fail("cp.async.bulk.tensor: tensor map not 64-byte aligned", map);
-    memcpy(&m, map, sizeof m);
-    if (m.magic != WS_TMAP_MAGIC)
-        sim_fail("cp.async.bulk.tensor: not a tensor map of ws_tmap_encode", map);
-    if ((int32_t)m.rank != rank)
-        sim_fail("cp.async.bulk.tensor: the instruction's dimensions are not the map's", map);
-    if ((uintptr_t)src % (m.swizzle ? 8 * m.swizzle : 128))
-        sim_fail("cp.async.bulk.tensor: source not aligned to 128 bytes (swizzled: to the "
-                 "pattern's 8 rows)", src);
+    WsTmap m = tmap_get(map, rank, src, "source");
     pthread_mutex_lock(&mb_lock);
     if (bs_n == bs_cap) {
         bs_cap = bs_cap ? 2 * bs_cap : 64;
@@ -1437,25 +1450,13 @@ void ws_bulk_commit(void) {
 
 /* (the lock held) Performs bulk store b. */
 static void bulk_store(const BulkStore *b) {
-    const WsTmap *m = &b->m;
-    const uintptr_t mask = m->swizzle ? (m->swizzle / 16 - 1) : 0;
-    const uint32_t es = m->esize;
-    const size_t bytes = (size_t)m->box[0] * m->box[1] * m->box[2] * es;
-    for (uint32_t k = 0; k < m->box[2]; k++)
-        for (uint32_t j = 0; j < m->box[1]; j++)
-            for (uint32_t i = 0; i < m->box[0]; i++) {
-                const int64_t x[3] = {b->c[0] + i, b->c[1] + j, b->c[2] + k};
-                uintptr_t a = (uintptr_t)b->src + ((k * m->box[1] + j) * m->box[0] + i) * es;
-                a ^= (a >> 7 & mask) << 4;
-                if (a - (uintptr_t)b->src >= bytes)
-                    sim_fail("cp.async.bulk.tensor: a swizzled byte outside the box", b->src);
-                int in = 1;
-                uint64_t dst = m->base;
-                for (int d = 0; d < 3; d++) {
-                    in &= x[d] >= 0 && (uint64_t)x[d] < m->dim[d];
-                    dst += (uint64_t)x[d] * m->stride[d];
-                }
-                if (in) memcpy((void *)(uintptr_t)dst, (const void *)a, es);
+    for (uint32_t k = 0; k < b->m.box[2]; k++)
+        for (uint32_t j = 0; j < b->m.box[1]; j++)
+            for (uint32_t i = 0; i < b->m.box[0]; i++) {
+                uint64_t dst;
+                int in;
+                size_t off = box_elem(&b->m, b->c, b->src, i, j, k, &dst, &in);
+                if (in) memcpy((void *)(uintptr_t)dst, b->src + off, b->m.esize);
             }
 }
 
