@@ -544,7 +544,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     f->entry_br = LLVMBuildBr(c->b, body);
     LLVMPositionBuilderAtEnd(c->b, body);
     lw_block(f, k->body);
-    if (plan->ntstores) lw_tma_store_end(f);
+    if (plan->ntstores) lw_tma_store_read_wait(f);   /* the scratch outlives its reads */
     LLVMBuildRetVoid(c->b);
     entry->l1_programs = lw_l1_programs(f, k->warps);
     entry->memory_pass = !f->ring && !lw_has_product(k->body);

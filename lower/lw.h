@@ -390,11 +390,9 @@ void lw_tma_end(LwFn *f, const LyPipe *q);
 /* A store written by TMA (tma.c; plan LyTmaStore): its tile into the
  * scratch, one thread's bulk copies out; the issuing thread's wait for
  * its bulk stores to have read the scratch (lw_scratch_barrier, before
- * the scratch is written again); the program's last wait, for them to
- * complete. */
+ * the scratch is written again, and the program's end). */
 void lw_tma_store(LwFn *f, const LyTmaStore *ts);
 void lw_tma_store_read_wait(LwFn *f);
-void lw_tma_store_end(LwFn *f);
 /* ---- pingpong.c: warpgroups taking turns at a loop's products (plan
  * LyPipe.pingpong). _begin before the loop, _end after it; lw_pipe_turn
  * around each of its products: before the wgmma fence (end = 0, wait

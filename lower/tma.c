@@ -92,17 +92,25 @@ void lw_tma_init(LwFn *f, const LyPipe *q) {
     lw_barrier(f);
 }
 
-/* Coordinate d of ring tma t's copy: element 0 of its index tile plus
- * its shift, or far out of bounds where the mask's bound is not
- * positive. */
-static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d) {
-    LwCtx *c = f->c;
-    LLVMValueRef x = lw_val(f, t->index[d])->r[0];
-    if (t->shift[d]) x = LLVMBuildAdd(c->b, x, lw_val(f, t->shift[d])->r[0], "");
-    if (!t->bound[d]) return x;
+/* i1: the mask's bound on dimension d of t is positive; NULL: no bound. */
+static LLVMValueRef bound_positive(LwFn *f, const LyTma *t, int d) {
+    if (!t->bound[d]) return NULL;
     LLVMValueRef b = lw_val(f, t->bound[d])->r[0];
-    LLVMValueRef pos = LLVMBuildICmp(c->b, LLVMIntSGT, b, LLVMConstInt(LLVMTypeOf(b), 0, 0), "");
-    return LLVMBuildSelect(c->b, pos, x, lw_i32(c, -(1 << 30)), "");
+    return LLVMBuildICmp(f->c->b, LLVMIntSGT, b, LLVMConstInt(LLVMTypeOf(b), 0, 0), "");
+}
+
+/* Coordinate d of t's copy: element 0 of its index tile plus its shift. */
+static LLVMValueRef box_coordinate(LwFn *f, const LyTma *t, int d) {
+    LLVMValueRef x = lw_val(f, t->index[d])->r[0];
+    if (t->shift[d]) x = LLVMBuildAdd(f->c->b, x, lw_val(f, t->shift[d])->r[0], "");
+    return x;
+}
+
+/* Coordinate d of ring tma t's copy: box_coordinate, or far out of
+ * bounds where the mask's bound is not positive (the box reads zeros). */
+static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d) {
+    LLVMValueRef x = box_coordinate(f, t, d), pos = bound_positive(f, t, d);
+    return pos ? LLVMBuildSelect(f->c->b, pos, x, lw_i32(f->c, -(1 << 30)), "") : x;
 }
 
 /* Polls slot `slot`'s mbarrier `which` (mbar_addr) until its phase of
@@ -216,13 +224,18 @@ void lw_tma_end(LwFn *f, const LyPipe *q) {
  *
  * then commits them as one bulk group. TMA writes the elements of the
  * box inside the tensor's extents (the mask's bounds) and drops the
- * rest, as the masked store does; a bound not positive moves the box
- * out of bounds (coordinate()). The threads go on at once: only before
+ * rest, as the masked store does; where a bound is not positive nothing
+ * is copied (a load's box far out of bounds, coordinate(), stopped an
+ * H200 with an illegal instruction as a store: docs/PERF.md, session
+ * 41). The threads go on at once: only before
  * the scratch is written again (lw_scratch_barrier, called by every
  * user of the scratch before it writes) does thread 0 wait for its bulk
  * groups to have been read (cp.async.bulk.wait_group.read 0), the
- * barrier after it holding the others; and before the program ends for
- * them to complete (wait_group 0), its shared memory being the source.
+ * barrier after it holding the others; and before the program ends, the
+ * same wait: its shared memory, the source, must outlive the reads,
+ * while the writes to global memory complete with the grid (CUTLASS's
+ * epilogues end so too; a full wait_group 0 kept the program's shared
+ * memory until they had: docs/PERF.md, session 41).
  * The plan (plan/lowering.c) keeps such stores where no loop of other
  * rings follows them: ring copies, which may overlap the scratch, do
  * not wait for bulk stores. */
@@ -232,7 +245,12 @@ void lw_tma_store(LwFn *f, const LyTmaStore *ts) {
     const LyTma *t = ts->t;
     ScalarKind k = (ScalarKind)ts->src->ty.k;
     LLVMValueRef base = lw_smem(f, ly_smem_bytes(ts->s));
-    LLVMValueRef x = coordinate(f, t, 0), y = coordinate(f, t, 1), z = NULL;
+    LLVMValueRef x = box_coordinate(f, t, 0), y = box_coordinate(f, t, 1), z = NULL;
+    LLVMValueRef go = thread0(f);   /* and no bound is below 1: else nothing to store */
+    for (int d = 0; d < 2; d++) {
+        LLVMValueRef pos = bound_positive(f, t, d);
+        if (pos) go = LLVMBuildAnd(c->b, go, pos, "");
+    }
     if (t->rank == 3) {   /* the batch index, an i32 by plan/tma.c's interval */
         z = lw_val(f, t->batch)->r[0];
         if (LLVMTypeOf(z) != c->i32) z = LLVMBuildTrunc(c->b, z, c->i32, "");
@@ -241,7 +259,7 @@ void lw_tma_store(LwFn *f, const LyTmaStore *ts) {
     lw_store_smem(f, base, *lw_val(f, ts->src), k, ts->src->layout, ts->s);
     lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);
     lw_barrier(f);
-    LLVMBasicBlockRef j = lw_only_if(f, thread0(f), "tma.store", "tma.join");
+    LLVMBasicBlockRef j = lw_only_if(f, go, "tma.store", "tma.join");
     for (int b = 0; b < t->nbox; b++) {
         LLVMValueRef off = lw_i32(c, (int64_t)b * t->box[1] * t->swizzle);
         LLVMValueRef a[5] = {f->tmap[t->map],
@@ -263,16 +281,10 @@ void lw_tma_store(LwFn *f, const LyTmaStore *ts) {
     lw_join(f, j);
 }
 
-/* Thread 0 waits for its bulk groups: read (their source may be
- * written), or complete. */
-static void bulk_wait(LwFn *f, int read) {
+/* Thread 0 waits for its bulk groups to have read their source. */
+void lw_tma_store_read_wait(LwFn *f) {
     LwCtx *c = f->c;
     LLVMBasicBlockRef j = lw_only_if(f, thread0(f), "tma.drain", "tma.join");
-    lw_asm(c, c->vd, read ? "cp.async.bulk.wait_group.read 0;" : "cp.async.bulk.wait_group 0;",
-           "~{memory}", NULL, 0, LW_ASM_WRITES);
+    lw_asm(c, c->vd, "cp.async.bulk.wait_group.read 0;", "~{memory}", NULL, 0, LW_ASM_WRITES);
     lw_join(f, j);
 }
-
-void lw_tma_store_read_wait(LwFn *f) { bulk_wait(f, 1); }
-
-void lw_tma_store_end(LwFn *f) { bulk_wait(f, 0); }

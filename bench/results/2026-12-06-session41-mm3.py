@@ -1,6 +1,8 @@
 """Session 41, call 3: matmul (examples/matmul.tile 128x256x64, 8 warps)
 at 3 and 4 stages, each with its stores through TMA (tilec --tma-store:
-`ts`) and without, f16 and bf16, beside cuBLAS (torch.matmul), at the
+`ts`; `tsf`: the same built by commit 5749215's tilec, whose programs
+end with a full wait_group 0 rather than wait_group.read 0) and
+without, f16 and bf16, beside cuBLAS (torch.matmul), at the
 issue's sizes and their neighbours. Outputs poisoned and checked against
 float64 first, then best of three alternated do_bench medians, µs.
 
@@ -13,7 +15,7 @@ import tile
 from abtime import check_then_time, mm_case, mm_check
 
 d = sys.argv[1]
-names = ("s3", "s3ts", "s4", "s4ts")
+names = ("s3", "s3ts", "s3tsf", "s4", "s4ts", "s4tsf")
 print(torch.cuda.get_device_name(), flush=True)
 print("| T | M x N x K | cuBLAS | " + " | ".join(names) + " | best Tile / cuBLAS |\n"
       "| --- | --- | ---: |" + " ---: |" * len(names) + " ---: |", flush=True)

@@ -8,7 +8,9 @@
 # tiles session 39 found best (D=64: 128x64, 2 stages; D=128: 128x128,
 # 2 stages; causal and not), plain and with --tma-store; ops/sm_90a:
 # tmastore.tile, and tma.tile, dot.tile, persist.tile with --tma-store
-# added to their own options.
+# added to their own options. mm/*tsf.tlb (not built here): the same as
+# *ts.tlb by commit 5749215's tilec (programs ending with a full
+# cp.async.bulk.wait_group 0).
 set -eu
 cd "$(dirname "$0")/../.."
 export TILE_STDLIB=$PWD/stdlib
