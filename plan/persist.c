@@ -24,6 +24,13 @@
  *   else (no K step: every tile stores its initial values):
  *     for i in range(0, mine): the ops before the loop and the epilogue
  *
+ * where "the ops before the loop" leaves out the scalars that depend on
+ * no program id or count (`cdiv(M, BM)`, std/grid's `GROUP * num_n`):
+ * those are computed once, before the walk, so that plan/divisor.c can
+ * invert them once (their divisions run every step, in thread 0's
+ * copies too). Tiles are recomputed per tile: one live across the walk
+ * would hold registers.
+ *
  * — the form of a persistent matmul written by hand (tests/gpu/ops/
  * tma.tile's t_pers), which the plan already runs well: the loop's
  * rings stay full across tiles (the copies of the next tile's first
@@ -172,9 +179,14 @@ static IrBlock *clone_region(Persist *s, const IrBlock *r, IrOp *parent) {
     return blk;
 }
 
-/* The ops of the kernel's body from `from` up to (not including) `to`. */
+/* The ops of the kernel's body from `from` up to (not including) `to`,
+ * but the scalars already cloned at the top (not tainted: hoisted). */
 static void clone_span(Persist *s, const IrOp *from, const IrOp *to) {
-    for (const IrOp *op = from; op && op != to; op = op->next) clone_op(s, op);
+    for (const IrOp *op = from; op && op != to; op = op->next) {
+        const IrValue *r = op->nres == 1 ? op->res[0] : NULL;
+        if (r && r->ty.rank == 0 && s->map[r->id] && !s->taint[r->id]) continue;
+        clone_op(s, op);
+    }
 }
 
 /* Old value v (not tainted), cloned with the ops it is computed from in
@@ -352,6 +364,13 @@ IrKernel *ly_persistent(Arena *ar, const IrKernel *k0) {
     int nc = loop->nres;
     IrValue **init = ar_alloc(ar, sizeof(IrValue *) * (size_t)(nc + 1));
     for (int i = 0; i < nc; i++) init[i] = clone_cone(&s, loop->args[3 + i]);
+    /* the scalars before the loop that no tile changes, once: cdiv(M,
+     * BM), std/grid's GROUP * num_n (divisors plan/divisor.c can then
+     * invert once, not divide by every step); tiles stay per tile, as
+     * values live across the loop would take registers */
+    for (const IrOp *op = k0->body->first; op != loop; op = op->next)
+        if (op->nres == 1 && op->res[0]->ty.rank == 0 && !s.taint[op->res[0]->id])
+            clone_cone(&s, op->res[0]);
     IrValue **top = ar_alloc(ar, sizeof(IrValue *) * n);   /* the top level's clones */
     memcpy(top, s.map, sizeof(IrValue *) * n);
     IrValue *kt = op2(&s, IR_MAX, cdiv(&s, op2(&s, IR_SUB, hi, lo), step), cst(&s, 0));
