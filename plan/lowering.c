@@ -658,8 +658,9 @@ static int loop_may_follow(const IrOp *op) {
 }
 
 /* The LyTmaStore of store op, or NULL where the threads write it: a 2-D
- * tile whose address and mask are a box (plan/tma.c), rows at least 32
- * bytes wide, no loop of another's rings after it, a tensor map left. */
+ * tile whose address and mask are a box (plan/tma.c: rows at least 32
+ * bytes wide, boxes side by side only over a multiple of 8 rows), no
+ * loop of another's rings after it, a tensor map left. */
 static LyTmaStore *tma_store(Planner *pl, const IrOp *op) {
     const IrValue *v = op->args[1];
     ScalarKind k = (ScalarKind)v->ty.k;

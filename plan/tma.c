@@ -402,6 +402,10 @@ static LyTma *box_form(Arena *ar, const IrKernel *k, const AxTable *ax, const Ir
     t->box[0] = s->swizzle / esize < s->shape[fast] ? s->swizzle / esize : s->shape[fast];
     t->box[1] = s->shape[1 - fast];
     t->nbox = s->shape[fast] / t->box[0];
+    /* box b starts b * rows * swizzle bytes in: on the swizzle pattern's
+     * period (8 rows) only when the rows are a multiple of 8 (a slot's
+     * always are; a store's [4, 64] f32 tile's are not) */
+    if (t->nbox > 1 && t->box[1] % 8 != 0) return NULL;
     t->index[0] = tf->idx;
     t->index[1] = to->idx;
     t->bound[0] = tf->bound;
