@@ -402,9 +402,16 @@ static int parse_args(Opts *o, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- stages */
 
+/* How --stats names TMA map t of kernel k: its parameter and boxes. */
+static const char *tma_map_text(Arena *ar, const IrKernel *k, const LyTma *t) {
+    return ar_printf(ar, "'%s' (%sboxes of %d x %d, swizzle %d)", k->params[t->param].name,
+                     t->rank == 3 ? "3-D, " : "", t->box[1], t->box[0], t->swizzle);
+}
+
 /* --stats: an entry's stores written by TMA (--tma-store), at each;
- * its loads copied by TMA (not with --no-tma), at the first; its product issued one iteration ahead (--early-products), at
- * the product; its loop whose slots are released through mbarriers
+ * its loads copied by TMA (not with --no-tma), at the first; its
+ * product issued one iteration ahead (--early-products), at the
+ * product; its loop whose slots are released through mbarriers
  * (--slot-sync=mbarrier), at the loop; its loop whose warpgroups take
  * turns at the products (--pingpong), at the loop; whether its programs
  * walk the tiles (--persistent), or why not, at the kernel. */
@@ -429,9 +436,8 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
                 "at its products", en->name, cfg);
     for (int i = 0; i < p->ntstores; i++) {
         const LyTma *t = p->tstores[i].t;
-        dg_note(dg, t->op->loc, "entry '%s' (%s): this store is written by TMA: '%s' "
-                "(%sboxes of %d x %d, swizzle %d)", en->name, cfg, k->params[t->param].name,
-                t->rank == 3 ? "3-D, " : "", t->box[1], t->box[0], t->swizzle);
+        dg_note(dg, t->op->loc, "entry '%s' (%s): this store is written by TMA: %s",
+                en->name, cfg, tma_map_text(ar, k, t));
     }
     const char *list = "";
     const IrOp *first = NULL;
@@ -439,9 +445,7 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     for (int i = 0; i < p->ntmaps; i++) {
         const LyTma *t = p->tmaps[i];
         if (t->op->op != IR_LOAD) continue;
-        list = ar_printf(ar, "%s%s'%s' (%sboxes of %d x %d, swizzle %d)", list,
-                         nloads++ ? ", " : "", k->params[t->param].name,
-                         t->rank == 3 ? "3-D, " : "", t->box[1], t->box[0], t->swizzle);
+        list = ar_printf(ar, "%s%s%s", list, nloads++ ? ", " : "", tma_map_text(ar, k, t));
         if (!first) first = t->op;
     }
     if (first)

@@ -1,6 +1,7 @@
 /*
  * tma.c — rings filled by TMA copies (plan/tma.c chose them; lower/
- * pipeline.c runs the loop around them).
+ * pipeline.c runs the loop around them), and stores written by TMA
+ * (plan/lowering.c chose them; "stores by TMA" below has their design).
  *
  * Each slot of a loop with TMA rings has an mbarrier (LyPipe.bar_off),
  * initialized by thread 0 at the loop's start for one arrival (then
@@ -106,6 +107,12 @@ static LLVMValueRef box_coordinate(LwFn *f, const LyTma *t, int d) {
     return x;
 }
 
+/* The batch coordinate of a 3-D t: an i32 by plan/tma.c's interval. */
+static LLVMValueRef batch_coordinate(LwFn *f, const LyTma *t) {
+    LLVMValueRef z = lw_val(f, t->batch)->r[0];
+    return LLVMTypeOf(z) == f->c->i32 ? z : LLVMBuildTrunc(f->c->b, z, f->c->i32, "");
+}
+
 /* Coordinate d of ring tma t's copy: box_coordinate, or far out of
  * bounds where the mask's bound is not positive (the box reads zeros). */
 static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d) {
@@ -138,10 +145,7 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
         const LyTma *t = q->ring[i].tma;
         if (!t) continue;
         for (int d = 0; d < 2; d++) coord[i][d] = coordinate(f, t, d);
-        if (t->rank == 3) {   /* the batch index, an i32 by plan/tma.c's interval */
-            LLVMValueRef x = lw_val(f, t->batch)->r[0];
-            coord[i][2] = LLVMTypeOf(x) == c->i32 ? x : LLVMBuildTrunc(c->b, x, c->i32, "");
-        }
+        if (t->rank == 3) coord[i][2] = batch_coordinate(f, t);
     }
     LLVMValueRef go = thread0(f);
     if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
@@ -251,10 +255,7 @@ void lw_tma_store(LwFn *f, const LyTmaStore *ts) {
         LLVMValueRef pos = bound_positive(f, t, d);
         if (pos) go = LLVMBuildAnd(c->b, go, pos, "");
     }
-    if (t->rank == 3) {   /* the batch index, an i32 by plan/tma.c's interval */
-        z = lw_val(f, t->batch)->r[0];
-        if (LLVMTypeOf(z) != c->i32) z = LLVMBuildTrunc(c->b, z, c->i32, "");
-    }
+    if (t->rank == 3) z = batch_coordinate(f, t);
     lw_scratch_barrier(f);
     lw_store_smem(f, base, *lw_val(f, ts->src), k, ts->src->layout, ts->s);
     lw_call_intr(c, "llvm.nvvm.fence.proxy.async.shared_cta", NULL, 0, NULL, 0);

@@ -29,10 +29,10 @@
 # text and operands; with A in registers, ws_wgmma_ra: A's four
 # registers, B's descriptor and the rest; the kernel's wrapper then tells
 # warpsim.c where its shared memory is, ws_smem), and TMA loads with
-# their mbarriers (MBAR, TMA: mbarrier.init, arrive.expect_tx, arrive,
+# their mbarriers (MBAR, BULK_TENSOR: mbarrier.init, arrive.expect_tx, arrive,
 # try_wait.parity, inval as ws_mbar_*, cp.async.bulk.tensor.{1,2,3}d as
 # ws_tma_load, fence.mbarrier_init as nothing) and TMA stores with their
-# bulk groups (TMA_STORE: cp.async.bulk.tensor.{2,3}d.global.shared::cta
+# bulk groups (BULK_TENSOR: cp.async.bulk.tensor.{2,3}d.global.shared::cta
 # as ws_tma_store, commit_group as ws_bulk_commit, wait_group[.read] 0 as
 # ws_bulk_wait). A byval parameter, the tensor map, becomes a plain
 # pointer. Kernels calling an
@@ -260,28 +260,35 @@ WAIT_GROUP = re.compile(r"wgmma\.wait_group\.sync\.aligned (\d+);$")
 
 # TMA loads and their mbarriers (sm_90a), whitespace removed: each form
 # with its constraints (clobbers aside), its result type, warpsim.c's
-# function and the types that takes its operands as. The tensor copy
-# (TMA) passes its rank and three coordinates (those beyond the rank 0).
+# function, the types that takes its operands as, and constants passed
+# after them.
 MBAR = [
     (re.compile(r"mbarrier\.init\.shared::cta\.b64\[\$0\],\$1;$"), "l,r", "void",
-     "ws_mbar_init", ["ptr", "i32"]),
+     "ws_mbar_init", ["ptr", "i32"], []),
     (re.compile(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64_,\[\$0\],\$1;$"), "l,r", "void",
-     "ws_mbar_arrive_expect_tx", ["ptr", "i32"]),
+     "ws_mbar_arrive_expect_tx", ["ptr", "i32"], []),
     (re.compile(r"mbarrier\.arrive\.shared::cta\.b64_,\[\$0\];$"), "l", "void",
-     "ws_mbar_arrive", ["ptr"]),
+     "ws_mbar_arrive", ["ptr"], []),
     (re.compile(r"\{\.reg\.pred([%\w]+);mbarrier\.try_wait\.parity\.shared::cta\.b64\1,"
                 r"\[\$1\],\$2;selp\.u32\$0,1,0,\1;\}$"), "=r,l,r", "i32",
-     "ws_mbar_try_wait_parity", ["ptr", "i32"]),
+     "ws_mbar_try_wait_parity", ["ptr", "i32"], []),
     (re.compile(r"mbarrier\.inval\.shared::cta\.b64\[\$0\];$"), "l", "void",
-     "ws_mbar_inval", ["ptr"]),
-    (re.compile(r"cp\.async\.bulk\.commit_group;$"), "", "void", "ws_bulk_commit", []),
-    (re.compile(r"cp\.async\.bulk\.wait_group(?:\.read)?0;$"), "", "void", "ws_bulk_wait0", []),
+     "ws_mbar_inval", ["ptr"], []),
+    (re.compile(r"cp\.async\.bulk\.commit_group;$"), "", "void", "ws_bulk_commit", [], []),
+    (re.compile(r"cp\.async\.bulk\.wait_group(?:\.read)?0;$"), "", "void", "ws_bulk_wait", [],
+     ["i32 0"]),
 ]
-TMA = re.compile(r"cp\.async\.bulk\.tensor\.([123])d\.shared::cluster\.global\.tile"
-                 r"\.mbarrier::complete_tx::bytes\[\$0\],\[\$1,\{([$\d,]*)\}\],\[\$(\d)\];$")
-# TMA stores: map, coordinates, source
-TMA_STORE = re.compile(r"cp\.async\.bulk\.tensor\.([23])d\.global\.shared::cta\.bulk_group"
-                       r"\[\$0,\{([$\d,]*)\}\],\[\$(\d)\];$")
+# Tensor copies: the form, its leading pointer operands and warpsim.c's
+# function, which takes those, the rank, three coordinates (those beyond
+# the rank 0) and the last pointer operand. A load: destination, map,
+# coordinates, mbarrier; a store: map, coordinates, source.
+BULK_TENSOR = [
+    (re.compile(r"cp\.async\.bulk\.tensor\.([123])d\.shared::cluster\.global\.tile"
+                r"\.mbarrier::complete_tx::bytes\[\$0\],\[\$1,\{([$\d,]*)\}\],\[\$(\d)\];$"),
+     2, "ws_tma_load"),
+    (re.compile(r"cp\.async\.bulk\.tensor\.([23])d\.global\.shared::cta\.bulk_group"
+                r"\[\$0,\{([$\d,]*)\}\],\[\$(\d)\];$"), 1, "ws_tma_store"),
+]
 
 
 def split_args(args):
@@ -298,33 +305,33 @@ def split_args(args):
 
 
 def mbar_form(flat, cons):
-    """(warpsim.c's function, the types it takes, result type, extra
-    leading constants) for a TMA or mbarrier asm, or None."""
+    """(warpsim.c's function, the types it takes, result type, the call's
+    arguments from the converted operands) for a TMA or mbarrier asm, or
+    None."""
     cons = ",".join(c for c in cons.split(",") if not c.startswith("~"))
-    for rx, want, ret, fn, tys in MBAR:
+    for rx, want, ret, fn, tys, consts in MBAR:
         if rx.match(flat) and cons == want:
-            return fn, tys, ret
-    t = TMA.match(flat)
-    if t:
+            return fn, tys, ret, lambda args, consts=consts: args + consts
+    for rx, lead, fn in BULK_TENSOR:
+        t = rx.match(flat)
+        if not t:
+            continue
         rank = int(t.group(1))
-        if t.group(2).split(",") != ["$%d" % (2 + i) for i in range(rank)] or \
-                int(t.group(3)) != 2 + rank or cons != "l,l," + "r," * rank + "l":
+        if t.group(2).split(",") != ["$%d" % (lead + i) for i in range(rank)] or \
+                int(t.group(3)) != lead + rank or cons != "l," * lead + "r," * rank + "l":
             return None
-        return "ws_tma_load", ["ptr", "ptr"] + ["i32"] * rank + ["ptr"], "void"
-    t = TMA_STORE.match(flat)
-    if t:
-        rank = int(t.group(1))
-        if t.group(2).split(",") != ["$%d" % (1 + i) for i in range(rank)] or \
-                int(t.group(3)) != 1 + rank or cons != "l," + "r," * rank + "l":
-            return None
-        return "ws_tma_store", ["ptr"] + ["i32"] * rank + ["ptr"], "void"
+
+        def arrange(args, lead=lead, rank=rank):
+            return args[:lead] + ["i32 %d" % rank] + args[lead:lead + rank] + \
+                ["i32 0"] * (3 - rank) + args[-1:]
+        return fn, ["ptr"] * lead + ["i32"] * rank + ["ptr"], "void", arrange
     return None
 
 
-def mbar_body(fn, want, have, ret):
+def mbar_body(fn, want, have, ret, arrange):
     """The function calling warpsim.c's fn with operands of types `have`
-    converted to `want` (an i64 address to a pointer); None if they do
-    not convert."""
+    converted to `want` (an i64 address to a pointer), its arguments
+    `arrange`d; None if they do not convert."""
     body, args = [], []
     for i, (w, h) in enumerate(zip(want, have)):
         v = "%%a%d" % i
@@ -334,16 +341,7 @@ def mbar_body(fn, want, have, ret):
         elif h != w:
             return None
         args.append("%s %s" % (w, v))
-    if fn == "ws_tma_load":   # dst, map, rank, three coordinates, mbarrier
-        rank = len(want) - 3
-        args = args[:2] + ["i32 %d" % rank] + args[2:2 + rank] + ["i32 0"] * (3 - rank) + \
-            args[-1:]
-    if fn == "ws_tma_store":   # map, rank, three coordinates, source
-        rank = len(want) - 2
-        args = args[:1] + ["i32 %d" % rank] + args[1:1 + rank] + ["i32 0"] * (3 - rank) + \
-            args[-1:]
-    if fn == "ws_bulk_wait0":
-        fn, args = "ws_bulk_wait", ["i32 0"]
+    args = arrange(args)
     if ret == "void":
         return body + ["  call void @%s(%s)" % (fn, ", ".join(args)), "  ret void"]
     return body + ["  %%r = call %s @%s(%s)" % (ret, fn, ", ".join(args)), "  ret %s %%r" % ret]
@@ -508,11 +506,11 @@ def lower_asm(text):
             return names[key]
         mb = mbar_form(flat, cons)
         if mb and m.group(4) is not None:
-            fn, want, ret = mb
+            fn, want, ret, arrange = mb
             have = [re.sub(r" addrspace\(\d+\)", "", a).split()[0] for a in split_args(m.group(4))]
             key = (asm, cons, tuple(have))
             if key not in names:
-                body = mbar_body(fn, want, have, ret) if ret == m.group(1) and \
+                body = mbar_body(fn, want, have, ret, arrange) if ret == m.group(1) and \
                     len(have) == len(want) else None
                 if body is None:
                     return None
