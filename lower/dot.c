@@ -410,6 +410,7 @@ static int lw_dot_wgmma(LwFn *f, const IrOp *op) {
     lw_pipe_turn(f, op, 0);
     if (!lw_wgmma_product(f, op, base, s, acc, &out)) return 1;
     lw_pipe_turn(f, op, 1);
+    lw_pipe_prepare_copy(f, op);
     lw_set(f, op->res[0], lw_wgmma_wait(f, out, pending));
     lw_pipe_late_copy(f, op);
     return 1;

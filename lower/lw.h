@@ -374,16 +374,19 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv);
 void lw_pipe_iter_end(LwFn *f, struct LwPipe *p);
 void lw_pipe_end(LwFn *f, struct LwPipe *p);
 /* TMA rings (tma.c), for pipeline.c: the slots' mbarriers initialized
- * (thread 0, then a barrier); slot `slot`'s copies issued for the
- * iteration whose index tiles are lowered (thread 0; not where `valid`,
- * when given, is false; released slots: after the readers' phase of
- * parity `freed` completed, when given); the wait for slot `slot`'s
- * phase of parity `phase`; a warp's release of slot `slot` (lane 0,
- * where `cond`, when given, holds); the barrier and invalidation at the
- * loop's end. */
+ * (thread 0, then a barrier); the coordinates of each ring's copy (by
+ * ring: x, y, batch) for the iteration whose index tiles are lowered,
+ * pinned where computed when `pin` (a copy with side effects); slot
+ * `slot`'s copies issued with those coordinates (NULL: computed here;
+ * thread 0; not where `valid`, when given, is false; released slots:
+ * after the readers' phase of parity `freed` completed, when given); the
+ * wait for slot `slot`'s phase of parity `phase`; a warp's release of
+ * slot `slot` (lane 0, where `cond`, when given, holds); the barrier and
+ * invalidation at the loop's end. */
 void lw_tma_init(LwFn *f, const LyPipe *q);
+LLVMValueRef (*lw_tma_coords(LwFn *f, const LyPipe *q, int pin))[3];
 void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
-                  LLVMValueRef freed);
+                  LLVMValueRef freed, LLVMValueRef (*coord)[3]);
 void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase);
 void lw_tma_release(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef cond);
 void lw_tma_end(LwFn *f, const LyPipe *q);
@@ -423,7 +426,9 @@ int lw_pipe_early(LwFn *f, const IrOp *dot);
 /* wgmma.wait_group n, acc's registers tied through it so that nothing
  * reads them before it (the values it returns are acc's). */
 LwVal lw_wgmma_wait(LwFn *f, LwVal acc, int n);
-/* The pipelined loop's copies, after product `dot`'s wait (pipeline.c). */
+/* The pipelined loop's copies: their TMA coordinates before product
+ * `dot`'s wait where they can be, the copies after it (pipeline.c). */
+void lw_pipe_prepare_copy(LwFn *f, const IrOp *dot);
 void lw_pipe_late_copy(LwFn *f, const IrOp *dot);
 /* The then-arm of an `if` that alone reads a product whose group is in
  * flight (plan drain_if): _begin, at the arm's top, waits for the group

@@ -117,6 +117,9 @@ struct LwPipe {
                                  buffers a stage (plan stage_bufs) */
     /* the iteration copied next and its slot, until copy_next copies it */
     LLVMValueRef copy_iv, copy_slot;
+    /* its TMA copies' coordinates where lw_pipe_prepare_copy computed
+     * them ahead (by ring; NULL: not computed) */
+    LLVMValueRef (*tma_coord)[3];
     int64_t smem_outside;     /* scratch requested before the loop */
     /* Loop-carried fragments (see carry_plan): the product, and per
      * operand (0: A, 1: B) its conversion from a ring (NULL: none), the
@@ -170,6 +173,36 @@ static LLVMValueRef runs(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     return LLVMBuildOr(b, up, down, "");
 }
 
+/* Lowers the body's address computations (p->need) for iteration iv
+ * (i64); returns the induction variable's own registers, which
+ * back_from_iteration restores with the iteration's own values of those
+ * computations, where the body lowered them already (late copies): what
+ * the rest of the body reads. */
+static LwVal at_iteration(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
+    LwCtx *c = f->c;
+    const IrBlock *body = p->loop->regions[0];
+    const IrValue *ivv = body->args[0];
+    LwVal saved = *lw_val(f, ivv), now = lw_new_val(f, 1);
+    now.r[0] = ty_bits((ScalarKind)ivv->ty.k) == 64
+                   ? iv
+                   : LLVMBuildTrunc(c->b, iv, lw_type(c, (ScalarKind)ivv->ty.k), "");
+    lw_set(f, ivv, now);
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->nres && p->need[op->res[0]->id]) {
+            for (int i = 0; i < op->nres; i++) p->kept[op->res[i]->id] = *lw_val(f, op->res[i]);
+            lw_op(f, op);
+        }
+    return saved;
+}
+
+static void back_from_iteration(LwFn *f, struct LwPipe *p, LwVal saved) {
+    const IrBlock *body = p->loop->regions[0];
+    for (const IrOp *op = body->first; op; op = op->next)
+        if (op->nres && p->need[op->res[0]->id])
+            for (int i = 0; i < op->nres; i++) lw_set(f, op->res[i], p->kept[op->res[i]->id]);
+    lw_set(f, body->args[0], saved);
+}
+
 /* One cp.async of `bytes` from global `src` to shared `dst`; where `ok`
  * (i1, NULL: always) is false, zeros. The zero fill is cp.async's
  * ignore-src predicate (PTX 7.5), which ptxas takes as the LDGSTS's own
@@ -203,21 +236,13 @@ static void copy_async(LwFn *f, LLVMValueRef dst, LLVMValueRef src, int bytes,
 static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
                   int runs_known, LLVMValueRef freed) {
     LwCtx *c = f->c;
-    const IrBlock *body = p->loop->regions[0];
-    const IrValue *ivv = body->args[0];
-    LwVal saved = *lw_val(f, ivv), now = lw_new_val(f, 1);
-    now.r[0] = ty_bits((ScalarKind)ivv->ty.k) == 64
-                   ? iv
-                   : LLVMBuildTrunc(c->b, iv, lw_type(c, (ScalarKind)ivv->ty.k), "");
-    lw_set(f, ivv, now);
-    /* the iteration's own values of the address computations, where the
-     * body lowered them already (late copies), are what the rest of the
-     * body reads: kept and given back below */
-    for (const IrOp *op = body->first; op; op = op->next)
-        if (op->nres && p->need[op->res[0]->id]) {
-            for (int i = 0; i < op->nres; i++) p->kept[op->res[i]->id] = *lw_val(f, op->res[i]);
-            lw_op(f, op);
-        }
+    if (p->tma_coord) {   /* TMA rings alone, their coordinates computed ahead */
+        LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
+        lw_tma_issue(f, p->plan, slot, valid, freed, p->tma_coord);
+        p->tma_coord = NULL;
+        return;
+    }
+    LwVal saved = at_iteration(f, p, iv);
     LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
     for (int i = 0; i < p->plan->nring; i++) {
         const LyRing *r = &p->plan->ring[i];
@@ -242,11 +267,8 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
             copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
-    if (p->plan->ntma) lw_tma_issue(f, p->plan, slot, valid, freed);
-    for (const IrOp *op = body->first; op; op = op->next)
-        if (op->nres && p->need[op->res[0]->id])
-            for (int i = 0; i < op->nres; i++) lw_set(f, op->res[i], p->kept[op->res[i]->id]);
-    lw_set(f, ivv, saved);
+    if (p->plan->ntma) lw_tma_issue(f, p->plan, slot, valid, freed, NULL);
+    back_from_iteration(f, p, saved);
 }
 
 /* The ring of this loop that marked load `load` is copied into. */
@@ -555,6 +577,25 @@ void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
         lw_barrier(f);
     }
     copy_next(f, p);
+}
+
+/* Where the copies follow the product's wait (late copies) and every
+ * ring is TMA's, the copies' coordinates for iteration j + S-1 are
+ * computed here, after the product's commit and before its wait, in
+ * every thread, and pinned there (an opaque copy with side effects, so
+ * that LLVM does not sink them into thread 0's branch): thread 0 then
+ * issues the copies right after the barrier, instead of running their
+ * address arithmetic (a persistent walk's divisions) while every other
+ * warp waits for it at the next barrier. The other threads' work falls
+ * where they would wait for the product. Called by the product. */
+void lw_pipe_prepare_copy(LwFn *f, const IrOp *dot) {
+    struct LwPipe *p = f->pipe;
+    if (!p || !late_copies(p) || !p->copy_iv || p->plan->wg_dot[0] != dot ||
+        p->plan->nring != p->plan->ntma)
+        return;
+    LwVal saved = at_iteration(f, p, p->copy_iv);
+    p->tma_coord = lw_tma_coords(f, p->plan, 1);
+    back_from_iteration(f, p, saved);
 }
 
 /* The product issued one iteration ahead (plan `early`), at its place

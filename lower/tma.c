@@ -137,8 +137,7 @@ static void poll(LwFn *f, const LyPipe *q, LLVMValueRef slot, int which, LLVMVal
     LLVMPositionBuilderAtEnd(c->b, done);
 }
 
-void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
-                  LLVMValueRef freed) {
+LLVMValueRef (*lw_tma_coords(LwFn *f, const LyPipe *q, int pin))[3] {
     LwCtx *c = f->c;
     LLVMValueRef (*coord)[3] = ar_alloc(c->ar, sizeof *coord * (size_t)q->nring);
     for (int i = 0; i < q->nring; i++) {
@@ -146,7 +145,17 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
         if (!t) continue;
         for (int d = 0; d < 2; d++) coord[i][d] = coordinate(f, t, d);
         if (t->rank == 3) coord[i][2] = batch_coordinate(f, t);
+        for (int d = 0; pin && d < t->rank; d++)
+            coord[i][d] = lw_asm(c, c->i32, "mov.b32 $0, $1;", "=r,r", &coord[i][d], 1,
+                                 LW_ASM_WRITES);
     }
+    return coord;
+}
+
+void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
+                  LLVMValueRef freed, LLVMValueRef (*coord)[3]) {
+    LwCtx *c = f->c;
+    if (!coord) coord = lw_tma_coords(f, q, 0);
     LLVMValueRef go = thread0(f);
     if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
     LLVMBasicBlockRef j = lw_only_if(f, go, "tma.copy", "tma.join");
