@@ -46,7 +46,11 @@ static int64_t convert_scratch(const Scratch *s, const IrOp *op) {
     switch ((LyHow)s->plan->how[op->res[0]->id]) {
     case LY_HOW_RING: case LY_HOW_STAGE: return 0;   /* its ring or stage buffer */
     case LY_HOW_TMA_STORE: return 0;   /* its store writes the source */
-    case LY_HOW_LDMATRIX: case LY_HOW_SWIZZLED: return ly_smem_bytes(s->plan->smem[op->res[0]->id]);
+    case LY_HOW_LDMATRIX: return ly_smem_bytes(s->plan->smem[op->res[0]->id]);
+    case LY_HOW_SWIZZLED: {   /* in pieces: one piece's */
+        int n = s->plan->pieces[op->res[0]->id];
+        return ly_smem_bytes(s->plan->smem[op->res[0]->id]) / (n > 1 ? n : 1);
+    }
     case LY_HOW_KIND: return lw_shape_scratch(op);
     }
     return 0;

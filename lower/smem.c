@@ -133,8 +133,60 @@ static int run_reg(int r, const int *bits, int nb, int e) {
  * consecutive registers for blocked layouts, every fourth for an
  * accumulator whose N ly_mma_low permuted). Register copies are stored
  * once; lane and warp copies store equal values. */
-void lw_store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
-                   const Layout *sl, const LySmem *s) {
+/* --------------------------------------------------------- pieces
+ *
+ * A conversion whose whole buffer does not fit beside a loop's rings
+ * goes through it in pieces (plan/lowering.c fit_split, LyPlan.pieces):
+ * piece q holds the elements whose offsets' top bits (`top`, a power of
+ * two's worth) are q, at their offsets with those bits cleared, so the
+ * buffer shrinks by the piece count. An offset is T(lane, warp) ^ R(r);
+ * a register is in piece q where its R's top bits XOR the thread's T's
+ * are q: a constant where no lane or warp basis reaches those bits (the
+ * store layout's registers along M), else a test (the accumulator's
+ * warpgroups along M: one branch per register group and piece). */
+typedef struct Piece {
+    uint32_t top;       /* the offset bits that number the pieces */
+    uint32_t want;      /* this piece's value of them */
+    Layout *within;     /* the offset layout with them cleared */
+    LLVMValueRef mine;  /* i32: the thread's T & top; NULL: 0 */
+} Piece;
+
+/* Piece q of `pieces` of offset layout ol (over n elements). */
+static Piece piece_of(LwFn *f, Layout *ol, int n, int pieces, int q) {
+    Piece pc = {.top = (uint32_t)(n - n / pieces), .want = (uint32_t)(q * (n / pieces))};
+    Layout *w = ar_alloc(f->c->ar, sizeof *w);
+    *w = *ol;
+    uint32_t thread = 0;
+    for (int d = 0; d < LY_NIN; d++)
+        for (int i = 0; i < w->nbits[d]; i++) {
+            if (d != LY_REG) thread |= ol->basis[d][i];
+            w->basis[d][i] &= ~pc.top;
+        }
+    pc.within = w;
+    if (thread & pc.top)
+        pc.mine = LLVMBuildAnd(f->c->b, lw_packed_coord(f, ol, 0), lw_i32(f->c, pc.top), "");
+    return pc;
+}
+
+/* R(r)'s bits of the piece's number. */
+static uint32_t reg_top(const Layout *ol, int r, uint32_t top) {
+    uint32_t x = 0;
+    for (int i = 0; i < ol->nbits[LY_REG]; i++)
+        if (r >> i & 1) x ^= ol->basis[LY_REG][i];
+    return x & top;
+}
+
+/* i1: the registers whose R has bits `rt` of the piece's number are in
+ * it for this thread; NULL: in it for every thread (no test needed). A
+ * constant false where they are in it for none. */
+static LLVMValueRef in_piece(LwFn *f, const Piece *pc, uint32_t rt) {
+    if (!pc->mine) return rt == pc->want ? NULL : LLVMConstInt(f->c->i1, 0, 0);
+    return LLVMBuildICmp(f->c->b, LLVMIntEQ, pc->mine, lw_i32(f->c, pc->want ^ rt), "");
+}
+
+/* Step 1: the registers of src (all, or piece pc's) at their offsets. */
+static void store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
+                       const Layout *sl, const LySmem *s, const Piece *pc) {
     LwCtx *c = f->c;
     LLVMTypeRef t = lw_mem_type(c, k);
     Layout *ol = lw_offset_layout(c->ar, sl, s);
@@ -143,19 +195,32 @@ void lw_store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
     for (int i = 0; i < sl->nbits[LY_REG]; i++)
         if (!sl->basis[LY_REG][i]) skip |= 1u << i;
     for (int j = 0; j < nb; j++) skip |= 1u << bits[j];
-    for (int r = 0; r < src.n; r++) {
-        if ((uint32_t)r & skip) continue;
-        LLVMValueRef at = lw_smem_addr(f, base, ol, r, ty_bytes(k));
-        LLVMValueRef v = src.r[r];
-        if (w > 1) {
-            v = LLVMGetUndef(LLVMVectorType(t, (unsigned)w));
-            for (int e = 0; e < w; e++)
-                v = LLVMBuildInsertElement(c->b, v, src.r[run_reg(r, bits, nb, e)],
-                                           lw_i32(c, e), "");
+    uint32_t groups = pc ? pc->top : 0, rt = 0;   /* one pass per value of R's piece bits */
+    do {
+        LLVMValueRef cond = pc ? in_piece(f, pc, rt) : NULL;
+        LLVMBasicBlockRef join = NULL;
+        if (cond && !lw_never(cond)) join = lw_only_if(f, cond, "piece", "piece.join");
+        for (int r = 0; r < src.n && !(cond && lw_never(cond)); r++) {
+            if ((uint32_t)r & skip || (pc && reg_top(ol, r, pc->top) != rt)) continue;
+            LLVMValueRef at = lw_smem_addr(f, base, pc ? pc->within : ol, r, ty_bytes(k));
+            LLVMValueRef v = src.r[r];
+            if (w > 1) {
+                v = LLVMGetUndef(LLVMVectorType(t, (unsigned)w));
+                for (int e = 0; e < w; e++)
+                    v = LLVMBuildInsertElement(c->b, v, src.r[run_reg(r, bits, nb, e)],
+                                               lw_i32(c, e), "");
+            }
+            LLVMValueRef st = LLVMBuildStore(c->b, v, at);
+            LLVMSetAlignment(st, (unsigned)(w * ty_bytes(k)));
         }
-        LLVMValueRef st = LLVMBuildStore(c->b, v, at);
-        LLVMSetAlignment(st, (unsigned)(w * ty_bytes(k)));
-    }
+        if (join) lw_join(f, join);
+        rt = (rt - groups) & groups;   /* the next subset of groups; 0 after the last */
+    } while (rt);
+}
+
+void lw_store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
+                   const Layout *sl, const LySmem *s) {
+    store_smem(f, base, src, k, sl, s, NULL);
 }
 
 /* Step 3: ldmatrix into the operand's registers, one x4 (x2, x1) group
@@ -309,10 +374,13 @@ LwVal lw_read_operand(LwFn *f, LLVMValueRef base, ScalarKind k,
 /* Step 3 for a layout that is not an operand: vectors of up to 16 bytes
  * along the buffer's rows, as many consecutive elements as the layout
  * holds in consecutive registers. */
-static LwVal load_swizzled(LwFn *f, ScalarKind k, const Layout *dl, const LySmem *s) {
+static void load_swizzled(LwFn *f, ScalarKind k, const Layout *dl, const LySmem *s,
+                          int pieces, int q, LwVal *out) {
     LwCtx *c = f->c;
     LLVMTypeRef t = lw_mem_type(c, k);
     Layout *ol = lw_offset_layout(c->ar, dl, s);
+    Piece pc = {0};
+    if (pieces > 1) pc = piece_of(f, ol, s->shape[0] * s->shape[1], pieces, q);
     int w = ly_vec_width(dl, s->fast), esize = ty_bytes(k);
     if (w > s->vec) w = s->vec;
     /* a vector needs its first element at a multiple of w: no other
@@ -321,14 +389,20 @@ static LwVal load_swizzled(LwFn *f, ScalarKind k, const Layout *dl, const LySmem
         for (int i = d == LY_REG ? ly_log2(w) : 0; i < ol->nbits[d]; i++)
             if (ol->basis[d][i] & (uint32_t)(w - 1)) w = 1;
     LLVMTypeRef vt = w > 1 ? LLVMVectorType(t, (unsigned)w) : t;
-    LwVal out = lw_new_val(f, ly_size(dl, LY_REG));
-    for (int r = 0; r < out.n; r += w) {
-        LLVMValueRef v = LLVMBuildLoad2(c->b, vt, lw_smem_addr(f, f->smem, ol, r, esize), "");
+    for (int r = 0; r < out->n; r += w) {
+        /* in pieces: this piece's registers, or (a test) every register's
+         * element of this piece's offset, kept where it is this piece's */
+        LLVMValueRef in = pieces > 1 ? in_piece(f, &pc, reg_top(ol, r, pc.top)) : NULL;
+        if (in && lw_never(in)) continue;
+        LLVMValueRef at = lw_smem_addr(f, f->smem, pieces > 1 ? pc.within : ol, r, esize);
+        LLVMValueRef v = LLVMBuildLoad2(c->b, vt, at, "");
         LLVMSetAlignment(v, (unsigned)(w * esize));
-        for (int i = 0; i < w; i++)
-            out.r[r + i] = w > 1 ? LLVMBuildExtractElement(c->b, v, lw_i32(c, i), "") : v;
+        for (int i = 0; i < w; i++) {
+            LLVMValueRef x = w > 1 ? LLVMBuildExtractElement(c->b, v, lw_i32(c, i), "") : v;
+            out->r[r + i] = in && out->r[r + i] ? LLVMBuildSelect(c->b, in, x, out->r[r + i], "")
+                                                : x;
+        }
     }
-    return out;
 }
 
 /* A conversion out of an MMA accumulator layout (the epilogue's store
@@ -344,11 +418,23 @@ void lw_acc_convert(LwFn *f, const IrOp *op) {
     const IrValue *sv = op->args[0], *dv = op->res[0];
     ScalarKind k = (ScalarKind)sv->ty.k;
     const LySmem *s = f->plan->smem[dv->id];
-    lw_smem(f, ly_smem_bytes(s));
-    lw_scratch_barrier(f);
-    lw_store_smem(f, f->smem, *lw_val(f, sv), k, sv->layout, s);
-    lw_barrier(f);
-    lw_set(f, dv, load_swizzled(f, k, dv->layout, s));
+    int pieces = f->plan->pieces[dv->id] > 1 ? f->plan->pieces[dv->id] : 1;
+    LwVal out = lw_new_val(f, ly_size(dv->layout, LY_REG));
+    lw_smem(f, ly_smem_bytes(s) / pieces);
+    for (int q = 0; q < pieces; q++) {
+        if (q) lw_barrier(f);   /* the piece before read */
+        else lw_scratch_barrier(f);
+        if (pieces == 1) {
+            lw_store_smem(f, f->smem, *lw_val(f, sv), k, sv->layout, s);
+        } else {
+            Layout *ol = lw_offset_layout(f->c->ar, sv->layout, s);
+            Piece pc = piece_of(f, ol, s->shape[0] * s->shape[1], pieces, q);
+            store_smem(f, f->smem, *lw_val(f, sv), k, sv->layout, s, &pc);
+        }
+        lw_barrier(f);
+        load_swizzled(f, k, dv->layout, s, pieces, q, &out);
+    }
+    lw_set(f, dv, out);
 }
 
 void lw_dot_operand(LwFn *f, const IrOp *op) {

@@ -753,6 +753,11 @@ typedef struct LyPipe {
      * lower/pingpong.c): how many (the kernel's warps / 4), or 0 where
      * they issue each product together. */
     int pingpong;
+    /* Where the scratch used in the body would not fit below the rings:
+     * the most bytes it may take there (plan/lowering.c fit_split), which
+     * conversions through a swizzled buffer meet in pieces (LyPlan
+     * .pieces); 0: no limit. */
+    int64_t split_limit;
     int64_t bytes;      /* the ring region grows by this, alignment included */
 } LyPipe;
 
@@ -760,6 +765,11 @@ typedef struct LyPlan {
     int *uses;          /* operands reading each value, by IrValue id */
     uint8_t *how;       /* LyHow of a load or conversion, by its result's id */
     LySmem **smem;      /* LDMATRIX, SWIZZLED: the buffer, by the same id */
+    uint8_t *pieces;    /* SWIZZLED inside a loop with a split_limit: the
+                           conversion goes through its buffer in this many
+                           pieces (a power of two; 0 or 1: whole), each the
+                           elements whose offsets' top bits are the piece's
+                           (lower/smem.c lw_acc_convert), by the same id */
     LyPipe **pipe;      /* by id of a `for` body's induction variable;
                            NULL: not pipelined */
     int64_t ring_bytes; /* the ring region: every pipelined loop's rings */

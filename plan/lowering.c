@@ -43,6 +43,8 @@ typedef struct Planner {
     int64_t max_shared;
     int flags;          /* LY_PLAN_* */
     LyPlan *p;
+    int64_t limit;      /* plan_block: the split_limit of the pipelined
+                           loop whose body it is in (0: none) */
 } Planner;
 
 int ly_is_mma_operand(const Layout *l) {
@@ -99,25 +101,46 @@ static int64_t padded_bytes(const Type *t) {
     return (n + n / 32 + 1) * ty_bytes((ScalarKind)t->k);
 }
 
-static int64_t scratch_bound(const LyPlan *p, const LyPipe *q, const IrBlock *b) {
+static LySmem *acc_buffer(Planner *pl, const IrOp *op);
+
+/* The pieces (a power of two up to 8) in which a conversion through a
+ * swizzled buffer of `bytes` takes at most `limit` bytes; 0: none do. */
+static int pieces_for(int64_t bytes, int64_t limit) {
+    int n = 1;
+    while (n < 8 && bytes / n > limit) n *= 2;
+    return bytes / n <= limit ? n : 0;
+}
+
+/* scratch_bound's figure for op (uses_scratch): a conversion through a
+ * swizzled buffer larger than `limit` (> 0) in pieces. */
+static int64_t op_bound(Planner *pl, const IrOp *op, int64_t limit) {
+    const LySmem *s = limit > 0 && op->op == IR_CONVERT_LAYOUT ? acc_buffer(pl, op) : NULL;
+    int n = s ? pieces_for(ly_smem_bytes(s), limit) : 0;
+    int64_t m = 0;
+    for (int i = 0; i < op->nres; i++) {
+        int64_t x = n ? ly_smem_bytes(s) / n : padded_bytes(&op->res[i]->ty);
+        if (x > m) m = x;
+    }
+    for (int i = 0; i < op->nargs && (op->op == IR_REDUCE || op->op == IR_SCAN ||
+                                      op->op == IR_SLICE || op->op == IR_GATHER); i++) {
+        int64_t x = padded_bytes(&op->args[i]->ty);
+        if (x > m) m = x;
+    }
+    return m;
+}
+
+static int64_t scratch_bound(Planner *pl, const LyPipe *q, const IrBlock *b, int64_t limit) {
     int64_t m = 0;
     for (const IrOp *op = b->first; op; op = op->next) {
         for (int r = 0; r < op->nregions; r++) {
-            int64_t x = scratch_bound(p, q, op->regions[r]);
+            int64_t x = scratch_bound(pl, q, op->regions[r], limit);
             if (x > m) m = x;
         }
-        const LyTmaStore *ts = op->op == IR_STORE ? ly_tma_store_of(p, op) : NULL;
+        const LyTmaStore *ts = op->op == IR_STORE ? ly_tma_store_of(pl->p, op) : NULL;
         if (ts && ly_smem_bytes(ts->s) > m) m = ly_smem_bytes(ts->s);   /* its box buffer */
         if (!uses_scratch(q, op)) continue;
-        for (int i = 0; i < op->nres; i++) {
-            int64_t x = padded_bytes(&op->res[i]->ty);
-            if (x > m) m = x;
-        }
-        for (int i = 0; i < op->nargs && (op->op == IR_REDUCE || op->op == IR_SCAN ||
-                                          op->op == IR_SLICE || op->op == IR_GATHER); i++) {
-            int64_t x = padded_bytes(&op->args[i]->ty);
-            if (x > m) m = x;
-        }
+        int64_t x = op_bound(pl, op, limit);
+        if (x > m) m = x;
     }
     return m;
 }
@@ -513,9 +536,22 @@ static int has_wgmma_dot(const IrBlock *body) {
  * live lies below them, the rest of the scratch may overlap them
  * (lower/kernel.c places both). */
 static int64_t pipe_need(Planner *pl, const LyPipe *q, int64_t end) {
-    int64_t inside = align128(scratch_bound(pl->p, q, q->loop->regions[0])) + end;
-    int64_t outside = scratch_bound(pl->p, NULL, pl->k->body);
+    int64_t inside = align128(scratch_bound(pl, q, q->loop->regions[0], q->split_limit)) + end;
+    int64_t outside = scratch_bound(pl, NULL, pl->k->body, 0);
     return inside > outside ? inside : outside;
+}
+
+/* pipe_need where the body's scratch does not fit below the rings: with
+ * the most it may take there as q's split_limit, so that the
+ * conversions through a swizzled buffer (a persistent loop's epilogue:
+ * 64 KiB for a 128 x 256 f16 tile beside four stages of 48 KiB) go in
+ * pieces; the limit stays only where that fits. */
+static int64_t fit_split(Planner *pl, LyPipe *q, int64_t end, int64_t need) {
+    q->split_limit = (pl->max_shared - end) & ~(int64_t)127;
+    int64_t split = q->split_limit > 0 ? pipe_need(pl, q, end) : need;
+    if (q->split_limit > 0 && split <= pl->max_shared) return split;
+    q->split_limit = 0;
+    return need;
 }
 
 /* The rings of `loop`'s marked loads and the stage buffers of its
@@ -579,6 +615,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
             total += 8 * (int64_t)stages * (q->release ? 2 : 1);
         }
         need = pipe_need(pl, q, start + total);
+        if (need > pl->max_shared && wg) need = fit_split(pl, q, start + total, need);
         if (need <= pl->max_shared || q->stage_bufs == 1 || !q->nstage) break;
         q->stage_bufs = 1;
         q->pending = 0;
@@ -619,11 +656,24 @@ static LyHow convert_how(Planner *pl, const IrOp *op) {
         pl->p->smem[dv->id] = s;
         return LY_HOW_LDMATRIX;
     }
-    if (sl->kind != LY_MMA || k == SK_BOOL) return LY_HOW_KIND;
-    LySmem *s = ly_smem_swizzled(pl->ar, dl->shape, ly_fastest_dim(dl), esize);
+    LySmem *s = acc_buffer(pl, op);
     if (!s) return LY_HOW_KIND;
     pl->p->smem[dv->id] = s;
+    if (pl->limit > 0 && ly_smem_bytes(s) > pl->limit)
+        pl->p->pieces[dv->id] = (uint8_t)pieces_for(ly_smem_bytes(s), pl->limit);
     return LY_HOW_SWIZZLED;
+}
+
+/* The swizzled buffer through which conversion op goes
+ * (LY_HOW_SWIZZLED): out of an MMA accumulator's layout, across lanes
+ * or warps, not into an mma operand; or NULL. */
+static LySmem *acc_buffer(Planner *pl, const IrOp *op) {
+    const Layout *sl = op->args[0]->layout, *dl = op->res[0]->layout;
+    ScalarKind k = (ScalarKind)op->args[0]->ty.k;
+    if (!sl || !dl || sl->rank != 2 || dl->rank != 2 || sl->kind != LY_MMA || k == SK_BOOL ||
+        ly_is_mma_operand(dl) || !(ly_cvt_moves(sl, dl) & (LY_MOVE_LANE | LY_MOVE_WARP)))
+        return NULL;
+    return ly_smem_swizzled(pl->ar, dl->shape, ly_fastest_dim(dl), ty_bytes(k));
 }
 
 /* ---------------------------------------------------- stores by TMA */
@@ -726,7 +776,11 @@ static void plan_block(Planner *pl, const IrBlock *b) {
         if (op->op == IR_CONVERT_LAYOUT && p->how[op->res[0]->id] != LY_HOW_STAGE &&
             p->how[op->res[0]->id] != LY_HOW_TMA_STORE)
             p->how[op->res[0]->id] = (uint8_t)convert_how(pl, op);
+        int64_t limit = pl->limit;
+        if (op->op == IR_FOR && p->pipe[op->regions[0]->args[0]->id])
+            pl->limit = p->pipe[op->regions[0]->args[0]->id]->split_limit;
         for (int r = 0; r < op->nregions; r++) plan_block(pl, op->regions[r]);
+        pl->limit = limit;
     }
 }
 
@@ -738,6 +792,8 @@ LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
     p->uses = ar_alloc(ar, sizeof(int) * n);
     p->how = ar_alloc(ar, n);
     p->smem = ar_alloc(ar, sizeof(LySmem *) * n);
+    p->pieces = ar_alloc(ar, n);
+    memset(p->pieces, 0, n);
     p->pipe = ar_alloc(ar, sizeof(LyPipe *) * n);
     memset(p->uses, 0, sizeof(int) * n);
     memset(p->how, LY_HOW_KIND, n);

@@ -8,7 +8,9 @@
 # output checked first) with call 1's bundles.
 # Here: call 1's preparation (-session42-gpu1.sh), then build-s42/mm/
 # {s3,s4,p3}{old,new}.tlb (examples/matmul.tile f16 128x256x64 w8, 3 / 4
-# stages, --persistent 3 stages, by 399f05e's tilec and this one),
+# stages, --persistent 3 stages, by 399f05e's tilec and 4863e28's) and
+# p4new.tlb (--persistent at 4 stages, by the tilec that splits the
+# epilogue's conversion),
 # build-s42/ops/sm_90a/{tma,persist,dot}.tlb (each file's header flags)
 # and build-s42/difftest. Carry ["build-s42"].
 cd "$(dirname "$0")/../.."
