@@ -26,7 +26,11 @@ for f in tma persist dot; do
     echo "== difftest $f.tile"
     timeout 60 $o/difftest -q $o/ops/sm_90a tests/gpu/ops/$f.tile 2>&1 | tail -2
 done
-timeout 300 python3 bench/bench.py --build $o --out "$out/main" matmul mm_bias_relu \
+echo "== racecheck persist.tile (the epilogue's conversion in pieces: wide, wide32)"
+timeout 150 compute-sanitizer --tool racecheck $o/difftest -q -k wide $o/ops/sm_90a \
+    tests/gpu/ops/persist.tile > "$out/racecheck-persist.txt" 2>&1
+echo "rc=$?"; grep -E "RACECHECK SUMMARY|passed|failed" "$out/racecheck-persist.txt" | tail -3
+timeout 240 python3 bench/bench.py --build $o --out "$out/main" matmul mm_bias_relu \
     attention fp8mm > "$out/main.log" 2>&1; echo "main rc=$?"
 grep -E "CHECK FAILED|Traceback|Error" "$out/main.log" | head -10
 cat "$out/main/bench.md" 2>/dev/null | grep -E "matmul|mm_bias|mm e4m3|attention" | head -90
