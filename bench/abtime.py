@@ -73,3 +73,23 @@ def mm_check(c, ref, scale, tol=2e-3):
         c.fill_(float("nan"))
         return None if err < tol else f"rel err {err:.2e}"
     return check
+
+
+def mm_table(ks, names, shapes):
+    """Prints a table of matmul kernels `ks[name]` (examples/matmul.tile's
+    signature) beside cuBLAS, one row per (M, N, K) of `shapes`: each
+    output poisoned and checked first, then best medians (µs); WRONG
+    where a check failed."""
+    print("| M x N x K | cuBLAS | " + " | ".join(names) + " |\n| --- | ---: |" +
+          " ---: |" * len(names), flush=True)
+    for M, N, K in shapes:
+        a, b, c, ref, scale, cublas = mm_case(M, N, K)
+        fns = {"cuBLAS": cublas}
+        for n in names:
+            fns[n] = (lambda n: lambda: ks[n](c, a, b, M, N, K, K, N, N))(n)
+        c.fill_(float("nan"))
+        best = check_then_time(fns, mm_check(c, ref, scale))
+        row = " | ".join(f"{best[n] * 1e3:.1f}" if n in best else "WRONG"
+                         for n in ("cuBLAS",) + tuple(names))
+        print(f"| {M}x{N}x{K} | {row} |", flush=True)
+        del a, b, c, ref, fns

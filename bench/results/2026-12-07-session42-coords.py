@@ -13,22 +13,11 @@ import sys
 
 import torch
 import tile
-from abtime import check_then_time, mm_case, mm_check
+from abtime import mm_table
 
 d = sys.argv[1]
 names = ("s3old", "s3new", "s4old", "s4new", "p3old", "p3new", "p4new")
 ks = {n: tile.load(os.path.join(d, n + ".tlb")).matmul for n in names}
 print(torch.cuda.get_device_name(), flush=True)
-print("| M x N x K | cuBLAS | " + " | ".join(names) + " |\n| --- | ---: |" + " ---: |" * len(names),
-      flush=True)
-for M, N, K in ((4096, 4096, 4096), (8192, 8192, 4096), (8192, 8192, 8192), (4104, 4104, 4104),
-                (4000, 4000, 4000), (4095, 4097, 4096)):
-    a, b, c, ref, scale, cublas = mm_case(M, N, K)
-    fns = {"cuBLAS": cublas}
-    for n in names:
-        fns[n] = (lambda n: lambda: ks[n](c, a, b, M, N, K, K, N, N))(n)
-    c.fill_(float("nan"))
-    best = check_then_time(fns, mm_check(c, ref, scale))
-    row = " | ".join(f"{best[n] * 1e3:.1f}" if n in best else "WRONG" for n in ("cuBLAS",) + names)
-    print(f"| {M}x{N}x{K} | {row} |", flush=True)
-    del a, b, c, ref, fns
+mm_table(ks, names, ((4096, 4096, 4096), (8192, 8192, 4096), (8192, 8192, 8192),
+                     (4104, 4104, 4104), (4000, 4000, 4000), (4095, 4097, 4096)))
