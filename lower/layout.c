@@ -45,7 +45,7 @@ static uint32_t lw_basis(const Layout *l, LyIn d, int i) {
 }
 
 /* The constant part R(r) of register r's packed coordinate. */
-static uint32_t lw_reg_part(const Layout *l, int r) {
+uint32_t lw_reg_part(const Layout *l, int r) {
     uint32_t y = 0;
     for (int i = 0; i < lw_nbits(l, LY_REG); i++)
         if (r >> i & 1) y ^= lw_basis(l, LY_REG, i);

@@ -248,6 +248,9 @@ void lw_widen_narrow_ints(LwCtx *c);
  * disjoint holds in register r the position lw_thread_coord + *reg (a
  * sum: no carries); lw_reg_const returns 0 for any other layout. */
 int lw_reg_const(const Layout *l, int r, uint32_t *reg);
+/* R(r): the XOR of layout l's register basis vectors of r's set bits
+ * (the part of register r's packed coordinate that is a constant). */
+uint32_t lw_reg_part(const Layout *l, int r);
 LLVMValueRef lw_thread_coord(LwFn *f, const Layout *l);
 LLVMValueRef lw_coord(LwFn *f, const Layout *l, int r, int d);
 /* The packed coordinate held by register r of this thread (i32). */

@@ -75,11 +75,9 @@ Layout *lw_offset_layout(Arena *ar, const Layout *l, const LySmem *s) {
 LLVMValueRef lw_smem_addr(LwFn *f, LLVMValueRef base, const Layout *ol, int r,
                           int esize) {
     LwCtx *c = f->c;
-    uint32_t thread = 0, rp = 0;
+    uint32_t thread = 0, rp = lw_reg_part(ol, r);
     for (int d = LY_LANE; d <= LY_WARP; d++)
         for (int i = 0; i < ol->nbits[d]; i++) thread |= ol->basis[d][i];
-    for (int i = 0; i < ol->nbits[LY_REG]; i++)
-        if (r >> i & 1) rp ^= ol->basis[LY_REG][i];
     /* lw_packed_coord(ol, 0) is T: R(0) = 0 */
     LLVMValueRef t = LLVMBuildXor(c->b, lw_packed_coord(f, ol, 0),
                                   lw_i32(c, rp & thread), "");
@@ -128,11 +126,6 @@ static int run_reg(int r, const int *bits, int nb, int e) {
     return r;
 }
 
-/* Step 1: the source registers into the buffer at `base`, vectors of up
- * to 16 bytes: the registers whose offsets are consecutive (run_bits;
- * consecutive registers for blocked layouts, every fourth for an
- * accumulator whose N ly_mma_low permuted). Register copies are stored
- * once; lane and warp copies store equal values. */
 /* --------------------------------------------------------- pieces
  *
  * A conversion whose whole buffer does not fit beside a loop's rings
@@ -170,10 +163,7 @@ static Piece piece_of(LwFn *f, Layout *ol, int n, int pieces, int q) {
 
 /* R(r)'s bits of the piece's number. */
 static uint32_t reg_top(const Layout *ol, int r, uint32_t top) {
-    uint32_t x = 0;
-    for (int i = 0; i < ol->nbits[LY_REG]; i++)
-        if (r >> i & 1) x ^= ol->basis[LY_REG][i];
-    return x & top;
+    return lw_reg_part(ol, r) & top;
 }
 
 /* i1: the registers whose R has bits `rt` of the piece's number are in
@@ -184,7 +174,11 @@ static LLVMValueRef in_piece(LwFn *f, const Piece *pc, uint32_t rt) {
     return LLVMBuildICmp(f->c->b, LLVMIntEQ, pc->mine, lw_i32(f->c, pc->want ^ rt), "");
 }
 
-/* Step 1: the registers of src (all, or piece pc's) at their offsets. */
+/* Step 1: the registers of src (all, or piece pc's) into the buffer at
+ * `base`, vectors of up to 16 bytes: the registers whose offsets are
+ * consecutive (run_bits; consecutive registers for blocked layouts,
+ * every fourth for an accumulator whose N ly_mma_low permuted). Register
+ * copies are stored once; lane and warp copies store equal values. */
 static void store_smem(LwFn *f, LLVMValueRef base, LwVal src, ScalarKind k,
                        const Layout *sl, const LySmem *s, const Piece *pc) {
     LwCtx *c = f->c;
@@ -424,13 +418,11 @@ void lw_acc_convert(LwFn *f, const IrOp *op) {
     for (int q = 0; q < pieces; q++) {
         if (q) lw_barrier(f);   /* the piece before read */
         else lw_scratch_barrier(f);
-        if (pieces == 1) {
-            lw_store_smem(f, f->smem, *lw_val(f, sv), k, sv->layout, s);
-        } else {
-            Layout *ol = lw_offset_layout(f->c->ar, sv->layout, s);
-            Piece pc = piece_of(f, ol, s->shape[0] * s->shape[1], pieces, q);
-            store_smem(f, f->smem, *lw_val(f, sv), k, sv->layout, s, &pc);
-        }
+        Piece pc = {0};
+        if (pieces > 1)
+            pc = piece_of(f, lw_offset_layout(f->c->ar, sv->layout, s),
+                          s->shape[0] * s->shape[1], pieces, q);
+        store_smem(f, f->smem, *lw_val(f, sv), k, sv->layout, s, pieces > 1 ? &pc : NULL);
         lw_barrier(f);
         load_swizzled(f, k, dv->layout, s, pieces, q, &out);
     }
