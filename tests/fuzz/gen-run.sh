@@ -39,7 +39,9 @@
 # (more tilec options for every program, e.g. --tma; also sim/build.sh's), DIFFTEST
 # (default ./tests/gpu/ops/difftest), TILE_SRCDIR (the source tree; default
 # two levels above this script), PYTHON (python3), LLVM_BIN and CC (for
-# sim/build.sh). Run from the build tree (VPATH builds included).
+# sim/build.sh), WARPSIM_RACECHECK (default 1: simulated programs fail on
+# a shared-memory hazard between warps, sim/warpsim.c; 0 runs without).
+# Run from the build tree (VPATH builds included).
 # Exit: 0 all passed, 1 a mismatch, a rejected program or a crash, 2 usage
 # or setup error, 77 -m sim without the simulation's tools.
 set -u
@@ -49,7 +51,8 @@ export TILE_SRCDIR=$src
 TILEC=${TILEC:-$PWD/tilec}
 DIFFTEST=${DIFFTEST:-$PWD/tests/gpu/ops/difftest}
 PYTHON=${PYTHON:-python3}
-export TILEC DIFFTEST PYTHON
+WARPSIM_RACECHECK=${WARPSIM_RACECHECK-1}
+export TILEC DIFFTEST PYTHON WARPSIM_RACECHECK
 
 # --one SEED DIR MODE ARCH OPTS: generate, compile and (sim) build one seed.
 if [ "${1:-}" = --one ]; then

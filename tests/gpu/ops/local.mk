@@ -16,8 +16,8 @@ check_PROGRAMS += tests/gpu/ops/difftest
 tests_gpu_ops_difftest_SOURCES = tests/gpu/ops/difftest.c
 tests_gpu_ops_difftest_LDADD = libtilec.la runtime/libtile.la -ldl -lpthread -lm
 tests_gpu_ops_difftest_LDFLAGS = $(GPU_PROG_STATIC)
-TESTS += tests/gpu/ops/check.sh
-EXTRA_DIST += tests/gpu/ops/check.sh scripts/gpu-ops-check.sh \
+TESTS += tests/gpu/ops/check.sh tests/gpu/ops/racecheck.sh
+EXTRA_DIST += tests/gpu/ops/check.sh tests/gpu/ops/racecheck.sh scripts/gpu-ops-check.sh \
 	tests/gpu/ops/sim/x86.py tests/gpu/ops/sim/warpsim.c \
 	tests/gpu/ops/sim/wgmma.ll tests/gpu/ops/sim/wgmma_check.c \
 	$(patsubst $(abs_top_srcdir)/%,%,$(wildcard $(abs_top_srcdir)/tests/gpu/ops/*.tile))

@@ -129,6 +129,9 @@ int sim_read_ptx_sreg_nctaid_x(void);
 int sim_read_ptx_sreg_nctaid_y(void);
 int sim_read_ptx_sreg_nctaid_z(void);
 void sim_barrier_cta_sync_aligned_all(int id);
+static void rc_bar0_arrive(void);
+static void rc_bar0_leave(void);
+static void rc_program_start(int threads);
 int sim_read_ptx_sreg_tid_x(void) { return t_tid; }
 int sim_read_ptx_sreg_ctaid_x(void) { return t_cta[0]; }
 int sim_read_ptx_sreg_ctaid_y(void) { return t_cta[1]; }
@@ -138,7 +141,9 @@ int sim_read_ptx_sreg_nctaid_y(void) { return (int)g_grid[1]; }
 int sim_read_ptx_sreg_nctaid_z(void) { return (int)g_grid[2]; }
 void sim_barrier_cta_sync_aligned_all(int id) {
     (void)id;
+    rc_bar0_arrive();
     pthread_barrier_wait(&prog.all);
+    rc_bar0_leave();
 }
 
 /* The PTX ISA's shfl.sync source lane: mode 0 up, 1 idx, 2 bfly. */
@@ -232,6 +237,7 @@ static void run_program(int threads, const int cta[3], void (*body)(void *), voi
     static Thread t[MAXTHREADS];
     if (threads % 32 || threads > MAXTHREADS) abort();
     {   /* a fresh set of threads per program: slow, simple */
+        rc_program_start(threads);
         pthread_barrier_init(&prog.all, NULL, (unsigned)threads);
         for (int w = 0; w < threads / 32; w++)
             pthread_barrier_init(&prog.warp[w], NULL, 32);
@@ -503,6 +509,8 @@ enum { NAMED = 16 };
 static pthread_mutex_t nb_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t nb_cond = PTHREAD_COND_INITIALIZER;
 static struct { int arrived, count; unsigned gen; } nb[NAMED];
+static void rc_named_release(int id);
+static void rc_named_acquire(int id);
 
 /* One thread's arrival on barrier id (nb_lock held); the phase it
  * arrived in. */
@@ -527,16 +535,19 @@ void sim_barrier_cta_sync_aligned_count(int id, int n) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     until.tv_sec += 20;
+    if (id >= 1 && id < NAMED) rc_named_release(id);
     pthread_mutex_lock(&nb_lock);
     unsigned gen = named_arrive(id, n);
     while (nb[id].gen == gen)
         if (pthread_cond_timedwait(&nb_cond, &nb_lock, &until))
             sim_fail("bar.sync: a named barrier's phase not complete in 20 s (deadlock)", NULL);
     pthread_mutex_unlock(&nb_lock);
+    rc_named_acquire(id);
 }
 
 void sim_barrier_cta_arrive_aligned_count(int id, int n);
 void sim_barrier_cta_arrive_aligned_count(int id, int n) {
+    if (id >= 1 && id < NAMED) rc_named_release(id);
     pthread_mutex_lock(&nb_lock);
     named_arrive(id, n);
     pthread_mutex_unlock(&nb_lock);
@@ -549,6 +560,212 @@ static void named_program_end(void) {
                      NULL);
         nb[id].gen = 0;
     }
+}
+
+/* ------------------------------------------------------------ racecheck
+ * With WARPSIM_RACECHECK=1 in the environment, shared-memory hazards
+ * between warps fail the run, as compute-sanitizer's racecheck reports
+ * them on a GPU: two accesses to one byte by threads of different warps,
+ * a read and a write, neither ordered before the other by a
+ * synchronization the PTX ISA defines. Two writes are not reported: the lowering has every warp that holds a copy
+ * of a value store it (lw_store_smem), equal values, a race in the ISA's
+ * terms that cannot change what is read. Checked: the threads' loads and
+ * stores of shared memory (x86.py puts a ws_rc_access before each),
+ * ldmatrix's rows, cp.async's and TMA loads' writes (at issue: the bytes
+ * are the copy's from then on), TMA stores' reads (at the wait that ends
+ * them) and wgmma's (lane 0's elements of each warp, when the simulation
+ * computes the product: for one in flight, at the wait that ends it).
+ * Ordering: vector clocks (one per thread, over the program's threads),
+ * joined by bar.sync (barrier 0 exactly, per phase; named barriers and
+ * mbarriers accumulated over their phases, which can only order more
+ * than the ISA does, so that a hazard reported is a hazard), a TMA load's
+ * issue released into its mbarrier. Not checked: accesses within one
+ * warp (shuffles and votes are not modelled as ordering), atomics. Each
+ * byte keeps its last write and the last reads of up to RC_READS warps;
+ * a hazard whose read was displaced goes unseen. The first hazard ends
+ * the run (exit 70, as sim_fail). */
+enum { RC_READS = 4, RC_BASES = 4, RC_SMEM = 1 << 18, RC_STRIPES = 1024 };
+
+typedef uint64_t RcEpoch;   /* generation 22 bits | thread 10 | clock 32; 0: none */
+
+typedef struct RcByte {
+    RcEpoch w, r[RC_READS];
+} RcByte;
+
+static int rc_on = -1;                       /* WARPSIM_RACECHECK, read once */
+static uint32_t rc_gen;                      /* the program running (from 1) */
+static uint32_t rc_vc[MAXTHREADS][MAXTHREADS];   /* [t][u]: u's clock t has seen */
+static uintptr_t rc_base[RC_BASES];          /* the program's shared arrays seen
+                                                (256 KiB-aligned; x86.py) */
+static RcByte *rc_shadow[RC_BASES];          /* theirs, reused from program to
+                                                program (the generation tells) */
+static pthread_mutex_t rc_stripe[RC_STRIPES];
+static pthread_mutex_t rc_lock = PTHREAD_MUTEX_INITIALIZER;   /* rc_base, the clocks below */
+static uint32_t rc_bar0[2][MAXTHREADS];      /* barrier 0's join, by phase parity */
+static unsigned rc_bar0_tag[2];
+static _Thread_local unsigned t_bar0;        /* barrier 0 phases passed */
+static uint32_t rc_named[NAMED][MAXTHREADS];
+static uint32_t rc_mbar[256][MAXTHREADS];    /* by mb_list index */
+static int rc_threads;
+
+static int rc_enabled(void) {
+    if (rc_on < 0) {
+        const char *e = getenv("WARPSIM_RACECHECK");
+        rc_on = e && *e && strcmp(e, "0") != 0;
+        for (int i = 0; i < RC_STRIPES; i++) pthread_mutex_init(&rc_stripe[i], NULL);
+    }
+    return rc_on;
+}
+
+/* run_program, before its threads start. */
+static void rc_program_start(int threads) {
+    if (!rc_enabled()) return;
+    rc_gen = (rc_gen + 1) & 0x3fffff;
+    if (!rc_gen) rc_gen = 1;
+    rc_threads = threads;
+    memset(rc_base, 0, sizeof rc_base);
+    for (int t = 0; t < threads; t++) {
+        memset(rc_vc[t], 0, sizeof(uint32_t) * (size_t)threads);
+        rc_vc[t][t] = 1;
+    }
+    memset(rc_bar0_tag, 0, sizeof rc_bar0_tag);
+    memset(rc_named, 0, sizeof rc_named);
+    memset(rc_mbar, 0, sizeof rc_mbar);
+}
+
+static void rc_join(uint32_t *into, const uint32_t *from) {
+    for (int u = 0; u < rc_threads; u++)
+        if (from[u] > into[u]) into[u] = from[u];
+}
+
+/* This thread's clock into *acc (a release), its own clock moving on. */
+static void rc_release(uint32_t *acc) {
+    rc_join(acc, rc_vc[t_tid]);
+    rc_vc[t_tid][t_tid]++;
+}
+
+/* Barrier 0 (bar.sync 0, all threads): before and after the wait. */
+static void rc_bar0_arrive(void) {
+    if (!rc_enabled()) return;
+    unsigned p = t_bar0 & 1;
+    pthread_mutex_lock(&rc_lock);
+    if (rc_bar0_tag[p] != t_bar0 + 1) {   /* the phase's first: the parity's last
+                                             readers passed a phase since */
+        memset(rc_bar0[p], 0, sizeof(uint32_t) * (size_t)rc_threads);
+        rc_bar0_tag[p] = t_bar0 + 1;
+    }
+    rc_release(rc_bar0[p]);
+    pthread_mutex_unlock(&rc_lock);
+}
+static void rc_bar0_leave(void) {
+    if (!rc_enabled()) return;
+    rc_join(rc_vc[t_tid], rc_bar0[t_bar0 & 1]);   /* complete: no writer until the next */
+    t_bar0++;
+}
+
+/* Named barrier id and the mbarrier at mb_list index i: a release (an
+ * arrival) and an acquire (a completed wait). */
+static void rc_named_release(int id) {
+    if (!rc_enabled()) return;
+    pthread_mutex_lock(&rc_lock);
+    rc_release(rc_named[id]);
+    pthread_mutex_unlock(&rc_lock);
+}
+static void rc_named_acquire(int id) {
+    if (!rc_enabled()) return;
+    pthread_mutex_lock(&rc_lock);
+    rc_join(rc_vc[t_tid], rc_named[id]);
+    pthread_mutex_unlock(&rc_lock);
+}
+static void rc_mbar_release(int i) {
+    if (!rc_enabled() || i < 0) return;
+    pthread_mutex_lock(&rc_lock);
+    rc_release(rc_mbar[i]);
+    pthread_mutex_unlock(&rc_lock);
+}
+static void rc_mbar_acquire(int i) {
+    if (!rc_enabled() || i < 0) return;
+    pthread_mutex_lock(&rc_lock);
+    rc_join(rc_vc[t_tid], rc_mbar[i]);
+    pthread_mutex_unlock(&rc_lock);
+}
+
+static _Noreturn void rc_hazard(const unsigned char *p, size_t off, int write, RcEpoch other,
+                                int other_write, const char *what) {
+    int u = (int)(other >> 32 & 0x3ff);
+    fprintf(stderr,
+            "warpsim: racecheck: thread %d (warp %d) of program (%d, %d, %d) %s shared byte "
+            "%zu (%s) that thread %d (warp %d) %s with no synchronization between\n",
+            t_tid, t_tid / 32, t_cta[0], t_cta[1], t_cta[2], write ? "writes" : "reads", off,
+            what, u, u / 32, other_write ? "wrote" : "read");
+    (void)p;
+    _Exit(70);
+}
+
+/* (the stripe held) One byte's check and update. */
+static void rc_byte(RcByte *b, const unsigned char *p, size_t off, int write, RcEpoch me,
+                    const char *what) {
+    const uint32_t *vc = rc_vc[t_tid];
+    RcEpoch w = b->w;
+    if (w >> 42 == rc_gen && !write) {
+        int u = (int)(w >> 32 & 0x3ff);
+        if (u / 32 != t_tid / 32 && vc[u] < (uint32_t)w) rc_hazard(p, off, write, w, 1, what);
+    }
+    if (write) {
+        for (int i = 0; i < RC_READS; i++) {
+            RcEpoch r = b->r[i];
+            int u = (int)(r >> 32 & 0x3ff);
+            if (r >> 42 == rc_gen && u / 32 != t_tid / 32 && vc[u] < (uint32_t)r)
+                rc_hazard(p, off, write, r, 0, what);
+            b->r[i] = 0;
+        }
+        b->w = me;
+        return;
+    }
+    int slot = -1;
+    for (int i = 0; i < RC_READS && slot < 0; i++)
+        if (b->r[i] >> 42 != rc_gen || (int)(b->r[i] >> 32 & 0x3ff) / 32 == t_tid / 32)
+            slot = i;
+    b->r[slot < 0 ? t_tid / 32 % RC_READS : slot] = me;
+}
+
+/* An access of n bytes at p by this thread (write: 1), if p is shared. */
+static void rc_check(const unsigned char *p, size_t n, int write, const char *what) {
+    uintptr_t base = (uintptr_t)p & ~(uintptr_t)(RC_SMEM - 1);
+    int k = -1;
+    for (int i = 0; i < RC_BASES && k < 0; i++)
+        if (rc_base[i] == base) k = i;
+    if (k < 0) {
+        pthread_mutex_lock(&rc_lock);
+        for (int i = 0; i < RC_BASES && k < 0; i++)
+            if (!rc_base[i] || rc_base[i] == base) k = i;
+        if (k >= 0 && !rc_shadow[k]) {
+            rc_shadow[k] = calloc(RC_SMEM, sizeof(RcByte));
+            if (!rc_shadow[k]) abort();
+        }
+        if (k >= 0) rc_base[k] = base;
+        pthread_mutex_unlock(&rc_lock);
+        if (k < 0) sim_fail("racecheck: more shared arrays in one kernel than it tracks", p);
+    }
+    RcEpoch me = (RcEpoch)rc_gen << 42 | (RcEpoch)t_tid << 32 | rc_vc[t_tid][t_tid];
+    size_t off = (uintptr_t)p - base;
+    for (size_t i = 0; i < n;) {
+        size_t o = off + i, stripe = o / 128 % RC_STRIPES, run = 128 - o % 128;
+        if (run > n - i) run = n - i;
+        if (o + run > RC_SMEM) sim_fail("racecheck: an access past 256 KiB of shared memory", p);
+        pthread_mutex_lock(&rc_stripe[stripe]);
+        for (size_t j = 0; j < run; j++)
+            rc_byte(&rc_shadow[k][o + j], p, o + j, write, me, what);
+        pthread_mutex_unlock(&rc_stripe[stripe]);
+        i += run;
+    }
+}
+
+/* x86.py's hook before each load (write 0) and store (write 1) of shared
+ * memory. */
+void ws_rc_access(const unsigned char *p, int32_t bytes, int32_t write);
+void ws_rc_access(const unsigned char *p, int32_t bytes, int32_t write) {
+    if (rc_enabled()) rc_check(p, (size_t)bytes, write, write ? "st.shared" : "ld.shared");
 }
 
 /* Completes this thread's copies of groups before `below`. */
@@ -598,6 +815,7 @@ void ws_cp_async(unsigned char *dst, const unsigned char *src, int32_t bytes,
     memset(c->data, 0, sizeof c->data);
     if (src_bytes > 0) memcpy(c->data, src, (size_t)(src_bytes < bytes ? src_bytes : bytes));
     memset(dst, 0xff, (size_t)bytes);   /* in flight: undefined until the wait */
+    if (rc_enabled()) rc_check(dst, (size_t)bytes, 1, "cp.async");
 }
 
 #define CP_ASYNC(level, n)                                                    \
@@ -636,6 +854,7 @@ void sim_cp_async_wait_all(void) {
 void ws_ldmatrix(const unsigned char *p, int32_t num, int32_t trans, uint32_t *out);
 void ws_ldmatrix(const unsigned char *p, int32_t num, int32_t trans, uint32_t *out) {
     int w = t_tid / 32, lane = t_tid % 32;
+    if (rc_enabled()) rc_check(p, 16, 0, "ldmatrix");
     prog.row[w][lane] = p;
     pthread_barrier_wait(&prog.warp[w]);
     for (int j = 0; j < num; j++)
@@ -826,6 +1045,21 @@ static double wg_elem(int k, const unsigned char *p) {
     }
 }
 
+/* Racecheck's record of a wgmma's reads (lane 0 of each warp, when the
+ * product is computed: at issue, or for one in flight at the wait that
+ * ends it, the latest its operands may be read): the two rows of A and
+ * the columns of B lane 0's accumulators lie in. */
+static void wgmma_reads(const WgOp *op, int w, int ka, int kb, int K) {
+    for (int h = 0; h < 2 && !op->rega; h++)
+        for (int k = 0; k < K; k++)
+            rc_check(t_smem + desc_addr(op->da, wg_esize(ka), !op->ta, 16 * w + 8 * h, k),
+                     (size_t)wg_esize(ka), 0, "wgmma, A");
+    for (int col = 0; col < op->n; col += col % 2 ? 7 : 1)   /* 0, 1, 8, 9, ... */
+        for (int k = 0; k < K; k++)
+            rc_check(t_smem + desc_addr(op->db, wg_esize(kb), !op->tb, col, k),
+                     (size_t)wg_esize(kb), 0, "wgmma, B");
+}
+
 /* The product of wgmma op into acc, this thread's n/2 accumulators: A
  * from shared memory through da, or (rega) from arow; B through db; K
  * is 32 bytes of elements. */
@@ -848,6 +1082,7 @@ static void wgmma_compute(const WgOp *op, float *acc) {
         sum *= op->sa * op->sb;
         acc[i] = (float)(op->scale_d ? sum + acc[i] : sum);
     }
+    if (lane == 0 && rc_enabled()) wgmma_reads(op, w, ka, kb, K);
 }
 
 /* wgmma with A in registers, a rendezvous of the warpgroup's 128 threads:
@@ -1167,6 +1402,13 @@ static pthread_mutex_t mb_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *mb_list[256];   /* initialized by the program running */
 static int mb_n;
 static _Thread_local unsigned long t_spins;   /* try_wait falses in a row */
+
+/* (mb_lock held) bar's index in mb_list (its racecheck clock), or -1. */
+static int mb_index(const uint64_t *bar) {
+    for (int i = 0; i < mb_n; i++)
+        if (mb_list[i] == bar) return i;
+    return -1;
+}
 static _Thread_local struct timespec t_spin_since;
 
 /* (the lock held) The valid mbarrier at p, or an error. */
@@ -1282,6 +1524,7 @@ void ws_mbar_arrive_expect_tx(uint64_t *bar, int32_t bytes) {
     if (bytes < 0) sim_fail("mbarrier.arrive.expect_tx: a negative byte count", bar);
     mb_tx(&m, bytes, bar);
     if (m.pending == 0) sim_fail("mbarrier.arrive: more arrivals than its count in one phase", bar);
+    rc_mbar_release(mb_index(bar));
     m.pending--;
     mb_put(bar, m);
     pthread_mutex_unlock(&mb_lock);
@@ -1293,6 +1536,7 @@ void ws_mbar_arrive(uint64_t *bar) {
     pthread_mutex_lock(&mb_lock);
     Mbar m = mb_get(bar, "mbarrier.arrive: not an initialized mbarrier");
     if (m.pending == 0) sim_fail("mbarrier.arrive: more arrivals than its count in one phase", bar);
+    rc_mbar_release(mb_index(bar));
     m.pending--;
     mb_put(bar, m);
     pthread_mutex_unlock(&mb_lock);
@@ -1307,8 +1551,10 @@ int32_t ws_mbar_try_wait_parity(uint64_t *bar, int32_t parity) {
         mb_put(bar, m);
         m = mb_get(bar, "mbarrier.try_wait: not an initialized mbarrier");
     }
+    int idx = mb_index(bar);
     pthread_mutex_unlock(&mb_lock);
     if (m.phase != (parity & 1)) {
+        rc_mbar_acquire(idx);
         t_spins = 0;
         return 1;
     }
@@ -1378,6 +1624,7 @@ void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, 
     WsTmap m = tmap_get(map, rank, dst, "destination");
     const int64_t c[3] = {c0, rank > 1 ? c1 : 0, rank > 2 ? c2 : 0};
     const size_t bytes = box_bytes(&m);
+    if (rc_enabled()) rc_check(dst, bytes, 1, "cp.async.bulk.tensor, a load");
     unsigned char *img = malloc(bytes);   /* the image of [dst, dst + bytes) */
     if (!img) abort();
     for (uint32_t k = 0; k < m.box[2]; k++)
@@ -1391,6 +1638,7 @@ void ws_tma_load(unsigned char *dst, const void *map, int32_t rank, int32_t c0, 
             }
     pthread_mutex_lock(&mb_lock);
     mb_get(bar, "cp.async.bulk.tensor: not an initialized mbarrier");
+    rc_mbar_release(mb_index(bar));   /* its complete_tx follows the issue */
     if (tc_n == tc_cap) {
         tc_cap = tc_cap ? 2 * tc_cap : 64;
         tc_list = realloc(tc_list, sizeof *tc_list * (size_t)tc_cap);
@@ -1468,7 +1716,12 @@ void ws_bulk_wait(int32_t n) {
     pthread_mutex_lock(&mb_lock);
     int k = 0;
     for (int i = 0; i < bs_n; i++) {
-        if (bs_list[i].tid == t_tid && bs_list[i].committed) bulk_store(&bs_list[i]);
+        if (bs_list[i].tid == t_tid && bs_list[i].committed) {
+            if (rc_enabled())   /* its reads, done by now */
+                rc_check(bs_list[i].src, box_bytes(&bs_list[i].m), 0,
+                         "cp.async.bulk.tensor, a store");
+            bulk_store(&bs_list[i]);
+        }
         else bs_list[k++] = bs_list[i];
     }
     bs_n = k;

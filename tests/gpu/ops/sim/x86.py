@@ -623,9 +623,35 @@ def lower_asm(text):
     return text + "\n" + "\n".join(defs) + "\n", wgmma, fences
 
 
+SCALAR_BYTES = {"i1": 1, "i8": 1, "i16": 2, "half": 2, "bfloat": 2, "i32": 4, "float": 4,
+                "i64": 8, "double": 8, "ptr": 8}
+SHARED_LOAD = re.compile(r"^(\s*)%[\w.]+ = load (?:volatile )?(<\d+ x \w+>|\w+), "
+                         r"(ptr addrspace\(3\) .+?)(?:, align \d+)?(?:, !.*)?$")
+SHARED_STORE = re.compile(r"^(\s*)store (?:volatile )?(<\d+ x \w+>|\w+) .+?, "
+                          r"(ptr addrspace\(3\) .+?)(?:, align \d+)?(?:, !.*)?$")
+
+
+def type_bytes(ty):
+    m = re.match(r"<(\d+) x (\w+)>$", ty)
+    return int(m.group(1)) * SCALAR_BYTES[m.group(2)] if m else SCALAR_BYTES[ty]
+
+
+def racecheck_hooks(lines):
+    """A call of warpsim.c's ws_rc_access before each load and store of
+    shared memory (its racecheck, WARPSIM_RACECHECK=1)."""
+    out = []
+    for l in lines:
+        for m, write in ((SHARED_LOAD.match(l), 0), (SHARED_STORE.match(l), 1)):
+            if m:
+                out.append("%scall void @ws_rc_access(%s, i32 %d, i32 %d)" %
+                           (m.group(1), m.group(3), type_bytes(m.group(2)), write))
+        out.append(l)
+    return out
+
+
 text, wgmma, fences = lower_asm(open(sys.argv[1]).read())
-lines = [l for l in text.split("\n")
-         if not l.startswith("target ") and not l.startswith("attributes #")]
+lines = racecheck_hooks([l for l in text.split("\n")
+                         if not l.startswith("target ") and not l.startswith("attributes #")])
 shared = {m.group(1) for m in (re.match(r"@([\w.$]+) = .*addrspace\(3\) global ", l)
                               for l in lines) if m}
 # A byval parameter (a TMA kernel's tensor map: `ptr byval([128 x i8])
@@ -722,7 +748,8 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
                "declare void @ws_tma_load(ptr, ptr, i32, i32, i32, i32, ptr)",
                "declare void @ws_tma_store(ptr, i32, i32, i32, i32, ptr)",
                "declare void @ws_bulk_commit()",
-               "declare void @ws_bulk_wait(i32)"]
+               "declare void @ws_bulk_wait(i32)",
+               "declare void @ws_rc_access(ptr, i32, i32)"]
 text = "\n".join(lines)
 text = text.replace("ptx_kernel ", "")
 text = re.sub(r" addrspace\(\d+\)", "", text)
