@@ -587,11 +587,16 @@ void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
  * issues the copies right after the barrier, instead of running their
  * address arithmetic (a persistent walk's divisions) while every other
  * warp waits for it at the next barrier. The other threads' work falls
- * where they would wait for the product. Called by the product. */
+ * where they would wait for the product. Called by the product. Not in
+ * a loop that holds its epilogue (plan drain_if: a persistent walk),
+ * where the SASS said it should pay most and the H100 measured it 3-5%
+ * slower (examples/matmul.tile 128x256x64 s3 --persistent at 4096^3,
+ * 8192x8192x4096 and 4000^3; 3% faster at 4104^3: docs/PERF.md,
+ * session 43); plain loops measured level or up to 2% faster. */
 void lw_pipe_prepare_copy(LwFn *f, const IrOp *dot) {
     struct LwPipe *p = f->pipe;
     if (!p || !late_copies(p) || !p->copy_iv || p->plan->wg_dot[0] != dot ||
-        p->plan->nring != p->plan->ntma)
+        p->plan->nring != p->plan->ntma || p->plan->drain_if)
         return;
     LwVal saved = at_iteration(f, p, p->copy_iv);
     p->tma_coord = lw_tma_coords(f, p->plan, 1);
