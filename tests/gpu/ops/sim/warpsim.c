@@ -617,6 +617,11 @@ static int rc_enabled(void) {
     return rc_on;
 }
 
+/* The shadows go with the library (difftest unloads it: LeakSanitizer). */
+__attribute__((destructor)) static void rc_unload(void) {
+    for (int i = 0; i < RC_BASES; i++) free(rc_shadow[i]);
+}
+
 /* run_program, before its threads start. */
 static void rc_program_start(int threads) {
     if (!rc_enabled()) return;
