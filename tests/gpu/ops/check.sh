@@ -28,7 +28,6 @@ export WARPSIM_RACECHECK
 archs=${DOT_ARCHS-sm_80 sm_90a}
 per_arch=" dot early fp8 induction persist pingpong splitk styles tma tmastore "
 tilec=${TILEC:-./tilec}
-llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
 cc=${CC:-cc}
 sim=$out/sim
 mkdir -p "$out"
@@ -93,9 +92,7 @@ esac
 # Each: NAME.ll through x86.py and llc into NAME.so, NAME_check built and
 # run on it.
 sim_check() {
-    python3 "$src/tests/gpu/ops/sim/x86.py" "$src/tests/gpu/ops/sim/$1.ll" "$sim/$1.host.ll" &&
-        "$llc" -O0 -relocation-model=pic -filetype=obj "$sim/$1.host.ll" -o "$sim/$1.o" &&
-        $cc -shared -o "$sim/$1.so" "$sim/$1.o" "$sim/warpsim.o" "$sim/half.o" -lpthread -lm &&
+    sh "$src/tests/gpu/ops/sim/build.sh" ll "$sim" "$src/tests/gpu/ops/sim/$1.ll" &&
         $cc -std=c11 -O1 -o "$sim/$1_check" "$src/tests/gpu/ops/sim/$1_check.c" -ldl &&
         "$sim/$1_check" "$sim/$1.so"
 }

@@ -21,8 +21,6 @@
 set -eu
 src=${TILE_SRCDIR:-$(cd "$(dirname "$0")/../../.." && pwd)}
 tilec=${TILEC:-./tilec}
-llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
-cc=${CC:-cc}
 d=tests/gpu/ops/bundles/racecheck
 sh "$src/tests/gpu/ops/sim/build.sh" tools || { echo "racecheck.sh: no simulation tools"; exit 77; }
 rm -rf "$d"
@@ -47,11 +45,7 @@ mutant() {
         { print }
         END { if (!gone) { print "racecheck.sh: no such barrier in wide" > "/dev/stderr"; exit 1 } }' \
         "$d/sim/asbuilt/persist.ll" > "$d/sim/$1/persist.ll"
-    python3 "$src/tests/gpu/ops/sim/x86.py" "$d/sim/$1/persist.ll" "$d/sim/$1/persist.host.ll"
-    "$llc" -O0 -relocation-model=pic -filetype=obj "$d/sim/$1/persist.host.ll" \
-        -o "$d/sim/$1/persist.o"
-    $cc -shared -o "$d/sim/$1/persist.so" "$d/sim/$1/persist.o" "$d/sim/warpsim.o" \
-        "$d/sim/half.o" -lpthread -lm
+    sh "$src/tests/gpu/ops/sim/build.sh" ll "$d/sim/$1" "$d/sim/$1/persist.ll"
 }
 mutant pieces piece 2
 mutant slots tma.ready 2

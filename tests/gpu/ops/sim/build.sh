@@ -14,6 +14,11 @@
 #                                    x86.py and llc, linked with the
 #                                    warpsim.o and half.o of SIMDIR/..
 #                                    or SIMDIR (the first that has them)
+#   build.sh ll SIMDIR FILE.ll [NAME]
+#                                    SIMDIR/NAME.so from LLVM IR for the
+#                                    GPU (tilec's, edited, or
+#                                    sim/wgmma.ll's hand-written forms):
+#                                    kernel's steps after tilec
 #
 # Environment: TILE_SRCDIR (the source tree; default: four levels up
 # from this script: tests/gpu/ops/sim), TILEC (default ./tilec),
@@ -27,6 +32,18 @@ tilec=${TILEC:-./tilec}
 tilec_flags=${TILEC_FLAGS:-}
 llc=${LLVM_BIN:-/usr/lib/llvm-22/bin}/llc
 cc=${CC:-cc}
+
+# host_so SIMDIR FILE.ll NAME: FILE.ll rebuilt for the host (x86.py, llc)
+# and linked with the warpsim.o and half.o of SIMDIR/.. or SIMDIR into
+# SIMDIR/NAME.so
+host_so() {
+    lib=$1
+    [ -f "$lib/warpsim.o" ] || lib=$1/..
+    python3 "$src/tests/gpu/ops/sim/x86.py" "$2" "$1/$3.host.ll"
+    "$llc" -O0 -relocation-model=pic -filetype=obj "$1/$3.host.ll" -o "$1/$3.o"
+    # shellcheck disable=SC2086
+    $cc -shared -o "$1/$3.so" "$1/$3.o" "$lib/warpsim.o" "$lib/half.o" -lpthread -lm
+}
 
 cmd=${1:-}
 [ $# -gt 0 ] && shift
@@ -49,18 +66,19 @@ lib)
 kernel)
     d=$1 f=$2 arch=${3:-sm_90}
     b=${4:-$(basename "$f" .tile)}
-    lib=$d
-    [ -f "$lib/warpsim.o" ] || lib=$d/..
     mkdir -p "$d"
     # shellcheck disable=SC2086
     "$tilec" --arch="$arch" $tilec_flags --emit=llvm -o "$d/$b.ll" "$f"
-    python3 "$src/tests/gpu/ops/sim/x86.py" "$d/$b.ll" "$d/$b.host.ll"
-    "$llc" -O0 -relocation-model=pic -filetype=obj "$d/$b.host.ll" -o "$d/$b.o"
-    # shellcheck disable=SC2086
-    $cc -shared -o "$d/$b.so" "$d/$b.o" "$lib/warpsim.o" "$lib/half.o" -lpthread -lm
+    host_so "$d" "$d/$b.ll" "$b"
+    ;;
+ll)
+    d=$1 f=$2
+    b=${3:-$(basename "$f" .ll)}
+    mkdir -p "$d"
+    host_so "$d" "$f" "$b"
     ;;
 *)
-    echo "usage: $0 tools | lib SIMDIR | kernel SIMDIR FILE.tile [ARCH] [NAME]" >&2
+    echo "usage: $0 tools | lib SIMDIR | kernel SIMDIR FILE.tile [ARCH] [NAME] | ll SIMDIR FILE.ll [NAME]" >&2
     exit 2
     ;;
 esac

@@ -55,6 +55,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -595,8 +596,11 @@ typedef struct RcByte {
 static int rc_on = -1;                       /* WARPSIM_RACECHECK, read once */
 static uint32_t rc_gen;                      /* the program running (from 1) */
 static uint32_t rc_vc[MAXTHREADS][MAXTHREADS];   /* [t][u]: u's clock t has seen */
-static uintptr_t rc_base[RC_BASES];          /* the program's shared arrays seen
-                                                (256 KiB-aligned; x86.py) */
+static _Atomic uintptr_t rc_base[RC_BASES];  /* the program's shared arrays seen
+                                                (256 KiB-aligned; x86.py): read
+                                                without the lock, so atomic; a
+                                                base is published (release)
+                                                after its shadow */
 static RcByte *rc_shadow[RC_BASES];          /* theirs, reused from program to
                                                 program (the generation tells) */
 static pthread_mutex_t rc_stripe[RC_STRIPES];
@@ -628,7 +632,7 @@ static void rc_program_start(int threads) {
     rc_gen = (rc_gen + 1) & 0x3fffff;
     if (!rc_gen) rc_gen = 1;
     rc_threads = threads;
-    memset(rc_base, 0, sizeof rc_base);
+    for (int i = 0; i < RC_BASES; i++) atomic_store_explicit(&rc_base[i], 0, memory_order_relaxed);
     for (int t = 0; t < threads; t++) {
         memset(rc_vc[t], 0, sizeof(uint32_t) * (size_t)threads);
         rc_vc[t][t] = 1;
@@ -739,16 +743,18 @@ static void rc_check(const unsigned char *p, size_t n, int write, const char *wh
     uintptr_t base = (uintptr_t)p & ~(uintptr_t)(RC_SMEM - 1);
     int k = -1;
     for (int i = 0; i < RC_BASES && k < 0; i++)
-        if (rc_base[i] == base) k = i;
+        if (atomic_load_explicit(&rc_base[i], memory_order_acquire) == base) k = i;
     if (k < 0) {
         pthread_mutex_lock(&rc_lock);
-        for (int i = 0; i < RC_BASES && k < 0; i++)
-            if (!rc_base[i] || rc_base[i] == base) k = i;
+        for (int i = 0; i < RC_BASES && k < 0; i++) {
+            uintptr_t b = atomic_load_explicit(&rc_base[i], memory_order_relaxed);
+            if (!b || b == base) k = i;
+        }
         if (k >= 0 && !rc_shadow[k]) {
             rc_shadow[k] = calloc(RC_SMEM, sizeof(RcByte));
             if (!rc_shadow[k]) abort();
         }
-        if (k >= 0) rc_base[k] = base;
+        if (k >= 0) atomic_store_explicit(&rc_base[k], base, memory_order_release);
         pthread_mutex_unlock(&rc_lock);
         if (k < 0) sim_fail("racecheck: more shared arrays in one kernel than it tracks", p);
     }
