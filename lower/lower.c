@@ -366,17 +366,39 @@ static int plan_flags(const LwOptions *o) {
            (o->tma_store ? LY_PLAN_TMA_STORE : 0);
 }
 
+/* A product of b (nested blocks too) that layout assignment kept in f8
+ * for wgmma and the plan leaves off it (its loop's rings do not fit, or
+ * another product of the loop is not on wgmma): mma.sync has no f8. */
+static int f8_off_wgmma(const LyPlan *p, const IrBlock *b) {
+    for (const IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++)
+            if (f8_off_wgmma(p, op->regions[r])) return 1;
+        if (op->op != IR_DOT || !ty_isf8((ScalarKind)op->args[0]->ty.k)) continue;
+        const IrOp *loop = op->parent ? op->parent->parent : NULL;
+        if (!loop || loop->op != IR_FOR || !ly_wgmma_planned(ly_pipe_of(p, loop), op)) return 1;
+    }
+    return 0;
+}
+
 /* Plans k's variants (vs, their plans and shared memory); returns how
- * many. */
+ * many. Where a plan leaves an f8 product off wgmma, the configuration is
+ * planned again with every f8 product widened to f16 (LY_ASSIGN_F8_WIDE:
+ * mma.sync, or wgmma at k16; `--stats` says why). */
 static int plan_kernel(LwCtx *c, const IrKernel *k, LyVariant *vs, const LyPlan **plan,
                        int64_t *planned) {
-    int nv = ly_plan_variants(c->ar, k, lw_arch_wgmma(c->opt->arch), vs);
-    for (int v = 0; v < nv; v++) {
-        plan[v] = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly, lw_arch_max_shared(c->opt->arch),
-                                   plan_flags(c->opt));
-        planned[v] = lw_planned_shared(c->ar, vs[v].k, plan[v]);
+    int wgmma = lw_arch_wgmma(c->opt->arch) ? LY_ASSIGN_WGMMA : 0, nv;
+    for (;;) {
+        nv = ly_plan_variants(c->ar, k, wgmma, vs);
+        int again = 0;
+        for (int v = 0; v < nv; v++) {
+            plan[v] = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly,
+                                       lw_arch_max_shared(c->opt->arch), plan_flags(c->opt));
+            planned[v] = lw_planned_shared(c->ar, vs[v].k, plan[v]);
+            again |= wgmma == LY_ASSIGN_WGMMA && f8_off_wgmma(plan[v], vs[v].k->body);
+        }
+        if (!again) return nv;
+        wgmma |= LY_ASSIGN_F8_WIDE;
     }
-    return nv;
 }
 
 /* Whether a plan of the nv has a loop lowered without its rings. */

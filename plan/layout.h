@@ -494,6 +494,12 @@ typedef struct LyResult {
  * Build each variant from a fresh IrKernel (sm_compile again): the pass
  * changes the kernel. */
 LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
+/* ly_assign_kernel's `wgmma`, ly_plan_variants' too: 0, or the target's
+ * warpgroup MMA (LY_ASSIGN_WGMMA), with every f8 product widened to f16
+ * all the same where LY_ASSIGN_F8_WIDE is set (lower/lower.c plans a
+ * configuration so again where a loop could not keep f8 operands for
+ * wgmma: LY_WG_F8_LOOP). */
+enum { LY_ASSIGN_WGMMA = 1, LY_ASSIGN_F8_WIDE = 2 };
 /* Why warpgroup MMA cannot take product `dot` of k on sm_90a, the first
  * reason layout assignment finds (LY_WG_FITS: it can). */
 typedef enum LyWgmmaMisfit {
@@ -513,6 +519,8 @@ typedef enum LyWgmmaMisfit {
     LY_WG_B_MN,         /* tf32, f8: B loaded along N (dot_layout's check) */
     LY_WG_F8,           /* f8 operands converted to f16 (widen_f8.c; the
                            reason in the dot's iattr[2]) */
+    LY_WG_F8_LOOP,      /* f8 (in iattr[2] only): the loop's plan could not
+                           keep them for wgmma (LY_ASSIGN_F8_WIDE) */
 } LyWgmmaMisfit;
 LyWgmmaMisfit ly_wgmma_misfit(const IrKernel *k, const IrOp *dot);
 /* Layout assignment records, on an sm_90a target, the reason it found in
@@ -563,6 +571,13 @@ int ly_cse(Arena *ar, IrKernel *k);
  * becomes a load of the transposed pointers, the product's operand
  * itself. Returns the number of loads rewritten. */
 int ly_fold_trans(Arena *ar, IrKernel *k);
+/* Barriers where another thread of the program could see a global access
+ * out of the source's order (memorder.c, run by ly_assign_kernel once
+ * layouts are assigned): before a load, store or atomic that may reach
+ * an address an earlier access since the last barrier reached from
+ * another thread, one of them writing, an IR_BARRIER is inserted.
+ * Returns the number inserted. */
+int ly_order_memory(Arena *ar, IrKernel *k);
 /* Permute `perm` of tile v, linked into blk right after pos (fold_trans.c;
  * swap_dot.c's transposes too). */
 IrValue *ly_permute_tile(Arena *ar, IrKernel *k, IrValue *v, const int64_t *perm,

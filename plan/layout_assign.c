@@ -79,6 +79,7 @@ typedef struct LaCtx {
     Vec(Remat) remat;
     int changed;
     int wgmma;           /* the target has warpgroup MMA (sm_90a) */
+    int f8_wide;         /* every f8 product widened (LY_ASSIGN_F8_WIDE) */
     LyRealign realign;   /* realign.c's accesses */
     LyStaged staged;     /* loads stage_operand lays out 16 bytes a thread */
 } LaCtx;
@@ -379,6 +380,7 @@ static LyWgmmaMisfit wgmma_misfit(LaCtx *c, const IrOp *op) {
  * LY_WG_FITS. */
 static int f8_misfit(void *cx, const IrOp *op) {
     LaCtx *c = cx;
+    if (c->wgmma && c->f8_wide) return LY_WG_F8_LOOP;
     return c->wgmma ? (int)wgmma_misfit(c, op) : LY_WG_DTYPE;
 }
 
@@ -743,7 +745,8 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     LaCtx c = {0};
     c.ar = ar;
     c.k = k;
-    c.wgmma = wgmma;
+    c.wgmma = wgmma & LY_ASSIGN_WGMMA;
+    c.f8_wide = (wgmma & LY_ASSIGN_F8_WIDE) != 0;
     ly_induction(ar, k);
     ly_hoist(ar, k);
     ly_cse(ar, k);
@@ -752,11 +755,12 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     c.ax = ax_analyze(ar, k, f);
     if (ly_widen_f8(ar, k, f8_misfit, &c)) c.ax = ax_analyze(ar, k, f);
     if (ly_realign(ar, k, c.ax, &c.realign)) c.ax = ax_analyze(ar, k, f);
-    if (wgmma && ly_swap_dots(ar, k, c.ax)) c.ax = ax_analyze(ar, k, f);
+    if (c.wgmma && ly_swap_dots(ar, k, c.ax)) c.ax = ax_analyze(ar, k, f);
     find_anchors(&c);
     anchor_dots(&c);
     plan(&c);
     materialize_block(&c, k->body);
+    ly_order_memory(ar, k);
     LyResult *r = ar_alloc(ar, sizeof *r);
     r->facts = *f;
     r->axis = ax_analyze(ar, k, f);

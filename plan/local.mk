@@ -4,7 +4,7 @@
 # software pipelining. Compiled into sema's two libraries
 # (sema/local.mk), since the IR printer prints layouts.
 plan_sources = plan/layout.h plan/linear.c plan/axis.c plan/layout_assign.c \
-	plan/induction.c plan/hoist.c plan/cse.c plan/carry_reduce.c plan/fold_trans.c plan/swap_dot.c plan/widen_f8.c plan/realign.c plan/mma.c plan/pipeline.c plan/tma.c plan/lowering.c plan/divisor.c plan/guard.c plan/persist.c
+	plan/induction.c plan/hoist.c plan/cse.c plan/carry_reduce.c plan/fold_trans.c plan/swap_dot.c plan/widen_f8.c plan/realign.c plan/mma.c plan/pipeline.c plan/tma.c plan/lowering.c plan/divisor.c plan/guard.c plan/persist.c plan/memorder.c
 
 check_PROGRAMS += tests/unit/test_layout
 TESTS += tests/unit/test_layout
@@ -15,6 +15,13 @@ check_PROGRAMS += tests/unit/test_layout_assign
 TESTS += tests/unit/test_layout_assign
 tests_unit_test_layout_assign_SOURCES = tests/unit/test_layout_assign.c tests/unit/check.h
 tests_unit_test_layout_assign_LDADD = sema/libsema.la parser/libparser.la base/libbase.la -lm
+
+# test_memorder: plan/memorder.c's claims that leave a barrier out,
+# against footprints enumerated by brute force.
+check_PROGRAMS += tests/unit/test_memorder
+TESTS += tests/unit/test_memorder
+tests_unit_test_memorder_SOURCES = tests/unit/test_memorder.c tests/unit/check.h
+tests_unit_test_memorder_LDADD = sema/libsema.la parser/libparser.la base/libbase.la -lm
 
 # test_persist: plan/persist.c's rewrite against the kernels as written,
 # on the interpreter, over shapes and numbers of programs.

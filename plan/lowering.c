@@ -860,6 +860,9 @@ static const char *misfit_text(Arena *ar, const IrKernel *k, const IrOp *dot,
     case LY_WG_A_LOOP:
         return "its A operand is not loaded in the product's `for` loop (wgmma "
                "takes a tf32 A from registers only as read from its ring in the loop)";
+    case LY_WG_F8_LOOP:
+        return "its loop cannot run it on warpgroup MMA (its rings, beside the scratch, "
+               "do not fit the shared memory; or another product of the loop keeps it off)";
     case LY_WG_FITS:
         break;
     }
