@@ -365,7 +365,8 @@ static int apart_across(const IrOp *loop, const IrOp *earlier, const IrOp *later
     if (loop->op != IR_FOR || !int_const(loop->args[2], &step) || !step ||
         step <= -(1 << 30) || step >= (1 << 30) ||
         !lin_ptr(earlier->args[0], loop, &a, 0) || !lin_ptr(later->args[0], loop, &b, 0) ||
-        a.base != b.base || a.coef != b.coef || !a.coef || !same_terms(&a, &b))
+        a.base != b.base || a.coef != b.coef || !a.coef || !same_terms(&a, &b) ||
+        a.coef <= -(1 << 30) || a.coef >= (1 << 30))   /* coef * step below 2^60 */
         return 0;
     int64_t d = a.coef * step;
     return d > 0 ? b.c + d + b.tmin > a.c + a.tmax : b.c + d + b.tmax < a.c + a.tmin;
@@ -527,6 +528,9 @@ static int distinct(const IrValue *p) {
         used++;
     }
     if (used != l.nar) return 0;
+    for (int i = 0; i < l.nar; i++)   /* products below 2^60 */
+        if (l.ar[i].k <= -(1 << 30) || l.ar[i].k >= (1 << 30) || l.ar[i].ext >= (1 << 24))
+            return 0;
     for (int i = 0; i < l.nar; i++) {
         int64_t below = 0, ki = l.ar[i].k < 0 ? -l.ar[i].k : l.ar[i].k;
         for (int j = 0; j < l.nar; j++) {
