@@ -9,32 +9,43 @@
  * one thread's store before another thread's later access of the same
  * address: `store(out + i, v); w = load(out + n - 1 - i)` read, in
  * another warp, what the store had not yet written (found by a bug hunt
- * with generated stencils, session 44). A CTA barrier between them
- * orders them (bar.sync makes a thread's global writes before it visible
- * to the program's threads after it, as __syncthreads does).
+ * with kernels written as users write them, session 44). A CTA barrier
+ * between them orders them (bar.sync makes a thread's global writes
+ * before it visible to the program's threads after it, as
+ * __syncthreads does).
  *
  * Two accesses conflict when at least one writes (store, atomic), the
- * later could run before the earlier, both may reach one address, and
- * they may do so from different threads:
- *   - one address: their pointers come from the same parameter
- *     (ptradd chains, splats, broadcasts, layout conversions, selects of
- *     one base, pointers a loop steps) or either from something else.
+ * later could run before the earlier, and they may reach one address
+ * from different threads. They do not when:
+ *   - their pointers come from different parameters (followed through
+ *     ptradd chains, splats, broadcasts, layout conversions, selects of
+ *     one base, pointers a loop steps; anything else may be any).
  *     Parameters are taken to be distinct buffers: a kernel called with
  *     one buffer as two parameters is correct where each element is
- *     read and written by one thread (docs/language.md, "Memory").
- *   - from one thread only: both read the same pointer tile, whose
- *     layout holds each element in one thread (no zero lane or warp
- *     basis), and that tile is the same one at both (defined outside
- *     every loop whose back edge lies between them). Scalar accesses
- *     never qualify (every thread loads a scalar; one stores it).
+ *     read and written by one thread (docs/language.md, "Memory");
+ *   - their footprints are apart, as linear forms over the loop whose
+ *     back edge lies between them (or none): moving by coefficient x
+ *     step an iteration further than they spread (apart_across), rows
+ *     `stride` apart each masked below at most stride (rows_apart),
+ *     slots `k * n` apart each masked below at most n (slots_apart), or
+ *     constant intervals that do not meet (intervals_apart). Offsets are
+ *     read as integers that do not wrap;
+ *   - both read the same pointer tile, whose layout holds each element
+ *     in one thread (no zero lane or warp basis), with distinct
+ *     addresses (distinct), the same tile in every iteration of that
+ *     loop. Scalar accesses never qualify (every thread loads a scalar;
+ *     one stores it).
  * The walk is forward over nested blocks with the accesses since the
- * last barrier: an `if` joins its arms; a loop's body is walked twice,
- * the second time also with what its end leaves (the next iteration
- * sees it), and decides. Before an access that conflicts with one of
- * them an IR_BARRIER goes in (lowered as lw_barrier: a CTA barrier),
- * which, like a debug_barrier the user wrote, clears the set. Barriers
- * in scopes every thread reaches only: tile code runs under uniform
- * control flow (scalar conditions), as debug_barrier already relies on.
+ * last barrier: an `if` joins its arms; a loop's body is walked, not
+ * deciding, until what an iteration leaves for the next stops growing
+ * (at most MO_ROUNDS times, then every access of the loop is assumed
+ * left over), then once more deciding. Before an access that conflicts
+ * with one of the set an IR_BARRIER goes in (lowered as lw_barrier: a
+ * CTA barrier), which, like a debug_barrier the user wrote, clears the
+ * set. Barriers in scopes every thread reaches only: tile code runs
+ * under uniform control flow (scalar conditions), as debug_barrier
+ * already relies on. tests/unit/test_memorder.c checks each rule that
+ * leaves a barrier out against footprints enumerated by brute force.
  *
  * Not covered: loads that plan/pipeline.c copies ahead of a store through
  * the same parameter in their loop (a product writing its own operand);
@@ -49,8 +60,9 @@ enum { MO_UNKNOWN = -1, MO_BUSY = -2, MO_DEPTH = 64, MO_ROUNDS = 8, MO_TERMS = 8
 
 typedef struct MoAccess {
     const IrOp *op;
-    const IrOp *crossed;   /* innermost loop whose back edge lies between
-                              it and the walk's position; NULL: none */
+    const IrOp *crossed;   /* the outermost loop whose back edge lies
+                              between it and the walk's position; NULL:
+                              none */
 } MoAccess;
 
 typedef struct MoSet {
