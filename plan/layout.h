@@ -926,6 +926,12 @@ enum { LY_MAX_UNIT = 4, LY_MAX_VARIANTS = LY_MAX_UNIT + 4 };
  * (plan/persist.c: the kernels it takes, and how), a new kernel; NULL
  * where it does not take k. */
 IrKernel *ly_persistent(Arena *ar, const IrKernel *k);
+/* The marks ly_persistent leaves for plan/memorder.c: the walk's `for`
+ * has iattr[0] LY_WALK_TILES (an iteration a tile: one program of the
+ * kernel as written) or LY_WALK_STEPS (an iteration a K step of a tile),
+ * and the latter's `if` holding a tile's epilogue iattr[0] 1 (the
+ * tile's last step: the next iteration starts another program). */
+enum { LY_WALK_TILES = 1, LY_WALK_STEPS = 2 };
 int ly_plan_variants(Arena *ar, const IrKernel *k, int wgmma,
                      LyVariant out[LY_MAX_VARIANTS]);
 /* Where the plans of a and b (two copies of one kernel after layout

@@ -648,6 +648,32 @@ static MoSet iteration(MoCtx *c, IrOp *loop, const MoSet *entry) {
     return t;
 }
 
+/* Op lies in the epilogue `if` of persistent walk `loop` (plan/
+ * persist.c's marks, layout.h LY_WALK_STEPS). */
+static int in_epilogue(const IrOp *op, const IrOp *loop) {
+    for (const IrOp *p = op->parent ? op->parent->parent : NULL; p;
+         p = p->parent ? p->parent->parent : NULL) {
+        if (p == loop) return 0;
+        if (p->op == IR_IF && p->iattr[0] == 1 && p->parent && p->parent->parent == loop)
+            return 1;
+    }
+    return 0;
+}
+
+/* What an iteration of `loop` that ended with `end` leaves the next: all
+ * of it, but across a persistent walk's tiles (programs of the kernel as
+ * written, which the language does not order): nothing after a tile, and
+ * nothing of a tile's epilogue. */
+static MoSet left_over(MoCtx *c, const IrOp *loop, const MoSet *end) {
+    MoSet t = {0};
+    if (loop->op == IR_FOR && loop->iattr[0] == LY_WALK_TILES) return t;
+    for (int i = 0; i < end->n; i++)
+        if (!(loop->op == IR_FOR && loop->iattr[0] == LY_WALK_STEPS &&
+              in_epilogue(end->a[i].op, loop)))
+            set_add(c, &t, end->a[i].op, end->a[i].crossed);
+    return t;
+}
+
 /* A loop: an iteration sees what came before the loop and what the
  * iteration before left, so the walk repeats, not deciding, until that
  * stops growing (at most MO_ROUNDS times; then every access of the loop
@@ -659,8 +685,8 @@ static void walk_loop(MoCtx *c, IrOp *loop, MoSet *s) {
     MoSet entry = set_copy(c, s);
     int round = 0;
     for (;; round++) {
-        MoSet end = iteration(c, loop, &entry);
-        if (!set_join(c, &entry, &end, loop)) break;
+        MoSet end = iteration(c, loop, &entry), left = left_over(c, loop, &end);
+        if (!set_join(c, &entry, &left, loop)) break;
         if (round == MO_ROUNDS) {
             for (int r = 0; r < loop->nregions; r++) all_accesses(c, loop->regions[r], &entry, loop);
             break;

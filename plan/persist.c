@@ -269,6 +269,7 @@ static void walk_steps(Persist *s, const IrOp *loop, IrValue *pid, IrValue *P, I
     Type *ct = ar_alloc(s->ar, sizeof(Type) * (size_t)(nc + 1));
     for (int i = 0; i < nc; i++) ct[i] = loop->res[i]->ty;
     IrOp *f = ir_emit(&s->b, IR_FOR, nc, ct, 3 + nc, fa);
+    f->iattr[0] = LY_WALK_STEPS;
     ir_add_regions(&s->b, f, 1);
     Type *at = ar_alloc(s->ar, sizeof(Type) * (size_t)(nc + 2));
     at[0] = i32t();
@@ -285,6 +286,7 @@ static void walk_steps(Persist *s, const IrOp *loop, IrValue *pid, IrValue *P, I
     for (int i = 0; i < nc; i++) ys[i] = s->map[body->last->args[i]->id];
     IrValue *last = cmp(s, CMP_EQ, kk, op2(s, IR_SUB, kt, cst(s, 1)));
     IrOp *g = ir_emit(&s->b, IR_IF, nc, ct, 1, &last);
+    g->iattr[0] = 1;   /* the tile's epilogue (layout.h, LY_WALK_STEPS) */
     ir_add_regions(&s->b, g, 2);
     IrBlock *in = enter(s, g, 0, 0, NULL);
     for (int i = 0; i < nc; i++) s->map[loop->res[i]->id] = ys[i];
@@ -305,6 +307,7 @@ static void walk_tiles(Persist *s, const IrOp *loop, IrValue *pid, IrValue *P,
                        IrValue *mine) {
     IrValue *fa[3] = {cst(s, 0), mine, cst(s, 1)};
     IrOp *f = ir_emit(&s->b, IR_FOR, 0, NULL, 3, fa);
+    f->iattr[0] = LY_WALK_TILES;
     ir_add_regions(&s->b, f, 1);
     Type at = i32t();
     IrBlock *outer = enter(s, f, 0, 1, &at);
