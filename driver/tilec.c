@@ -417,14 +417,13 @@ static const char *tma_map_text(Arena *ar, const IrKernel *k, const LyTma *t) {
  * walk the tiles (--persistent), or why not, at the kernel; the barriers
  * plan/memorder.c put in (the planned copy's IR_BARRIERs marked so), at
  * the access each precedes. */
-static void barrier_notes(Arena *ar, Diag *dg, const LwEntry *en, const char *cfg,
-                          const IrBlock *b) {
+static void barrier_notes(Diag *dg, const LwEntry *en, const char *cfg, const IrBlock *b) {
     for (const IrOp *op = b->first; op; op = op->next) {
         if (op->op == IR_BARRIER && op->iattr[0] == 1 && op->next)
             dg_note(dg, op->loc, "entry '%s' (%s): a barrier before this %s, %s: other "
                     "threads of the program may have accessed its addresses",
                     en->name, cfg, ir_op_name[op->next->op], op->sattr);
-        for (int r = 0; r < op->nregions; r++) barrier_notes(ar, dg, en, cfg, op->regions[r]);
+        for (int r = 0; r < op->nregions; r++) barrier_notes(dg, en, cfg, op->regions[r]);
     }
 }
 
@@ -464,7 +463,7 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     if (first)
         dg_note(dg, first->loc, "entry '%s' (%s): %d load%s copied by TMA: %s", en->name, cfg,
                 nloads, nloads > 1 ? "s" : "", list);
-    barrier_notes(ar, dg, en, cfg, k->body);
+    barrier_notes(dg, en, cfg, k->body);
 }
 
 /* --stats: one line per entry on stderr; a warning per spilling entry, a

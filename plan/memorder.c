@@ -76,7 +76,7 @@ typedef struct MoCtx {
     int *base;             /* by value id: parameter index, MO_UNKNOWN,
                               MO_BUSY, or 0 not yet known (stored + 1) */
     int inserted;
-    int deciding;          /* the walk inserts (the body's second pass) */
+    int deciding;          /* the walk inserts (a loop's last pass) */
 } MoCtx;
 
 static int base_of(MoCtx *c, const IrValue *v, int depth);
@@ -166,8 +166,8 @@ static int invariant(const IrValue *v, const IrOp *loop, int depth) {
  * [tmin, tmax] (in elements), the terms scalars the same in every
  * iteration, iv the loop's induction variable (with no loop: every
  * scalar a term). e itself is sum(k * a) over the aranges' values a,
- * each along one dimension of the tile (axis[]), unless `mixed` (two
- * along one dimension, or a shape op this does not follow). Offsets are
+ * each along one dimension of the tile (ar[]: dim, extent, k), unless
+ * `mixed` (two along one dimension). Offsets are
  * read as integers that do not wrap. */
 typedef struct MoArange {
     int dim;
@@ -243,10 +243,17 @@ static int keeps_value(ScalarKind from, ScalarKind to) {
            (ty_issigned(from) ? ty_issigned(to) && wt >= wf : wt > wf || !ty_issigned(to));
 }
 
+/* v past splats, broadcasts and layout conversions: the value they copy. */
+static const IrValue *through_shapes(const IrValue *v) {
+    while (v->def && (v->def->op == IR_CONVERT_LAYOUT || v->def->op == IR_BROADCAST ||
+                      v->def->op == IR_SPLAT))
+        v = v->def->args[0];
+    return v;
+}
+
+/* v an integer constant (or copies of one): *x. */
 static int int_const(const IrValue *v, int64_t *x) {
-    const IrOp *op = v->def;
-    while (op && (op->op == IR_SPLAT || op->op == IR_BROADCAST || op->op == IR_CONVERT_LAYOUT))
-        op = op->args[0]->def;
+    const IrOp *op = through_shapes(v)->def;
     if (!op || op->op != IR_CONST || !ty_isint((ScalarKind)op->res[0]->ty.k)) return 0;
     *x = op->iattr[0];
     return 1;
@@ -409,13 +416,6 @@ static int nonneg(const IrValue *v, int depth) {
     }
 }
 
-static const IrValue *through_shapes(const IrValue *v) {
-    while (v->def && (v->def->op == IR_CONVERT_LAYOUT || v->def->op == IR_BROADCAST ||
-                      v->def->op == IR_SPLAT))
-        v = v->def->args[0];
-    return v;
-}
-
 /* Mask m holds only where t < b for a scalar b: a conjunct `t < b`. */
 static const IrValue *below(const IrValue *m, const IrValue *t, int depth) {
     m = through_shapes(m);
@@ -556,7 +556,7 @@ static int distinct(const IrValue *p) {
 
 /* Access `e` (earlier) and op (later) touch any address from one thread
  * only, or none of the same addresses. */
-static int same_thread(const MoCtx *c, const MoAccess *e, const IrOp *op) {
+static int independent(const MoCtx *c, const MoAccess *e, const IrOp *op) {
     const IrValue *p = e->op->args[0];
     const IrOp *loop = e->crossed;
     if (loop && !encloses(loop, op->parent->parent)) return 0;
@@ -573,7 +573,7 @@ static int conflicts(MoCtx *c, const MoAccess *e, const IrOp *op) {
     if (!writes(e->op) && !writes(op)) return 0;
     int a = base_of(c, e->op->args[0], 0), b = base_of(c, op->args[0], 0);
     if (a != MO_UNKNOWN && b != MO_UNKNOWN && a != b) return 0;
-    return !same_thread(c, e, op);
+    return !independent(c, e, op);
 }
 
 /* Loop a encloses loop b (or is b). */
