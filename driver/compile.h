@@ -22,8 +22,9 @@ enum {
 /* TcOptions.slot_sync: the default (cta), a slot's mbarrier that each
  * warp arrives on once done with it (LyPipe.release; experimental:
  * slower than the barriers on an H100 but at D = 128 attention,
- * docs/PERF.md session 38), or a CTA barrier an iteration. */
-enum { TC_SLOT_DEFAULT, TC_SLOT_MBARRIER, TC_SLOT_CTA };
+ * docs/PERF.md session 38), a counter a slot whose last warp refills it
+ * (experimental), or a CTA barrier an iteration. */
+enum { TC_SLOT_DEFAULT, TC_SLOT_MBARRIER, TC_SLOT_LAST, TC_SLOT_CTA };
 
 typedef struct TcOptions {
     const char *arch;                  /* "sm_90a", ... */

@@ -225,8 +225,9 @@ static int set_early_products(Opts *o, const char *v) {
 
 static int set_slot_sync(Opts *o, const char *v) {
     if (strcmp(v, "mbarrier") == 0) o->slot_sync = TC_SLOT_MBARRIER;
+    else if (strcmp(v, "last") == 0) o->slot_sync = TC_SLOT_LAST;
     else if (strcmp(v, "cta") == 0) o->slot_sync = TC_SLOT_CTA;
-    else return usage_error("unknown --slot-sync '%s' (expected mbarrier or cta)", v);
+    else return usage_error("unknown --slot-sync '%s' (expected cta, mbarrier or last)", v);
     return 0;
 }
 
@@ -315,7 +316,9 @@ static const OptSpec OPTIONS[] = {
      "slot for its next copies: cta (the default): a CTA barrier every "
      "iteration; mbarrier: each warp arrives on the slot's mbarrier once done "
      "with it, and the thread that copies waits for all (experimental: slower "
-     "on an H100 but for D = 128 attention, docs/PERF.md)"},
+     "on an H100 but for D = 128 attention, docs/PERF.md); last: each warp "
+     "counts itself done with the slot and the last one refills it, no "
+     "thread waiting (experimental)"},
     {"--pingpong", NULL, set_pingpong, "on sm_90a, the warpgroups of a loop "
      "of two or more warpgroup MMA products take turns issuing each, so that "
      "one's work between the products (attention's softmax) runs under "
@@ -442,7 +445,10 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
                 "ahead, under the rest of the loop's body", en->name, cfg);
     if (p->released)
         dg_note(dg, p->released->loc, "entry '%s' (%s): this loop's slots are released "
-                "through mbarriers (no CTA barrier in the loop)", en->name, cfg);
+                "%s (no CTA barrier in the loop)", en->name, cfg,
+                ly_pipe_of(p, p->released)->release == LY_RELEASE_LAST
+                    ? "by counters, the last warp refilling"
+                    : "through mbarriers");
     if (p->pingpong)
         dg_note(dg, p->pingpong->loc, "entry '%s' (%s): this loop's warpgroups take turns "
                 "at its products", en->name, cfg);

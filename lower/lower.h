@@ -117,6 +117,9 @@ typedef struct LwOptions {
     int cta_sync;            /* tilec --slot-sync=cta: a TMA loop's slots freed
                                 by a CTA barrier an iteration, not by
                                 mbarriers (plan LY_PLAN_CTA_SYNC) */
+    int last_sync;           /* tilec --slot-sync=last: released slots
+                                counted, the last warp refilling (plan
+                                LY_PLAN_LAST_SYNC) */
     int fp_contract_off;     /* --fp-contract=off: never fuse a float mul
                                 into an add (default: fuse, as Triton) */
 } LwOptions;

@@ -382,14 +382,18 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p);
  * pinned where computed when `pin` (a copy with side effects); slot
  * `slot`'s copies issued with those coordinates (NULL: computed here;
  * thread 0; not where `valid`, when given, is false; released slots:
- * after the readers' phase of parity `freed` completed, when given); the
- * wait for slot `slot`'s phase of parity `phase`; a warp's release of
- * slot `slot` (lane 0, where `cond`, when given, holds); the barrier and
- * invalidation at the loop's end. */
+ * after the readers' phase of parity `freed` completed, when given); a
+ * slot counted released (LY_RELEASE_LAST: this warp is done with slot
+ * `slot`, and the warp that completes the count refills it, where
+ * `valid`, when given, holds); the wait for slot `slot`'s phase of
+ * parity `phase`; a warp's release of slot `slot` (lane 0, where `cond`,
+ * when given, holds); the barrier and invalidation at the loop's end. */
 void lw_tma_init(LwFn *f, const LyPipe *q);
 LLVMValueRef (*lw_tma_coords(LwFn *f, const LyPipe *q, int pin))[3];
 void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
                   LLVMValueRef freed, LLVMValueRef (*coord)[3]);
+void lw_tma_refill_last(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
+                        LLVMValueRef (*coord)[3]);
 void lw_tma_wait(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef phase);
 void lw_tma_release(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef cond);
 void lw_tma_end(LwFn *f, const LyPipe *q);

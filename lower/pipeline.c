@@ -63,7 +63,9 @@
  * slot once done with it (at the end of the body, or with a pending
  * group after the product's wait) and thread 0 waits for the release
  * before refilling it, at the top of the iteration before the threads'
- * wait for their own slot (or, pending, after the product). The read slot is an i32 phi of the loop header,
+ * wait for their own slot (or, pending, after the product); counted
+ * (tilec --slot-sync=last), each warp counts itself done with the slot
+ * there instead and the last one refills it. The read slot is an i32 phi of the loop header,
  * advanced and wrapped in the latch (no division of the counter). A
  * masked-off chunk (or, in the prologue, a copy for an iteration that may
  * not run) is zero-filled through cp.async's ignore-src predicate, which
@@ -228,17 +230,28 @@ static void copy_async(LwFn *f, LLVMValueRef dst, LLVMValueRef src, int bytes,
     lw_asm(c, c->vd, text, "l,l,b,~{memory}", args, 3, LW_ASM_WRITES);
 }
 
+/* The TMA copies into `slot` (coordinates `coord`, NULL: of the index
+ * tiles as lowered), where `valid` (NULL: always): once the readers'
+ * phase of parity `freed` has completed (released through mbarriers;
+ * NULL: not released, or the slot's first use); `counted` (released by
+ * counters, not the slot's first use): this warp counts itself done with
+ * the slot, and the last one copies. */
+static void tma_copy(LwFn *f, struct LwPipe *p, LLVMValueRef slot, LLVMValueRef valid,
+                     LLVMValueRef freed, int counted, LLVMValueRef (*coord)[3]) {
+    if (counted) lw_tma_refill_last(f, p->plan, slot, valid, coord);
+    else lw_tma_issue(f, p->plan, slot, valid, freed, coord);
+}
+
 /* Copies every ring's tile for iteration iv (i64) into `slot` (i32).
  * Unless `runs_known` (the caller branched on it), a copy for an
- * iteration that does not run passes source size 0. Released slots:
- * once the readers' phase of parity `freed` has completed (NULL: the
- * slot's first use). */
+ * iteration that does not run passes source size 0. `freed` and
+ * `counted`: tma_copy's. */
 static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
-                  int runs_known, LLVMValueRef freed) {
+                  int runs_known, LLVMValueRef freed, int counted) {
     LwCtx *c = f->c;
     if (p->tma_coord) {   /* TMA rings alone, their coordinates computed ahead */
         LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
-        lw_tma_issue(f, p->plan, slot, valid, freed, p->tma_coord);
+        tma_copy(f, p, slot, valid, freed, counted, p->tma_coord);
         p->tma_coord = NULL;
         return;
     }
@@ -267,7 +280,7 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
             copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
-    if (p->plan->ntma) lw_tma_issue(f, p->plan, slot, valid, freed, NULL);
+    if (p->plan->ntma) tma_copy(f, p, slot, valid, freed, counted, NULL);
     back_from_iteration(f, p, saved);
 }
 
@@ -407,7 +420,7 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     for (int j = 0; j < p->plan->ahead; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
-        issue(f, p, iv, lw_i32(c, j), 0, NULL);
+        issue(f, p, iv, lw_i32(c, j), 0, NULL, 0);
         if (q->nring > q->ntma)
             lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
@@ -527,29 +540,34 @@ void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv) {
     copy_next(f, p);
 }
 
-/* The end of an iteration's body: a loop whose slots are released and
- * whose products were all waited for (not `pending`) is done with its
- * read slot. */
+/* The end of an iteration's body: a loop whose slots are released
+ * through mbarriers and whose products were all waited for (not
+ * `pending`) is done with its read slot. (Counted, the warp counts
+ * itself done with it when the next iteration refills it.) */
 void lw_pipe_iter_end(LwFn *f, struct LwPipe *p) {
-    if (p->plan->release && !late_copies(p)) lw_tma_release(f, p->plan, p->read_slot, NULL);
+    if (p->plan->release == LY_RELEASE_MBARRIER && !late_copies(p))
+        lw_tma_release(f, p->plan, p->read_slot, NULL);
 }
 
 /* The copy of iteration j + S-1 into slot (j + S-1) % S, behind a
  * uniform branch on whether that iteration runs, and the commit.
- * Released slots: the slot's use by iteration j + S-1 is its
+ * Released through mbarriers: the slot's use by iteration j + S-1 is its
  * ((j + S-1) / S)-th, so its readers' phase of parity ((j-1) / S) % 2
  * must have completed: the read slot's parity, flipped where the read
- * slot is 0 (for j = 0, parity 1: a fresh mbarrier's, at once). */
+ * slot is 0 (for j = 0, parity 1: a fresh mbarrier's, at once). By
+ * counters: every warp counts itself done with the slot here, for
+ * iteration j = 0 too (nothing has read slot S-1 yet), and the last one
+ * copies. */
 static void copy_next(LwFn *f, struct LwPipe *p) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     LLVMValueRef freed = NULL;
-    if (p->plan->release) {
+    if (p->plan->release == LY_RELEASE_MBARRIER) {
         LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, p->read_slot, lw_i32(c, 0), "");
         freed = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, first, c->i32, ""), "");
     }
     LLVMBasicBlockRef join = lw_only_if(f, runs(f, p, p->copy_iv), "pipe.copy", "pipe.join");
-    issue(f, p, p->copy_iv, p->copy_slot, 1, freed);
+    issue(f, p, p->copy_iv, p->copy_slot, 1, freed, p->plan->release == LY_RELEASE_LAST);
     p->copy_iv = NULL;
     lw_join(f, join);
     if (p->plan->nring > p->plan->ntma)   /* TMA copies need no group */
@@ -568,13 +586,13 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
 void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
     struct LwPipe *p = f->pipe;
     if (!p || !late_copies(p) || !p->copy_iv || p->plan->wg_dot[0] != dot) return;
-    if (p->plan->release) {
+    if (p->plan->release == LY_RELEASE_MBARRIER) {
         /* this warp is done with slot (j-1) % S, the one refilled now,
          * since iteration 1 */
         LLVMValueRef after_first = LLVMBuildICmp(f->c->b, LLVMIntNE, p->iv, p->lo, "");
         lw_tma_release(f, p->plan, p->copy_slot, after_first);
-    } else if (!p->plan->threads_read) {
-        lw_barrier(f);
+    } else if (!p->plan->release && !p->plan->threads_read) {
+        lw_barrier(f);   /* (counted: copy_next counts this warp done) */
     }
     copy_next(f, p);
 }

@@ -53,6 +53,15 @@
  * before every warp saw use n's. So no CTA barrier is crossed in the
  * loop: warps wait only for the data they read, and thread 0 (a
  * consumer too) for every warp to be done with the slot it refills.
+ *
+ * Counted slots (LY_RELEASE_LAST): the second mbarrier is a u32 counter
+ * instead, zeroed with the mbarriers. Where thread 0 would wait for the
+ * release and refill, every warp's lane 0 counts its warp done with the
+ * slot (atom.acq_rel inc, wrapping at warps - 1) and the warp that
+ * completes the count copies (lw_tma_refill_last): nothing waits for a
+ * release. Its acquire follows every warp's release (one release
+ * sequence), as the mbarrier's phase did. That warp's coordinates come
+ * from its own registers (box_coordinate's any_thread).
  */
 #include "lower/lw.h"
 
@@ -72,10 +81,16 @@ static LLVMValueRef thread0(LwFn *f) {
                          lw_i32(c, 0), "");
 }
 
+/* The number of mbarriers of q's slots: the copies', and the readers'
+ * where released through mbarriers (counters are no mbarriers). */
+static int mbarriers(const LyPipe *q) {
+    return q->stages * (q->release == LY_RELEASE_MBARRIER ? 2 : 1);
+}
+
 void lw_tma_init(LwFn *f, const LyPipe *q) {
     LwCtx *c = f->c;
     LLVMBasicBlockRef j = lw_only_if(f, thread0(f), "tma.init", "tma.join");
-    for (int s = 0; s < q->stages * (q->release ? 2 : 1); s++) {
+    for (int s = 0; s < mbarriers(q); s++) {
         /* the copies' mbarriers take thread 0's arrival, the readers'
          * one a warp */
         LLVMValueRef a[2] = {mbar_addr(f, q, lw_i32(c, s % q->stages), s / q->stages),
@@ -83,6 +98,8 @@ void lw_tma_init(LwFn *f, const LyPipe *q) {
         lw_asm(c, c->vd, "mbarrier.init.shared::cta.b64 [$0], $1;", "l,r,~{memory}", a, 2,
                LW_ASM_WRITES);
     }
+    for (int s = 0; q->release == LY_RELEASE_LAST && s < q->stages; s++)
+        LLVMBuildStore(c->b, lw_i32(c, 0), mbar_addr(f, q, lw_i32(c, s), 1));   /* counters */
     lw_asm(c, c->vd, "fence.mbarrier_init.release.cluster;", "~{memory}", NULL, 0,
            LW_ASM_WRITES);
     lw_join(f, j);
@@ -100,10 +117,16 @@ static LLVMValueRef bound_positive(LwFn *f, const LyTma *t, int d) {
     return LLVMBuildICmp(f->c->b, LLVMIntSGT, b, LLVMConstInt(LLVMTypeOf(b), 0, 0), "");
 }
 
-/* Coordinate d of t's copy: element 0 of its index tile plus its shift. */
-static LLVMValueRef box_coordinate(LwFn *f, const LyTma *t, int d) {
+/* Coordinate d of t's copy: element 0 of its index tile plus its shift.
+ * Thread 0's register 0 holds element 0; `any_thread`: the coordinate is
+ * wanted in whichever thread computes it (a released slot's last warp),
+ * whose register 0 holds the element as many places along t->run[d]
+ * further, and as much larger. */
+static LLVMValueRef box_coordinate(LwFn *f, const LyTma *t, int d, int any_thread) {
+    LLVMBuilderRef b = f->c->b;
     LLVMValueRef x = lw_val(f, t->index[d])->r[0];
-    if (t->shift[d]) x = LLVMBuildAdd(f->c->b, x, lw_val(f, t->shift[d])->r[0], "");
+    if (any_thread) x = LLVMBuildSub(b, x, lw_coord(f, t->index[d]->layout, 0, t->run[d]), "");
+    if (t->shift[d]) x = LLVMBuildAdd(b, x, lw_val(f, t->shift[d])->r[0], "");
     return x;
 }
 
@@ -115,8 +138,8 @@ static LLVMValueRef batch_coordinate(LwFn *f, const LyTma *t) {
 
 /* Coordinate d of ring tma t's copy: box_coordinate, or far out of
  * bounds where the mask's bound is not positive (the box reads zeros). */
-static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d) {
-    LLVMValueRef x = box_coordinate(f, t, d), pos = bound_positive(f, t, d);
+static LLVMValueRef coordinate(LwFn *f, const LyTma *t, int d, int any_thread) {
+    LLVMValueRef x = box_coordinate(f, t, d, any_thread), pos = bound_positive(f, t, d);
     return pos ? LLVMBuildSelect(f->c->b, pos, x, lw_i32(f->c, -(1 << 30)), "") : x;
 }
 
@@ -143,7 +166,8 @@ LLVMValueRef (*lw_tma_coords(LwFn *f, const LyPipe *q, int pin))[3] {
     for (int i = 0; i < q->nring; i++) {
         const LyTma *t = q->ring[i].tma;
         if (!t) continue;
-        for (int d = 0; d < 2; d++) coord[i][d] = coordinate(f, t, d);
+        for (int d = 0; d < 2; d++)
+            coord[i][d] = coordinate(f, t, d, q->release == LY_RELEASE_LAST);
         if (t->rank == 3) coord[i][2] = batch_coordinate(f, t);
         for (int d = 0; pin && d < t->rank; d++)
             coord[i][d] = lw_asm(c, c->i32, "mov.b32 $0, $1;", "=r,r", &coord[i][d], 1,
@@ -152,14 +176,10 @@ LLVMValueRef (*lw_tma_coords(LwFn *f, const LyPipe *q, int pin))[3] {
     return coord;
 }
 
-void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
-                  LLVMValueRef freed, LLVMValueRef (*coord)[3]) {
+/* (in the copying thread) Announces slot `slot`'s bytes on its mbarrier
+ * and copies every TMA ring's boxes into it. */
+static void copy_boxes(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef (*coord)[3]) {
     LwCtx *c = f->c;
-    if (!coord) coord = lw_tma_coords(f, q, 0);
-    LLVMValueRef go = thread0(f);
-    if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
-    LLVMBasicBlockRef j = lw_only_if(f, go, "tma.copy", "tma.join");
-    if (freed) poll(f, q, slot, 1, freed);   /* every warp done with the slot */
     LLVMValueRef bar = mbar_addr(f, q, slot, 0);
     LLVMValueRef a[6] = {bar, lw_i32(c, q->tma_bytes)};
     lw_asm(c, c->vd, "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
@@ -192,6 +212,36 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
                    "l,l,r,r,l,~{memory}", a, 5, LW_ASM_WRITES);
         }
     }
+}
+
+void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
+                  LLVMValueRef freed, LLVMValueRef (*coord)[3]) {
+    LwCtx *c = f->c;
+    if (!coord) coord = lw_tma_coords(f, q, 0);
+    LLVMValueRef go = thread0(f);
+    if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
+    LLVMBasicBlockRef j = lw_only_if(f, go, "tma.copy", "tma.join");
+    if (freed) poll(f, q, slot, 1, freed);   /* every warp done with the slot */
+    copy_boxes(f, q, slot, coord);
+    lw_join(f, j);
+}
+
+void lw_tma_refill_last(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
+                        LLVMValueRef (*coord)[3]) {
+    LwCtx *c = f->c;
+    if (!coord) coord = lw_tma_coords(f, q, 0);
+    LLVMValueRef go = LLVMBuildICmp(c->b, LLVMIntEQ, f->lane, lw_i32(c, 0), "");
+    if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
+    LLVMBasicBlockRef j = lw_only_if(f, go, "tma.count", "tma.join");
+    /* inc wraps to 0 past the bound: the warps' count of this use */
+    LLVMValueRef a[2] = {mbar_addr(f, q, slot, 1), lw_i32(c, f->k->warps - 1)};
+    LLVMValueRef old = lw_asm(c, c->i32, "atom.acq_rel.cta.shared::cta.inc.u32 $0, [$1], $2;",
+                              "=r,l,r,~{memory}", a, 2, LW_ASM_WRITES);
+    LLVMBasicBlockRef k = lw_only_if(
+        f, LLVMBuildICmp(c->b, LLVMIntEQ, old, lw_i32(c, f->k->warps - 1), ""), "tma.last",
+        "tma.join");
+    copy_boxes(f, q, slot, coord);
+    lw_join(f, k);
     lw_join(f, j);
 }
 
@@ -214,7 +264,7 @@ void lw_tma_end(LwFn *f, const LyPipe *q) {
     LwCtx *c = f->c;
     lw_barrier(f);
     LLVMBasicBlockRef j = lw_only_if(f, thread0(f), "tma.inval", "tma.join");
-    for (int s = 0; s < q->stages * (q->release ? 2 : 1); s++) {
+    for (int s = 0; s < mbarriers(q); s++) {
         LLVMValueRef a = mbar_addr(f, q, lw_i32(c, s % q->stages), s / q->stages);
         lw_asm(c, c->vd, "mbarrier.inval.shared::cta.b64 [$0];", "l,~{memory}", &a, 1,
                LW_ASM_WRITES);
@@ -258,7 +308,7 @@ void lw_tma_store(LwFn *f, const LyTmaStore *ts) {
     const LyTma *t = ts->t;
     ScalarKind k = (ScalarKind)ts->src->ty.k;
     LLVMValueRef base = lw_smem(f, ly_smem_bytes(ts->s));
-    LLVMValueRef x = box_coordinate(f, t, 0), y = box_coordinate(f, t, 1), z = NULL;
+    LLVMValueRef x = box_coordinate(f, t, 0, 0), y = box_coordinate(f, t, 1, 0), z = NULL;
     LLVMValueRef go = thread0(f);   /* and no bound is below 1: else nothing to store */
     for (int d = 0; d < 2; d++) {
         LLVMValueRef pos = bound_positive(f, t, d);

@@ -669,6 +669,9 @@ typedef struct LyTma {
     int swizzle;               /* bytes: 32, 64 or 128 (the ring's) */
     int32_t box[2];            /* elements; nbox boxes side by side along
                                   dimension 0 fill a slot */
+    int run[2];                /* the dimension of index[d]'s tile along
+                                  which it counts up by 1 (constant along
+                                  the other) */
     int nbox;
     const IrValue *index[2];   /* index tiles: element 0 is the coordinate, */
     const IrValue *shift[2];   /* plus this i32 scalar (NULL: none) */
@@ -757,7 +760,11 @@ typedef struct LyPipe {
      * after the first, count: the warps) on which each warp arrives once
      * its products are done with the slot, and which thread 0 waits for
      * before refilling it; the loop then crosses no CTA barrier
-     * (lower/pipeline.c, lower/tma.c). */
+     * (lower/pipeline.c, lower/tma.c). LY_RELEASE_LAST (tilec
+     * --slot-sync=last): a counter per slot instead of the second
+     * mbarrier, which each warp increments once done with the slot; the
+     * warp whose increment completes the count refills it, so that no
+     * thread waits for a release. LY_RELEASE_NONE: the CTA barrier. */
     int release;
     /* The product issued one iteration ahead (plan LY_PLAN_EARLY,
      * lower/pipeline.c lw_pipe_early): attention's S = Q K^T for block
@@ -830,9 +837,12 @@ typedef struct LyTmaStore {
  * ahead (tilec --early-products); TMA slots freed by CTA barriers, not
  * mbarriers (tilec --slot-sync=cta; LyPipe.release); warpgroups taking
  * turns at a loop's products (tilec --pingpong; LyPipe.pingpong); stores
- * written by TMA (tilec --tma-store; LyPlan.tstores) */
+ * written by TMA (tilec --tma-store; LyPlan.tstores); slots released by
+ * counters, the last warp refilling (tilec --slot-sync=last; LyPipe.release) */
 enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2, LY_PLAN_CTA_SYNC = 4, LY_PLAN_PINGPONG = 8,
-       LY_PLAN_TMA_STORE = 16 };
+       LY_PLAN_TMA_STORE = 16, LY_PLAN_LAST_SYNC = 32 };
+/* LyPipe.release: how a TMA loop's slots are freed for their next copies */
+enum { LY_RELEASE_NONE, LY_RELEASE_MBARRIER, LY_RELEASE_LAST };
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,
                          int64_t max_shared, int flags);
 /* The tensor map that fills ring r of kernel k by TMA (plan/tma.c), or

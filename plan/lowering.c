@@ -324,7 +324,9 @@ static void tma_rings(Planner *pl, LyPipe *q) {
     }
 }
 
-/* Whether q's slots can be released through mbarriers (LyPipe.release):
+/* How q's slots are released (LyPipe.release: LY_RELEASE_NONE, or the
+ * flags' choice where they can be released through mbarriers or
+ * counters):
  * every ring is TMA's (tma_rings: only descriptors read it, so a warp is
  * done with a slot once its wait for the products reading it returns),
  * and nothing else in the loop relies on the iteration's CTA barrier —
@@ -332,8 +334,10 @@ static void tma_rings(Planner *pl, LyPipe *q) {
  * registers, no product issued ahead or drained in an arm (their own
  * waits), no cp.async ring (its copies are published by the barrier). */
 static int release_plan(const Planner *pl, const LyPipe *q) {
-    return !(pl->flags & LY_PLAN_CTA_SYNC) && q->nwg && q->nring && q->ntma == q->nring &&
-           !q->nstage && !q->nreg_a && !q->threads_read && !q->early && !q->drain_if;
+    if ((pl->flags & LY_PLAN_CTA_SYNC) || !q->nwg || !q->nring || q->ntma != q->nring ||
+        q->nstage || q->nreg_a || q->threads_read || q->early || q->drain_if)
+        return LY_RELEASE_NONE;
+    return pl->flags & LY_PLAN_LAST_SYNC ? LY_RELEASE_LAST : LY_RELEASE_MBARRIER;
 }
 
 /* Warpgroups taking turns at the products (LY_PLAN_PINGPONG; lower/
@@ -610,7 +614,7 @@ static LyPipe *plan_pipe(Planner *pl, const IrOp *loop) {
             st->stage_buf = align1024(ly_smem_bytes(st->s));
             total += q->stage_bufs * st->stage_buf;
         }
-        if (q->ntma) {   /* the mbarriers, one per slot (two: release) */
+        if (q->ntma) {   /* the mbarriers, one per slot (and its release's) */
             q->bar_off = start + total;
             total += 8 * (int64_t)stages * (q->release ? 2 : 1);
         }

@@ -408,6 +408,8 @@ static LyTma *box_form(Arena *ar, const IrKernel *k, const AxTable *ax, const Ir
     if (t->nbox > 1 && t->box[1] % 8 != 0) return NULL;
     t->index[0] = tf->idx;
     t->index[1] = to->idx;
+    t->run[0] = run_dim(ax, tf->idx);
+    t->run[1] = run_dim(ax, to->idx);
     t->bound[0] = tf->bound;
     t->bound[1] = to->bound;
     t->shift[0] = tf->shift;

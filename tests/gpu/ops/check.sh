@@ -26,7 +26,7 @@ out=tests/gpu/ops/bundles
 WARPSIM_RACECHECK=${WARPSIM_RACECHECK-1}
 export WARPSIM_RACECHECK
 archs=${DOT_ARCHS-sm_80 sm_90a}
-per_arch=" dot early fp8 induction persist pingpong splitk styles tma tmastore "
+per_arch=" dot early fp8 induction persist pingpong splitk styles tma tmalast tmastore "
 tilec=${TILEC:-./tilec}
 cc=${CC:-cc}
 sim=$out/sim

@@ -610,6 +610,10 @@ static unsigned rc_bar0_tag[2];
 static _Thread_local unsigned t_bar0;        /* barrier 0 phases passed */
 static uint32_t rc_named[NAMED][MAXTHREADS];
 static uint32_t rc_mbar[256][MAXTHREADS];    /* by mb_list index */
+enum { RC_ATOMS = 64 };
+static const void *rc_atom_at[RC_ATOMS];     /* counters' addresses (acq_rel atomics) */
+static uint32_t rc_atom[RC_ATOMS][MAXTHREADS];   /* and their release sequences */
+static int rc_natoms;
 static int rc_threads;
 
 static int rc_enabled(void) {
@@ -640,6 +644,7 @@ static void rc_program_start(int threads) {
     memset(rc_bar0_tag, 0, sizeof rc_bar0_tag);
     memset(rc_named, 0, sizeof rc_named);
     memset(rc_mbar, 0, sizeof rc_mbar);
+    rc_natoms = 0;
 }
 
 static void rc_join(uint32_t *into, const uint32_t *from) {
@@ -696,6 +701,24 @@ static void rc_mbar_acquire(int i) {
     if (!rc_enabled() || i < 0) return;
     pthread_mutex_lock(&rc_lock);
     rc_join(rc_vc[t_tid], rc_mbar[i]);
+    pthread_mutex_unlock(&rc_lock);
+}
+
+/* An acq_rel read-modify-write of the word at p: it acquires what every
+ * earlier one on p released (they form one release sequence), then
+ * releases. */
+static void rc_atom_acq_rel(const void *p) {
+    if (!rc_enabled()) return;
+    pthread_mutex_lock(&rc_lock);
+    int i = 0;
+    while (i < rc_natoms && rc_atom_at[i] != p) i++;
+    if (i == rc_natoms) {
+        if (rc_natoms == RC_ATOMS) sim_fail("racecheck: more than 64 atomic counters", p);
+        rc_atom_at[rc_natoms++] = p;
+        memset(rc_atom[i], 0, sizeof rc_atom[i]);
+    }
+    rc_join(rc_vc[t_tid], rc_atom[i]);
+    rc_release(rc_atom[i]);
     pthread_mutex_unlock(&rc_lock);
 }
 
@@ -1551,6 +1574,20 @@ void ws_mbar_arrive(uint64_t *bar) {
     m.pending--;
     mb_put(bar, m);
     pthread_mutex_unlock(&mb_lock);
+}
+
+/* atom.acq_rel.cta.shared::cta.inc.u32 old, [p], bound: (old >= bound
+ * ? 0 : old + 1) stored, old returned (a released slot's count, lower/
+ * tma.c lw_tma_refill_last) */
+uint32_t ws_atom_inc_acq_rel(uint32_t *p, uint32_t bound);
+uint32_t ws_atom_inc_acq_rel(uint32_t *p, uint32_t bound) {
+    if ((uintptr_t)p % 4) sim_fail("atom.inc: address not 4-byte aligned", p);
+    pthread_mutex_lock(&mb_lock);
+    uint32_t old = *p;
+    *p = old >= bound ? 0 : old + 1;
+    rc_atom_acq_rel(p);
+    pthread_mutex_unlock(&mb_lock);
+    return old;
 }
 
 /* mbarrier.try_wait.parity.shared::cta.b64 p, [bar], parity; selp 1, 0 */

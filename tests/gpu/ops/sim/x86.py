@@ -30,7 +30,8 @@
 # registers, B's descriptor and the rest; the kernel's wrapper then tells
 # warpsim.c where its shared memory is, ws_smem), and TMA loads with
 # their mbarriers (MBAR, BULK_TENSOR: mbarrier.init, arrive.expect_tx, arrive,
-# try_wait.parity, inval as ws_mbar_*, cp.async.bulk.tensor.{1,2,3}d as
+# try_wait.parity, inval as ws_mbar_*, a released slot's count, atom.inc,
+# as ws_atom_inc_acq_rel, cp.async.bulk.tensor.{1,2,3}d as
 # ws_tma_load, fence.mbarrier_init as nothing) and TMA stores with their
 # bulk groups (BULK_TENSOR: cp.async.bulk.tensor.{2,3}d.global.shared::cta
 # as ws_tma_store, commit_group as ws_bulk_commit, wait_group[.read] 0 as
@@ -274,6 +275,8 @@ MBAR = [
      "ws_mbar_try_wait_parity", ["ptr", "i32"], []),
     (re.compile(r"mbarrier\.inval\.shared::cta\.b64\[\$0\];$"), "l", "void",
      "ws_mbar_inval", ["ptr"], []),
+    (re.compile(r"atom\.acq_rel\.cta\.shared::cta\.inc\.u32\$0,\[\$1\],\$2;$"), "=r,l,r", "i32",
+     "ws_atom_inc_acq_rel", ["ptr", "i32"], []),
     (re.compile(r"cp\.async\.bulk\.commit_group;$"), "", "void", "ws_bulk_commit", [], []),
     (re.compile(r"cp\.async\.bulk\.wait_group(?:\.read)?0;$"), "", "void", "ws_bulk_wait", [],
      ["i32 0"]),
@@ -745,6 +748,7 @@ lines = out + ["declare void @ws_mma(i32, ptr, ptr)",
                "declare void @ws_mbar_arrive_expect_tx(ptr, i32)",
                "declare void @ws_mbar_arrive(ptr)",
                "declare i32 @ws_mbar_try_wait_parity(ptr, i32)",
+               "declare i32 @ws_atom_inc_acq_rel(ptr, i32)",
                "declare void @ws_tma_load(ptr, ptr, i32, i32, i32, i32, ptr)",
                "declare void @ws_tma_store(ptr, i32, i32, i32, i32, ptr)",
                "declare void @ws_bulk_commit()",
