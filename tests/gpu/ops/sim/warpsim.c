@@ -580,8 +580,10 @@ static void named_program_end(void) {
  * joined by bar.sync (barrier 0 exactly, per phase; named barriers and
  * mbarriers accumulated over their phases, which can only order more
  * than the ISA does, so that a hazard reported is a hazard), a TMA load's
- * issue released into its mbarrier. Not checked: accesses within one
- * warp (shuffles and votes are not modelled as ordering), atomics. Each
+ * issue released into its mbarrier, an acq_rel atomic (a released slot's
+ * count) acquiring its address's release sequence. Not checked: accesses
+ * within one warp (shuffles and votes are not modelled as ordering), the
+ * atomics' own bytes. Each
  * byte keeps its last write and the last reads of up to RC_READS warps;
  * a hazard whose read was displaced goes unseen. The first hazard ends
  * the run (exit 70, as sim_fail). */
