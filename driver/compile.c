@@ -77,9 +77,8 @@ int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
                     .want_llvm = (o->want & TC_LLVM) != 0,
                     .fp_contract_off = o->fp_contract_off, .tma = !o->no_tma,
                     .early = o->early_products, .persistent = o->persistent,
-                    .cta_sync = o->slot_sync != TC_SLOT_MBARRIER &&
-                                o->slot_sync != TC_SLOT_LAST,
-                    .last_sync = o->slot_sync == TC_SLOT_LAST,
+                    .cta_sync = o->slot_sync == TC_SLOT_CTA,
+                    .mbar_sync = o->slot_sync == TC_SLOT_MBARRIER,
                     .pingpong = o->pingpong, .tma_store = o->tma_store};
     if (lw_compile(ar, dg, m, &lo, &out->lw) != 0) return -1;
     int cubin = (o->want & TC_CUBIN) != 0;

@@ -19,11 +19,12 @@ enum {
     TC_STATS = 8,     /* ptxas's resource report per entry */
 };
 
-/* TcOptions.slot_sync: the default (cta), a slot's mbarrier that each
+/* TcOptions.slot_sync: the default (last), a slot's mbarrier that each
  * warp arrives on once done with it (LyPipe.release; experimental:
  * slower than the barriers on an H100 but at D = 128 attention,
  * docs/PERF.md session 38), a counter a slot whose last warp refills it
- * (experimental), or a CTA barrier an iteration. */
+ * (LY_RELEASE_LAST; the default since session 45), or a CTA barrier an
+ * iteration (the default before). */
 enum { TC_SLOT_DEFAULT, TC_SLOT_MBARRIER, TC_SLOT_LAST, TC_SLOT_CTA };
 
 typedef struct TcOptions {

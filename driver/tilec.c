@@ -313,12 +313,12 @@ static const OptSpec OPTIONS[] = {
      "(attention's Q K^T under the softmax; 3 stages or more; "
      "experimental: slower on an H100, docs/PERF.md)"},
     {"--slot-sync", "MODE", set_slot_sync, "how a TMA loop on sm_90a frees a "
-     "slot for its next copies: cta (the default): a CTA barrier every "
-     "iteration; mbarrier: each warp arrives on the slot's mbarrier once done "
-     "with it, and the thread that copies waits for all (experimental: slower "
-     "on an H100 but for D = 128 attention, docs/PERF.md); last: each warp "
-     "counts itself done with the slot and the last one refills it, no "
-     "thread waiting (experimental)"},
+     "slot for its next copies: last (the default): each warp counts itself "
+     "done with the slot and the last one refills it, no thread waiting; "
+     "cta: a CTA barrier every iteration (the default until session 45); "
+     "mbarrier: each warp arrives on the slot's mbarrier once done with it, "
+     "and the thread that copies waits for all (experimental: slower on an "
+     "H100 but for D = 128 attention, docs/PERF.md)"},
     {"--pingpong", NULL, set_pingpong, "on sm_90a, the warpgroups of a loop "
      "of two or more warpgroup MMA products take turns issuing each, so that "
      "one's work between the products (attention's softmax) runs under "

@@ -363,7 +363,7 @@ static int plan_flags(const LwOptions *o) {
     if (!lw_arch_wgmma(o->arch)) return 0;
     return (o->tma ? LY_PLAN_TMA : 0) | (o->early ? LY_PLAN_EARLY : 0) |
            (o->cta_sync ? LY_PLAN_CTA_SYNC : 0) | (o->pingpong ? LY_PLAN_PINGPONG : 0) |
-           (o->tma_store ? LY_PLAN_TMA_STORE : 0) | (o->last_sync ? LY_PLAN_LAST_SYNC : 0);
+           (o->tma_store ? LY_PLAN_TMA_STORE : 0) | (o->mbar_sync ? LY_PLAN_MBAR_SYNC : 0);
 }
 
 /* A product of b (nested blocks too) that layout assignment kept in f8

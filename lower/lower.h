@@ -115,11 +115,12 @@ typedef struct LwOptions {
                                 tensor written by TMA from shared memory
                                 (plan LY_PLAN_TMA_STORE) */
     int cta_sync;            /* tilec --slot-sync=cta: a TMA loop's slots freed
-                                by a CTA barrier an iteration, not by
-                                mbarriers (plan LY_PLAN_CTA_SYNC) */
-    int last_sync;           /* tilec --slot-sync=last: released slots
-                                counted, the last warp refilling (plan
-                                LY_PLAN_LAST_SYNC) */
+                                by a CTA barrier an iteration (plan
+                                LY_PLAN_CTA_SYNC) */
+    int mbar_sync;           /* tilec --slot-sync=mbarrier: released through
+                                an mbarrier a slot that thread 0 polls
+                                (plan LY_PLAN_MBAR_SYNC); neither: counted,
+                                the last warp refilling (the default) */
     int fp_contract_off;     /* --fp-contract=off: never fuse a float mul
                                 into an add (default: fuse, as Triton) */
 } LwOptions;

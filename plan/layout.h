@@ -754,17 +754,18 @@ typedef struct LyPipe {
      * ring region; `tma_bytes` the bytes one slot's copies bring. */
     int ntma;
     int64_t bar_off, tma_bytes;
-    /* Slots released through mbarriers rather than CTA barriers
-     * (plan/lowering.c release_plan): where every ring is TMA's and only
-     * descriptors read them, a second mbarrier per slot (`stages` more
-     * after the first, count: the warps) on which each warp arrives once
-     * its products are done with the slot, and which thread 0 waits for
-     * before refilling it; the loop then crosses no CTA barrier
-     * (lower/pipeline.c, lower/tma.c). LY_RELEASE_LAST (tilec
-     * --slot-sync=last): a counter per slot instead of the second
-     * mbarrier, which each warp increments once done with the slot; the
-     * warp whose increment completes the count refills it, so that no
-     * thread waits for a release. LY_RELEASE_NONE: the CTA barrier. */
+    /* How slots are freed for their next copies (plan/lowering.c
+     * release_plan; lower/pipeline.c, lower/tma.c). Where every ring is
+     * TMA's and only descriptors read them, the loop crosses no CTA
+     * barrier: LY_RELEASE_LAST (the default) has a u32 counter per slot
+     * (`stages` 8-byte slots after the mbarriers), which each warp
+     * increments once its products are done with the slot, the warp
+     * whose increment completes the count refilling it, so that no
+     * thread waits for a release; LY_RELEASE_MBARRIER (tilec
+     * --slot-sync=mbarrier) a second mbarrier per slot there (count: the
+     * warps) on which each warp arrives, and which thread 0 waits for
+     * before refilling the slot. LY_RELEASE_NONE (tilec --slot-sync=cta,
+     * or a loop the rule does not take): the iteration's CTA barrier. */
     int release;
     /* The product issued one iteration ahead (plan LY_PLAN_EARLY,
      * lower/pipeline.c lw_pipe_early): attention's S = Q K^T for block
@@ -834,13 +835,14 @@ typedef struct LyTmaStore {
 /* The plan of kernel k (layouts assigned; ly its result) for a target
  * with max_shared bytes of shared memory per block. */
 /* ly_plan_lowering's flags: TMA copies; products issued one iteration
- * ahead (tilec --early-products); TMA slots freed by CTA barriers, not
- * mbarriers (tilec --slot-sync=cta; LyPipe.release); warpgroups taking
- * turns at a loop's products (tilec --pingpong; LyPipe.pingpong); stores
- * written by TMA (tilec --tma-store; LyPlan.tstores); slots released by
- * counters, the last warp refilling (tilec --slot-sync=last; LyPipe.release) */
+ * ahead (tilec --early-products); TMA slots freed by CTA barriers
+ * (tilec --slot-sync=cta; LyPipe.release); warpgroups taking turns at a
+ * loop's products (tilec --pingpong; LyPipe.pingpong); stores written by
+ * TMA (tilec --tma-store; LyPlan.tstores); slots released through
+ * mbarriers (tilec --slot-sync=mbarrier). Neither CTA_SYNC nor MBAR_SYNC:
+ * released by counters, the last warp refilling (the default) */
 enum { LY_PLAN_TMA = 1, LY_PLAN_EARLY = 2, LY_PLAN_CTA_SYNC = 4, LY_PLAN_PINGPONG = 8,
-       LY_PLAN_TMA_STORE = 16, LY_PLAN_LAST_SYNC = 32 };
+       LY_PLAN_TMA_STORE = 16, LY_PLAN_MBAR_SYNC = 32 };
 /* LyPipe.release: how a TMA loop's slots are freed for their next copies */
 enum { LY_RELEASE_NONE, LY_RELEASE_MBARRIER, LY_RELEASE_LAST };
 LyPlan *ly_plan_lowering(Arena *ar, const IrKernel *k, const LyResult *ly,

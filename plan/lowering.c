@@ -337,7 +337,7 @@ static int release_plan(const Planner *pl, const LyPipe *q) {
     if ((pl->flags & LY_PLAN_CTA_SYNC) || !q->nwg || !q->nring || q->ntma != q->nring ||
         q->nstage || q->nreg_a || q->threads_read || q->early || q->drain_if)
         return LY_RELEASE_NONE;
-    return pl->flags & LY_PLAN_LAST_SYNC ? LY_RELEASE_LAST : LY_RELEASE_MBARRIER;
+    return pl->flags & LY_PLAN_MBAR_SYNC ? LY_RELEASE_MBARRIER : LY_RELEASE_LAST;
 }
 
 /* Warpgroups taking turns at the products (LY_PLAN_PINGPONG; lower/

@@ -4,9 +4,11 @@
 #   bash bench/results/2026-12-07-session45-prepare.sh
 # ab/: bench/abvariants.py's bundles — examples/matmul.tile f16 and
 # examples/attention.tile at the tiles of sessions 38-44, each built
-#   cta   by default (a CTA barrier an iteration frees the slots)
-#   last  --slot-sync=last (counted releases, the last warp refilling)
+#   cta   --slot-sync=cta (a CTA barrier an iteration frees the slots)
+#   last  by default (counted releases, the last warp refilling)
 #   rel   --slot-sync=mbarrier (session 38's released slots)
+# (call 2 ran bundles of 2fe260c, whose default was still cta and whose
+# `last` was --slot-sync=last: the same PTX as these.)
 # ops/: the differential tests' bundles for sm_90a; difftest.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -16,7 +18,7 @@ o=build-s45
 rm -rf $o && mkdir -p $o/ab $o/ops/sm_90a
 scripts/gpu-bench.sh libtile $o/libtile.so >/dev/null
 for v in cta last rel; do
-    case $v in cta) fl="" ;; last) fl=--slot-sync=last ;; rel) fl=--slot-sync=mbarrier ;; esac
+    case $v in cta) fl=--slot-sync=cta ;; last) fl="" ;; rel) fl=--slot-sync=mbarrier ;; esac
     for cfg in "128 256 64 3" "128 256 64 4" "128 128 64 4"; do
         set -- $cfg
         # shellcheck disable=SC2086
