@@ -66,7 +66,8 @@
 #include "lower/lw.h"
 
 /* Slot `slot`'s mbarrier (i32 slot), in the ring region: the copies'
- * (which = 0) or, for released slots, the readers' (which = 1). */
+ * (which = 0) or, for released slots, the readers' (which = 1: an
+ * mbarrier, or the counter of counted slots, in the same 8 bytes). */
 static LLVMValueRef mbar_addr(LwFn *f, const LyPipe *q, LLVMValueRef slot, int which) {
     LwCtx *c = f->c;
     LLVMValueRef off = LLVMBuildAdd(c->b, lw_i32(c, q->bar_off + 8 * which * q->stages),
