@@ -8,7 +8,7 @@ three alternated do_bench medians (bench/abtime.py).
 
 BUNDLES holds mm-VARIANT-f16-BMxBNxBK-wW-sS.tlb (examples/matmul.tile,
 T=f16) and att-VARIANT-DD[-causal]-BMxBN-sS.tlb (examples/attention.tile,
-8 warps); PART is att, mm or all (the default). Matmul runs at 4096^3,
+8 warps), as bench/abbuild.sh builds them; PART is att, mm or all (the default). Matmul runs at 4096^3,
 8192x8192x4096 and the ragged 4000^3 and 4104^3 (16-byte rows: the
 aligned entries, TMA); attention ([B*H, S, D] f16, B=4, H=32) at S =
 4096 and 1000, D = 64 and 128, causal and not (Triton's kernel, bench.py

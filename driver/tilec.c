@@ -443,12 +443,14 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     if (p->early)
         dg_note(dg, p->early->loc, "entry '%s' (%s): this product is issued one iteration "
                 "ahead, under the rest of the loop's body", en->name, cfg);
-    if (p->released)
+    if (p->released) {
+        const LyPipe *q = ly_pipe_of(p, p->released);
         dg_note(dg, p->released->loc, "entry '%s' (%s): this loop's slots are released "
-                "%s (no CTA barrier in the loop)", en->name, cfg,
-                ly_pipe_of(p, p->released)->release == LY_RELEASE_LAST
-                    ? "by counters, the last warp refilling"
-                    : "through mbarriers");
+                "%s (no CTA barrier in the loop%s)", en->name, cfg,
+                q->release == LY_RELEASE_LAST ? "by counters, the last warp refilling"
+                                              : "through mbarriers",
+                q->drain_if ? " but its epilogue's" : "");
+    }
     if (p->pingpong)
         dg_note(dg, p->pingpong->loc, "entry '%s' (%s): this loop's warpgroups take turns "
                 "at its products", en->name, cfg);

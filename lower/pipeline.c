@@ -231,27 +231,29 @@ static void copy_async(LwFn *f, LLVMValueRef dst, LLVMValueRef src, int bytes,
 }
 
 /* The TMA copies into `slot` (coordinates `coord`, NULL: of the index
- * tiles as lowered), where `valid` (NULL: always): once the readers'
- * phase of parity `freed` has completed (released through mbarriers;
- * NULL: not released, or the slot's first use); `counted` (released by
- * counters, not the slot's first use): this warp counts itself done with
- * the slot, and the last one copies. */
-static void tma_copy(LwFn *f, struct LwPipe *p, LLVMValueRef slot, LLVMValueRef valid,
-                     LLVMValueRef freed, int counted, LLVMValueRef (*coord)[3]) {
-    if (counted) lw_tma_refill_last(f, p->plan, slot, valid, coord);
-    else lw_tma_issue(f, p->plan, slot, valid, freed, coord);
+ * tiles as lowered), where `valid` (NULL: always). A `refill` (copy_next's:
+ * not the slot's first use) waits for the slot's release where the plan
+ * releases it: through mbarriers, the readers' phase of parity `freed`
+ * (copy_next computes it before its branch); by counters, this warp
+ * counts itself done with the slot and the last one copies. */
+static void tma_copy(LwFn *f, struct LwPipe *p, LLVMValueRef slot, LLVMValueRef valid, int refill,
+                     LLVMValueRef freed, LLVMValueRef (*coord)[3]) {
+    if (refill && p->plan->release == LY_RELEASE_LAST)
+        lw_tma_refill_last(f, p->plan, slot, valid, coord);
+    else
+        lw_tma_issue(f, p->plan, slot, valid, freed, coord);
 }
 
 /* Copies every ring's tile for iteration iv (i64) into `slot` (i32).
  * Unless `runs_known` (the caller branched on it), a copy for an
- * iteration that does not run passes source size 0. `freed` and
- * `counted`: tma_copy's. */
+ * iteration that does not run passes source size 0. `refill` and
+ * `freed`: tma_copy's. */
 static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
-                  int runs_known, LLVMValueRef freed, int counted) {
+                  int runs_known, int refill, LLVMValueRef freed) {
     LwCtx *c = f->c;
     if (p->tma_coord) {   /* TMA rings alone, their coordinates computed ahead */
         LLVMValueRef valid = runs_known ? NULL : runs(f, p, iv);
-        tma_copy(f, p, slot, valid, freed, counted, p->tma_coord);
+        tma_copy(f, p, slot, valid, refill, freed, p->tma_coord);
         p->tma_coord = NULL;
         return;
     }
@@ -280,7 +282,7 @@ static void issue(LwFn *f, struct LwPipe *p, LLVMValueRef iv, LLVMValueRef slot,
             copy_async(f, lw_smem_addr(f, base, ol, g, esize), ptr.r[g], bytes, ok);
         }
     }
-    if (p->plan->ntma) tma_copy(f, p, slot, valid, freed, counted, NULL);
+    if (p->plan->ntma) tma_copy(f, p, slot, valid, refill, freed, NULL);
     back_from_iteration(f, p, saved);
 }
 
@@ -420,7 +422,7 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     for (int j = 0; j < p->plan->ahead; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
-        issue(f, p, iv, lw_i32(c, j), 0, NULL, 0);
+        issue(f, p, iv, lw_i32(c, j), 0, 0, NULL);
         if (q->nring > q->ntma)
             lw_call_intr(c, "llvm.nvvm.cp.async.commit.group", NULL, 0, NULL, 0);
     }
@@ -550,14 +552,14 @@ void lw_pipe_iter_end(LwFn *f, struct LwPipe *p) {
 }
 
 /* The copy of iteration j + S-1 into slot (j + S-1) % S, behind a
- * uniform branch on whether that iteration runs, and the commit.
- * Released through mbarriers: the slot's use by iteration j + S-1 is its
- * ((j + S-1) / S)-th, so its readers' phase of parity ((j-1) / S) % 2
- * must have completed: the read slot's parity, flipped where the read
- * slot is 0 (for j = 0, parity 1: a fresh mbarrier's, at once). By
- * counters: every warp counts itself done with the slot here, for
- * iteration j = 0 too (nothing has read slot S-1 yet), and the last one
- * copies. */
+ * uniform branch on whether that iteration runs, and the commit: a
+ * refill (tma_copy). Released through mbarriers, the slot's use by
+ * iteration j + S-1 is its ((j + S-1) / S)-th, so its readers' phase of
+ * parity ((j-1) / S) % 2 must have completed: the read slot's parity,
+ * flipped where the read slot is 0 (for j = 0, parity 1: a fresh
+ * mbarrier's, at once). By counters, every warp counts itself done with
+ * the slot here, for iteration j = 0 too (nothing has read slot S-1
+ * yet). */
 static void copy_next(LwFn *f, struct LwPipe *p) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
@@ -567,7 +569,7 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
         freed = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, first, c->i32, ""), "");
     }
     LLVMBasicBlockRef join = lw_only_if(f, runs(f, p, p->copy_iv), "pipe.copy", "pipe.join");
-    issue(f, p, p->copy_iv, p->copy_slot, 1, freed, p->plan->release == LY_RELEASE_LAST);
+    issue(f, p, p->copy_iv, p->copy_slot, 1, 1, freed);
     p->copy_iv = NULL;
     lw_join(f, join);
     if (p->plan->nring > p->plan->ntma)   /* TMA copies need no group */

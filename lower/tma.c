@@ -215,13 +215,23 @@ static void copy_boxes(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef
     }
 }
 
+/* The branch a copy runs in, where `valid` (NULL: always) holds: thread
+ * 0's, or with `counted` each warp's lane 0, which counts its warp done
+ * with the slot. The coordinates, where not given, come first, from
+ * every thread (they may read another lane's registers). */
+static LLVMBasicBlockRef open_copy(LwFn *f, const LyPipe *q, LLVMValueRef valid, int counted,
+                                   LLVMValueRef (**coord)[3]) {
+    LwCtx *c = f->c;
+    if (!*coord) *coord = lw_tma_coords(f, q, 0);
+    LLVMValueRef go = counted ? LLVMBuildICmp(c->b, LLVMIntEQ, f->lane, lw_i32(c, 0), "")
+                              : thread0(f);
+    if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
+    return lw_only_if(f, go, counted ? "tma.count" : "tma.copy", "tma.join");
+}
+
 void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
                   LLVMValueRef freed, LLVMValueRef (*coord)[3]) {
-    LwCtx *c = f->c;
-    if (!coord) coord = lw_tma_coords(f, q, 0);
-    LLVMValueRef go = thread0(f);
-    if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
-    LLVMBasicBlockRef j = lw_only_if(f, go, "tma.copy", "tma.join");
+    LLVMBasicBlockRef j = open_copy(f, q, valid, 0, &coord);
     if (freed) poll(f, q, slot, 1, freed);   /* every warp done with the slot */
     copy_boxes(f, q, slot, coord);
     lw_join(f, j);
@@ -230,10 +240,7 @@ void lw_tma_issue(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef vali
 void lw_tma_refill_last(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef valid,
                         LLVMValueRef (*coord)[3]) {
     LwCtx *c = f->c;
-    if (!coord) coord = lw_tma_coords(f, q, 0);
-    LLVMValueRef go = LLVMBuildICmp(c->b, LLVMIntEQ, f->lane, lw_i32(c, 0), "");
-    if (valid) go = LLVMBuildAnd(c->b, go, valid, "");
-    LLVMBasicBlockRef j = lw_only_if(f, go, "tma.count", "tma.join");
+    LLVMBasicBlockRef j = open_copy(f, q, valid, 1, &coord);
     /* inc wraps to 0 past the bound: the warps' count of this use */
     LLVMValueRef a[2] = {mbar_addr(f, q, slot, 1), lw_i32(c, f->k->warps - 1)};
     LLVMValueRef old = lw_asm(c, c->i32, "atom.acq_rel.cta.shared::cta.inc.u32 $0, [$1], $2;",

@@ -9,9 +9,10 @@
 # are at hand; failing that, every case runs on the interpreter only and
 # the test skips (77).
 #
-# Every file is built for sm_90 but the tensor-core ones (dot.tile) and
-# the FP8 conversions (fp8.tile) and TMA (tma.tile, tmastore.tile), built once per
-# architecture of
+# Every file is built for sm_90 but those of $per_arch below — the
+# tensor-core loops and their forms (dot, early, induction, persist,
+# pingpong, splitk, styles), the FP8 conversions (fp8) and TMA (tma,
+# tmalast, tmastore) — built once per architecture of
 # $DOT_ARCHS (default "sm_80 sm_90a": mma.sync, ldmatrix and cp.async; on
 # sm_90a wgmma where tilec emits it; FP8 in integer arithmetic on sm_80,
 # through cvt on sm_90a) into bundles/ARCH/ and bundles/sim/ARCH/, each
