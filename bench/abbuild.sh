@@ -13,6 +13,8 @@
 #                                  its `// tilec:` options (default none)
 #     VARIANT=FLAGS                a variant named VARIANT built with tilec
 #                                  FLAGS ("last=" is the default build)
+# TILEC (default ./tilec) builds them: another build of tilec for a
+# variant of the compiler itself.
 #
 # OUT/ab/mm-VARIANT-f16-BMxBNxBK-w8-sS.tlb and att-VARIANT-DD[-causal]-
 # 128xBN-sS.tlb (abvariants.py's names), OUT/ops/sm_90a/FILE.tlb with
@@ -35,6 +37,7 @@ done
 cd "$(dirname "$0")/.."
 export TILE_STDLIB=$PWD/stdlib
 make -j2 tilec tests/gpu/ops/difftest >/dev/null
+tilec=${TILEC:-./tilec}
 rm -rf "$out" && mkdir -p "$out/ab" "$out/ops/sm_90a"
 scripts/gpu-bench.sh libtile "$out/libtile.so" >/dev/null
 for spec in "$@"; do
@@ -44,7 +47,7 @@ for spec in "$@"; do
         [ -n "$cfg" ] || continue
         set -- $cfg
         # shellcheck disable=SC2086
-        ./tilec --arch=sm_90a $fl -D T=f16 -D BM=$1 -D BN=$2 -D BK=$3 -D warps=8 -D stages=$4 \
+        $tilec --arch=sm_90a $fl -D T=f16 -D BM=$1 -D BN=$2 -D BK=$3 -D warps=8 -D stages=$4 \
             -o "$out/ab/mm-$v-f16-$1x$2x$3-w8-s$4.tlb" examples/matmul.tile
     done
     IFS=';' read -ra tiles <<< "$att"
@@ -54,7 +57,7 @@ for spec in "$@"; do
         for causal in false true; do
             c=""; [ $causal = true ] && c=-causal
             # shellcheck disable=SC2086
-            ./tilec --arch=sm_90a $fl -D D=$1 -D CAUSAL=$causal -D BM=128 -D BN=$2 -D warps=8 \
+            $tilec --arch=sm_90a $fl -D D=$1 -D CAUSAL=$causal -D BM=128 -D BN=$2 -D warps=8 \
                 -D stages=$3 -o "$out/ab/att-$v-D$1$c-128x$2-s$3.tlb" examples/attention.tile
         done
     done
@@ -62,7 +65,7 @@ done
 for f in $ops; do
     t=tests/gpu/ops/$f.tile
     # shellcheck disable=SC2046
-    ./tilec --arch=sm_90a $(sed -n '1s|^// tilec: ||p' "$t") -o "$out/ops/sm_90a/$f.tlb" "$t"
+    $tilec --arch=sm_90a $(sed -n '1s|^// tilec: ||p' "$t") -o "$out/ops/sm_90a/$f.tlb" "$t"
 done
 cp tests/gpu/ops/difftest "$out/ops/"
 du -sh "$out"

@@ -336,7 +336,7 @@ static void tma_rings(Planner *pl, LyPipe *q) {
  * arm (a persistent walk's epilogue, drain_if) is counted: each warp
  * counts itself done after the product's wait_group 1, before the arm,
  * whose barriers every warp crosses in the same iteration, and whose
- * scratch lies below the rings (session 46: 3-5% faster than with the
+ * scratch lies below the rings (session 46: 2-5% faster than with the
  * barriers on an H100). Through mbarriers it keeps the barriers, as
  * measured in session 38 (not tried since). */
 static int release_plan(const Planner *pl, const LyPipe *q) {

@@ -8,6 +8,11 @@
 #       memcheck over persist.tile (bench/abcheck.sh)
 #   bash bench/results/2026-12-07-session46-gpu.sh time [att|mm|all]
 #       bench/abvariants.py over build-s46/ab, base `last`
+#   bash bench/results/2026-12-07-session46-gpu.sh prep
+#       (carry build-s46p too) the persistent walk with its copies'
+#       coordinates computed before the product's wait (`pprep`: tilec
+#       with -session46-prep.patch): persist and dot against the
+#       interpreter, racecheck over persist, then abvariants.py mm
 #   bash bench/results/2026-12-07-session46-gpu.sh ncu
 #       Nsight Compute over attention (Tile's and cuDNN's kernels, D = 64
 #       and 128): -session46-ncu.py, the sections named below, details
@@ -21,6 +26,10 @@ check)
 time)
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
     timeout 570 python3 bench/abvariants.py $o/ab "${2:-all}" last
+    ;;
+prep)
+    bash bench/abcheck.sh build-s46p racecheck:persist
+    timeout 400 python3 bench/abvariants.py $o/ab mm p
     ;;
 ncu)
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
