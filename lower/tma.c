@@ -217,8 +217,8 @@ static void copy_boxes(LwFn *f, const LyPipe *q, LLVMValueRef slot, LLVMValueRef
 
 /* The branch a copy runs in, where `valid` (NULL: always) holds: thread
  * 0's, or with `counted` each warp's lane 0, which counts its warp done
- * with the slot. The coordinates, where not given, come first, from
- * every thread (they may read another lane's registers). */
+ * with the slot. The coordinates, where not given, are computed before
+ * it, by every thread from its own registers (box_coordinate). */
 static LLVMBasicBlockRef open_copy(LwFn *f, const LyPipe *q, LLVMValueRef valid, int counted,
                                    LLVMValueRef (**coord)[3]) {
     LwCtx *c = f->c;
