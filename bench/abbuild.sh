@@ -11,6 +11,9 @@
 #                                  "64 64 2;64 128 2;128 128 2"; "" none)
 #     --ops "FILE ..."             tests/gpu/ops files for sm_90a, each with
 #                                  its `// tilec:` options (default none)
+#     --add                        add to an OUT an earlier call built (its
+#                                  bundles and libtile.so kept): variants
+#                                  with other --mm/--att tiles in one OUT
 #     VARIANT=FLAGS                a variant named VARIANT built with tilec
 #                                  FLAGS ("last=" is the default build)
 # TILEC (default ./tilec) builds them: another build of tilec for a
@@ -24,12 +27,13 @@
 # spelled it out each time).
 set -eu
 out=$1; shift
-mm="128 256 64 3;128 256 64 4" att="64 64 2;64 128 2;128 128 2" ops=""
+mm="128 256 64 3;128 256 64 4" att="64 64 2;64 128 2;128 128 2" ops="" add=0
 while [ $# -gt 0 ]; do
     case $1 in
     --mm) mm=$2; shift 2 ;;
     --att) att=$2; shift 2 ;;
     --ops) ops=$2; shift 2 ;;
+    --add) add=1; shift ;;
     *=*) break ;;
     *) echo "abbuild.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -38,8 +42,9 @@ cd "$(dirname "$0")/.."
 export TILE_STDLIB=$PWD/stdlib
 make -j2 tilec tests/gpu/ops/difftest >/dev/null
 tilec=${TILEC:-./tilec}
-rm -rf "$out" && mkdir -p "$out/ab" "$out/ops/sm_90a"
-scripts/gpu-bench.sh libtile "$out/libtile.so" >/dev/null
+[ $add = 1 ] || rm -rf "$out"
+mkdir -p "$out/ab" "$out/ops/sm_90a"
+[ -f "$out/libtile.so" ] || scripts/gpu-bench.sh libtile "$out/libtile.so" >/dev/null
 for spec in "$@"; do
     v=${spec%%=*} fl=${spec#*=}
     IFS=';' read -ra tiles <<< "$mm"

@@ -20,8 +20,5 @@ cd "$(dirname "$0")/../.."
 bash bench/abbuild.sh build-s46 --att "" --ops "persist tma tmalast dot pingpong" \
     last= cta=--slot-sync=cta p=--persistent "pcta=--persistent --slot-sync=cta" \
     "pts=--persistent --tma-store" >/dev/null
-mv build-s46 build-s46.mm
-bash bench/abbuild.sh build-s46 --mm "" last= pp=--pingpong >/dev/null
-mv build-s46.mm/ab/* build-s46/ab/ && mv build-s46.mm/ops/sm_90a/* build-s46/ops/sm_90a/
-rm -rf build-s46.mm
+bash bench/abbuild.sh build-s46 --add --mm "" last= pp=--pingpong >/dev/null
 du -sh build-s46
