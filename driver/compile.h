@@ -39,6 +39,9 @@ typedef struct TcOptions {
                                           iteration ahead where it can */
     int slot_sync;                     /* tilec --slot-sync: how a TMA
                                           loop frees its slots (TC_SLOT_*) */
+    int split_loads;                   /* tilec --split-loads: rows
+                                          realigned beside loads of other
+                                          offsets, those loads split */
     int pingpong;                      /* tilec --pingpong: warpgroups
                                           take turns at a loop's products */
     int tma_store;                     /* tilec --tma-store: stores of

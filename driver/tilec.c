@@ -61,6 +61,7 @@ typedef struct Opts {
     int slot_sync;               /* --slot-sync: TC_SLOT_* */
     int persistent;              /* --persistent */
     int pingpong;                /* --pingpong */
+    int split_loads;             /* --split-loads */
     int tma_store;               /* --tma-store */
     int help, version;
 } Opts;
@@ -231,6 +232,12 @@ static int set_slot_sync(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_split_loads(Opts *o, const char *v) {
+    (void)v;
+    o->split_loads = 1;
+    return 0;
+}
+
 static int set_pingpong(Opts *o, const char *v) {
     (void)v;
     o->pingpong = 1;
@@ -319,6 +326,11 @@ static const OptSpec OPTIONS[] = {
      "mbarrier: each warp arrives on the slot's mbarrier once done with it, "
      "and the thread that copies waits for all (experimental: slower on an "
      "H100 but for D = 128 attention, docs/PERF.md)"},
+    {"--split-loads", NULL, set_split_loads, "realign a row whose stride is "
+     "unknown beside loads of other offsets too (a layernorm's weights "
+     "beside its rows): each such load read in a rotation of its own, then "
+     "moved to the row's through shared memory (experimental: not yet "
+     "timed on a GPU, docs/internals/layout.md)"},
     {"--pingpong", NULL, set_pingpong, "on sm_90a, the warpgroups of a loop "
      "of two or more warpgroup MMA products take turns issuing each, so that "
      "one's work between the products (attention's softmax) runs under "
@@ -667,7 +679,8 @@ static void print_reg_caps(const LwOutput *lo, const char *arch) {
 }
 
 /* --stats: each entry's accesses realigned at run time (plan/realign.c):
- * rows rotated to their own alignment, each 16-byte group tested. */
+ * rows rotated to their own alignment, each 16-byte group tested; loads
+ * of other offsets split (read in their own rotation, then moved). */
 static void print_realigned(Arena *ar, Diag *dg, const LwOutput *lo) {
     for (int e = 0; e < lo->nentries; e++) {
         const LwEntry *en = &lo->entries[e];
@@ -676,9 +689,16 @@ static void print_realigned(Arena *ar, Diag *dg, const LwOutput *lo) {
         const char *line = "";
         for (int i = 0; i < r->n; i++) {
             const IrOp *op = r->v[i].op;
-            line = ar_printf(ar, "%s%s%s at %s:%u:%u (%d a group)", line, i ? ", " : "",
-                             ir_op_name[op->op], dg_file_path(dg, op->loc.file), op->loc.line,
-                             op->loc.col, r->v[i].vec);
+            const char *path = dg_file_path(dg, op->loc.file);
+            if (r->v[i].moved && !r->v[i].vec)   /* op: the gather */
+                line = ar_printf(ar, "%s%sload at %s:%u:%u (other offsets: element by "
+                                 "element, moved through shared memory)", line, i ? ", " : "",
+                                 path, op->loc.line, op->loc.col);
+            else
+                line = ar_printf(ar, "%s%s%s at %s:%u:%u (%d a group%s)", line, i ? ", " : "",
+                                 ir_op_name[op->op], path, op->loc.line, op->loc.col,
+                                 r->v[i].vec, r->v[i].moved ? ", other offsets: moved "
+                                 "through shared memory" : "");
         }
         fprintf(stderr, "%s realigned: %s\n", en->name, line);
     }
@@ -701,6 +721,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
                     .early_products = o->early_products, .persistent = o->persistent,
                     .slot_sync = o->slot_sync, .pingpong = o->pingpong,
+                    .split_loads = o->split_loads,
                     .tma_store = o->tma_store, .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_ptxas_path(ar))
@@ -749,7 +770,9 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     IrModule *m = tc_check(ar, dg, file, text, len, &so);
     if (m && o->emit == EMIT_DEPS)
         for (int i = 0; i < m->nfiles; i++) fprintf(out, "%s\n", m->files[i]);
-    if (m && o->variant >= 0) ly_assign_module(ar, m, o->variant, lw_arch_wgmma(o->arch));
+    if (m && o->variant >= 0)
+        ly_assign_module(ar, m, o->variant, (lw_arch_wgmma(o->arch) ? LY_ASSIGN_WGMMA : 0) |
+                                                (o->split_loads ? LY_ASSIGN_SPLIT : 0));
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 

@@ -31,6 +31,13 @@ static LLVMValueRef lw_pack(LwFn *f, const Type *t, LLVMValueRef *co) {
     return y;
 }
 
+/* Whether op is a gather by an arange (plan/realign.c's split loads: a
+ * rotated one), whose index is computed in the result's layout instead
+ * of converted to it. */
+static int lw_gather_arange(const IrOp *op) {
+    return op->op == IR_GATHER && op->args[1]->def && op->args[1]->def->op == IR_ARANGE;
+}
+
 /* Elements of the scratch: every source's, once. */
 static int64_t lw_move_elems(const IrOp *op) {
     return ty_numel(ty_pad(op->args[0]->ty)) * (op->op == IR_CAT ? 2 : 1);
@@ -38,7 +45,7 @@ static int64_t lw_move_elems(const IrOp *op) {
 
 int64_t lw_move_scratch(const IrOp *op) {
     int64_t m = lw_smem_elems_bytes(lw_move_elems(op), (ScalarKind)op->args[0]->ty.k);
-    if (op->op == IR_GATHER) {
+    if (op->op == IR_GATHER && !lw_gather_arange(op)) {
         int64_t x = lw_in_layout_scratch(op->args[1], op->res[0]->layout);
         if (x > m) m = x;
     }
@@ -83,7 +90,9 @@ void lw_move(LwFn *f, const IrOp *op) {
     const IrValue *res = op->res[0];
     ScalarKind k = (ScalarKind)op->args[0]->ty.k;
     LwVal idx = {0, NULL};
-    if (op->op == IR_GATHER)   /* converted before the scratch is this op's */
+    if (lw_gather_arange(op))   /* computed in the result's layout */
+        idx = lw_arange_in(f, op->args[1]->def, res->layout);
+    else if (op->op == IR_GATHER)   /* converted before the scratch is this op's */
         idx = lw_in_layout(f, op->args[1], res->layout);
     lw_smem(f, lw_smem_elems_bytes(lw_move_elems(op), k));
     lw_scratch_barrier(f);

@@ -238,10 +238,9 @@ static void lw_const(LwFn *f, const IrOp *op) {
  * cannot overflow (nsw), so LLVM keeps one base address per thread with
  * immediate offsets; the wrap's test compares the position itself, which
  * folds to false in registers whose constant exceeds s's known bound. */
-static void lw_arange(LwFn *f, const IrOp *op) {
+LwVal lw_arange_in(LwFn *f, const IrOp *op, const Layout *l) {
     LLVMBuilderRef b = f->c->b;
-    const Layout *l = op->res[0]->layout;
-    LwVal v = lw_new_val(f, lw_nregs(op->res[0]));
+    LwVal v = lw_new_val(f, ly_size(l, LY_REG));
     int64_t lo = op->iattr[0], n = op->iattr[1] - op->iattr[0];
     LLVMValueRef s = op->nargs ? lw_val(f, op->args[0])->r[0] : NULL;
     for (int r = 0; r < v.n; r++) {
@@ -262,7 +261,11 @@ static void lw_arange(LwFn *f, const IrOp *op) {
         LLVMValueRef wrap = LLVMBuildICmp(b, LLVMIntULT, pos, s, "");
         v.r[r] = LLVMBuildSelect(b, wrap, LLVMBuildNSWAdd(b, x, lw_i32(f->c, n), ""), x, "");
     }
-    lw_set(f, op->res[0], v);
+    return v;
+}
+
+static void lw_arange(LwFn *f, const IrOp *op) {
+    lw_set(f, op->res[0], lw_arange_in(f, op, op->res[0]->layout));
 }
 
 /* The program id or count along a dimension (i32, widened for i64). */

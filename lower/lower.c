@@ -387,8 +387,9 @@ static int f8_off_wgmma(const LyPlan *p, const IrBlock *b) {
 static int plan_kernel(LwCtx *c, const IrKernel *k, LyVariant *vs, const LyPlan **plan,
                        int64_t *planned) {
     int wgmma = lw_arch_wgmma(c->opt->arch) ? LY_ASSIGN_WGMMA : 0, nv;
+    int split = c->opt->split_loads ? LY_ASSIGN_SPLIT : 0;
     for (;;) {
-        nv = ly_plan_variants(c->ar, k, wgmma, vs);
+        nv = ly_plan_variants(c->ar, k, wgmma | split, vs);
         int again = 0;
         for (int v = 0; v < nv; v++) {
             plan[v] = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly,

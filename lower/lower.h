@@ -108,6 +108,9 @@ typedef struct LwOptions {
     int early;               /* tilec --early-products: a TMA loop's first
                                 wgmma product issued one iteration ahead
                                 where it can (plan LY_PLAN_EARLY) */
+    int split_loads;         /* tilec --split-loads: rows realigned beside
+                                loads of other offsets, those loads split
+                                (LY_ASSIGN_SPLIT, plan/realign.c) */
     int pingpong;            /* tilec --pingpong: the warpgroups of a loop
                                 of wgmma products take turns issuing
                                 them (plan LY_PLAN_PINGPONG) */

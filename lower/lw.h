@@ -165,6 +165,9 @@ void lw_masks_to_pack(LwFn *f);
 void lw_pack_mask(LwFn *f, const IrValue *v, LwVal x);
 LwVal lw_new_val(LwFn *f, int n);
 int lw_nregs(const IrValue *v);
+/* kernel.c: the registers of arange op (rotated or not) as layout l holds
+ * them (a gather's index, computed where the gather reads it). */
+LwVal lw_arange_in(LwFn *f, const IrOp *op, const Layout *l);
 LLVMBasicBlockRef lw_new_bb(LwFn *f, const char *name);
 /* Code that runs only where `cond` (i1) holds: branches to a new block
  * `name` and returns the block, `join_name`, that lw_join ends it with

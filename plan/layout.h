@@ -460,6 +460,10 @@ typedef struct LyRealigned {
     const IrOp *op;
     const IrValue *shift;
     int vec, smax;
+    int moved;           /* a load of other offsets than its component's
+                            anchor, split: op read in a rotation of its own
+                            (vec > 0) or none (op the gather, vec 0), its
+                            elements then moved to the anchor's rotation */
 } LyRealigned;
 
 typedef struct LyRealign {
@@ -498,8 +502,10 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma);
  * warpgroup MMA (LY_ASSIGN_WGMMA), with every f8 product widened to f16
  * all the same where LY_ASSIGN_F8_WIDE is set (lower/lower.c plans a
  * configuration so again where a loop could not keep f8 operands for
- * wgmma: LY_WG_F8_LOOP). */
-enum { LY_ASSIGN_WGMMA = 1, LY_ASSIGN_F8_WIDE = 2 };
+ * wgmma: LY_WG_F8_LOOP). LY_ASSIGN_SPLIT: rows realigned beside loads of
+ * other offsets too, those loads split (plan/realign.c; tilec
+ * --split-loads). */
+enum { LY_ASSIGN_WGMMA = 1, LY_ASSIGN_F8_WIDE = 2, LY_ASSIGN_SPLIT = 4 };
 /* Why warpgroup MMA cannot take product `dot` of k on sm_90a, the first
  * reason layout assignment finds (LY_WG_FITS: it can). */
 typedef enum LyWgmmaMisfit {
@@ -608,7 +614,7 @@ int ly_widen_f8(Arena *ar, IrKernel *k, int (*misfit)(void *, const IrOp *), voi
  * kernel; the component's accesses that axis info cannot vectorize are
  * recorded in out. Returns the number of components rotated. */
 enum { LY_REALIGN_MAX_GROUPS = 4 };
-int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out);
+int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out, int split);
 /* What ly_realign recorded of access op, or NULL. */
 const LyRealigned *ly_realigned(const LyRealign *r, const IrOp *op);
 

@@ -754,7 +754,8 @@ LyResult *ly_assign_kernel(Arena *ar, IrKernel *k, const LyFacts *f, int wgmma) 
     ly_fold_trans(ar, k);
     c.ax = ax_analyze(ar, k, f);
     if (ly_widen_f8(ar, k, f8_misfit, &c)) c.ax = ax_analyze(ar, k, f);
-    if (ly_realign(ar, k, c.ax, &c.realign)) c.ax = ax_analyze(ar, k, f);
+    if (ly_realign(ar, k, c.ax, &c.realign, (wgmma & LY_ASSIGN_SPLIT) != 0))
+        c.ax = ax_analyze(ar, k, f);
     if (c.wgmma && ly_swap_dots(ar, k, c.ax)) c.ax = ax_analyze(ar, k, f);
     find_anchors(&c);
     anchor_dots(&c);

@@ -38,7 +38,11 @@
  * component stays as it is: a rotation that aligns rows leaves a vector
  * of weights (`w + c`, aligned at 0) misaligned, and its element
  * accesses, 16 bytes apart across lanes, measured 2.7x the time of the
- * unrotated layernorm (docs/PERF.md, session 15).
+ * unrotated layernorm (docs/PERF.md, session 15). With LY_ASSIGN_SPLIT
+ * (tilec --split-loads, experimental) such a load is split instead
+ * (split_load): read in a rotation of its own, then gathered into the
+ * anchor's through shared memory; the anchor is then the first candidate
+ * store where the stores' offsets differ from the first candidate's.
  *
  * What a component may not contain (any such tile leaves it alone):
  * tiles of another rank or a padded extent, operations that see
@@ -261,9 +265,15 @@ static void rotate(Rl *c, IrOp *ar, IrValue *s) {
 
 /* ----------------------------------------------------------- the pass */
 
+/* Loads of other offsets split in one component, at most. */
+#define RL_MAX_SPLIT 8
+
 typedef struct RlComp {
     int root;
-    IrOp *anchor;        /* the first candidate */
+    IrOp *anchor;        /* the first candidate, or store (first_anchors) */
+    IrOp *store;         /* the first candidate store */
+    IrOp **split;        /* candidate loads of other offsets (judge) */
+    int nsplit;
 } RlComp;
 
 /* Access op can gain from realignment: its pointers are consecutive over
@@ -290,7 +300,7 @@ static int candidate(const Rl *c, const IrOp *op) {
     return ax_mem_run(a, esize, m, 0) < vec ? vec : 0;
 }
 
-static void record(Rl *c, const IrOp *op, int vec, const IrValue *shift, int smax) {
+static void record(Rl *c, const IrOp *op, int vec, const IrValue *shift, int smax, int moved) {
     LyRealign *o = c->out;
     if (o->n == o->cap) {
         int cap = o->cap ? 2 * o->cap : 8;
@@ -299,7 +309,7 @@ static void record(Rl *c, const IrOp *op, int vec, const IrValue *shift, int sma
         o->v = v;
         o->cap = cap;
     }
-    o->v[o->n++] = (LyRealigned){op, shift, vec, smax};
+    o->v[o->n++] = (LyRealigned){op, shift, vec, smax, moved};
 }
 
 /* Integer offsets a and b are the same expression (opcodes, attributes
@@ -331,23 +341,49 @@ static int same_offsets(const IrValue *a, const IrValue *b, int depth) {
            same_expr(x->args[1], y->args[1], 0);
 }
 
-/* Finds each good component's anchor (program order): its first
- * candidate, when every candidate of the component has the anchor's
- * offsets (same_offsets; else the rotation that aligns one would leave
- * another misaligned, and its groups' element accesses, 16 bytes apart
- * across lanes, would cost more than the vectors gain: layernorm's
- * weights beside its rows measured 2.7x the time) and the anchor's
- * address can be computed at the top (scalar_of). */
-static void anchors(Rl *c, const IrBlock *b, RlComp *comp, int *ncomp) {
+/* Finds each good component's anchor: its first candidate (program
+ * order), or its first candidate store where their offsets differ, when the anchor's address can be
+ * computed at the top (scalar_of). A candidate of other offsets
+ * (same_offsets: rows of x beside a vector of weights `w + c`, aligned
+ * at 0) would stay misaligned under the anchor's rotation, its groups'
+ * element accesses 16 bytes apart across lanes (layernorm's weights
+ * beside its rows measured 2.7x the time, docs/PERF.md session 15): a
+ * load of other offsets whose operands can be recomputed unrotated
+ * (natural_ok) is split instead (split_load), anything else leaves the
+ * component alone. */
+static void first_anchors(Rl *c, const IrBlock *b, RlComp *comp, int *ncomp) {
     for (IrOp *op = b->first; op; op = op->next) {
-        for (int r = 0; r < op->nregions; r++) anchors(c, op->regions[r], comp, ncomp);
+        for (int r = 0; r < op->nregions; r++) first_anchors(c, op->regions[r], comp, ncomp);
         if (!candidate(c, op)) continue;
         int root = find(c, op->args[0]->id);
         if (c->bad[root]) continue;
         int i = 0;
         while (i < *ncomp && comp[i].root != root) i++;
-        if (i == *ncomp) comp[(*ncomp)++] = (RlComp){root, op};
-        else if (!same_offsets(comp[i].anchor->args[0], op->args[0], 0)) c->bad[root] = 1;
+        if (i == *ncomp) comp[(*ncomp)++] = (RlComp){root, op, NULL, NULL, 0};
+        if (op->op == IR_STORE && !comp[i].store) comp[i].store = op;
+    }
+    /* of two offset classes the stores' is aligned (a store cannot be split) */
+    for (int i = 0; i < *ncomp; i++)
+        if (comp[i].store && !same_offsets(comp[i].anchor->args[0], comp[i].store->args[0], 0))
+            comp[i].anchor = comp[i].store;
+}
+
+static int natural_ok(const Rl *c, const IrValue *v, int depth);
+
+/* Marks each candidate of other offsets than its component's anchor to
+ * be split, or the component bad. */
+static void judge(Rl *c, const IrBlock *b, RlComp *comp, int ncomp, int split) {
+    for (IrOp *op = b->first; op; op = op->next) {
+        for (int r = 0; r < op->nregions; r++) judge(c, op->regions[r], comp, ncomp, split);
+        if (!candidate(c, op)) continue;
+        int root = find(c, op->args[0]->id), i = 0;
+        while (i < ncomp && comp[i].root != root) i++;
+        if (i == ncomp || c->bad[root] || same_offsets(comp[i].anchor->args[0], op->args[0], 0))
+            continue;
+        int ok = split && op->op == IR_LOAD && comp[i].nsplit < RL_MAX_SPLIT;
+        for (int a = 0; ok && a < op->nargs; a++) ok = natural_ok(c, op->args[a], 0);
+        if (ok) comp[i].split[comp[i].nsplit++] = op;
+        else c->bad[root] = 1;
     }
 }
 
@@ -359,11 +395,99 @@ static void apply(Rl *c, const IrBlock *b, int root, IrValue *s, int smax) {
         if (op->op == IR_ARANGE && op->res[0]->id < c->n && find(c, op->res[0]->id) == root)
             rotate(c, op, s);
         int vec = candidate(c, op);
-        if (vec && find(c, op->args[0]->id) == root) record(c, op, vec, s, smax);
+        if (vec && find(c, op->args[0]->id) == root) record(c, op, vec, s, smax, 0);
     }
 }
 
-int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out) {
+/* ------------------------------------------- loads of other offsets */
+
+/* Whether tile v can be recomputed with every arange unrotated: built
+ * from aranges, splats and element-wise operations (scalars as they
+ * are), each arange of the component's extent. */
+static int natural_ok(const Rl *c, const IrValue *v, int depth) {
+    if (!is_tile(v)) return 1;
+    const IrOp *op = v->def;
+    if (!op || depth > 32 || v->ty.rank != 1) return 0;
+    if (op->op == IR_ARANGE) return op->nargs == 0;
+    if (op->op != IR_SPLAT && !elementwise(op->op)) return 0;
+    for (int i = 0; i < op->nargs; i++)
+        if (!natural_ok(c, op->args[i], depth + 1)) return 0;
+    return 1;
+}
+
+/* The op after *at in blk (first where *at is NULL), which becomes *at. */
+static IrValue *put(IrOp *op, IrBlock *blk, IrOp **at) {
+    ir_insert_after(op, blk, *at);
+    *at = op;
+    return op->res[0];
+}
+
+/* v recomputed after *at with its aranges rotated by sw instead (NULL:
+ * unrotated); natural_ok holds. */
+static IrValue *natural(Rl *c, IrValue *v, IrValue *sw, IrBlock *blk, IrOp **at) {
+    if (!is_tile(v)) return v;
+    const IrOp *op = v->def;
+    IrValue *args[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < op->nargs && op->op != IR_ARANGE; i++)
+        args[i] = natural(c, op->args[i], sw, blk, at);
+    IrOp *x = ir_detached(c->ar, c->k, (IrOpcode)op->op, v->ty,
+                          op->op == IR_ARANGE ? 0 : op->nargs, args, op->loc);
+    memcpy(x->iattr, op->iattr, sizeof x->iattr);
+    x->fattr = op->fattr;
+    x->sattr = op->sattr;
+    if (op->op == IR_ARANGE && sw) rotate(c, x, sw);
+    return put(x, blk, at);
+}
+
+/* (a - b) & (n - 1), an i32 at the top of the kernel. */
+static IrValue *rotation_between(Rl *c, IrValue *a, IrValue *b, int32_t n, Loc loc) {
+    IrValue *x[2] = {a, b};
+    x[0] = at_top(c, ir_detached(c->ar, c->k, IR_SUB, ty_scalar(SK_I32), 2, x, loc));
+    x[1] = const_at_top(c, SK_I32, n - 1, loc);
+    return at_top(c, ir_detached(c->ar, c->k, IR_AND, ty_scalar(SK_I32), 2, x, loc));
+}
+
+/* Load ld of other offsets than its component's anchor, split in two:
+ * the same load of operands whose aranges are rotated by its own
+ * misalignment sw instead of the anchor's s (a component of its own:
+ * realigned, its groups tested at run time), and a gather of it by an
+ * arange rotated by s - sw, which moves each element through shared
+ * memory to the position the anchor's rotation gave it (position p reads
+ * p - s + sw modulo the extent, where the load's own rotation put the
+ * index every arange of the operands held at p). One round trip through
+ * shared memory instead of element accesses 16 bytes apart across lanes.
+ * Where sw cannot be computed at the top, the load's aranges stay
+ * unrotated (sw = 0, its accesses as the variant's facts allow). */
+static void split_load(Rl *c, IrOp *ld, IrValue *s, int smax) {
+    IrBlock *blk = ld->parent;
+    IrOp *at = ld->prev;
+    IrValue *res = ld->res[0], *addr = scalar_of(c, ld->args[0], 0), *sw = NULL;
+    int esize = ty_bytes(ld->args[0]->ty.pointee);
+    if (addr) sw = shift_of(c, addr, esize, ld->loc);
+    IrValue *args[3] = {NULL, NULL, NULL};
+    for (int i = 0; i < ld->nargs; i++) args[i] = natural(c, ld->args[i], sw, blk, &at);
+    IrOp *nat = ir_detached(c->ar, c->k, IR_LOAD, res->ty, ld->nargs, args, ld->loc);
+    memcpy(nat->iattr, ld->iattr, sizeof nat->iattr);
+    IrValue *src = put(nat, blk, &at);
+    int32_t n = res->ty.dim[0];
+    IrOp *ix = ir_detached(c->ar, c->k, IR_ARANGE, ty_tile(ty_scalar(SK_I32), 1, &n), 0,
+                           NULL, ld->loc);
+    ix->iattr[1] = n;
+    rotate(c, ix, sw ? rotation_between(c, s, sw, n, ld->loc) : s);
+    IrValue *ga[2] = {src, put(ix, blk, &at)};
+    IrOp *g = ir_detached(c->ar, c->k, IR_GATHER, res->ty, 2, ga, ld->loc);
+    put(g, blk, &at);
+    g->res[0]->name = res->name;
+    ir_replace_uses(c->k->body, res, g->res[0]);
+    ir_unlink(ld);
+    /* apply() recorded ld: nat in its own rotation instead, or g */
+    for (int i = 0; i < c->out->n; i++)
+        if (c->out->v[i].op == ld)
+            c->out->v[i] = sw ? (LyRealigned){nat, sw, 16 / esize, 16 / esize, 1}
+                              : (LyRealigned){g, s, 0, smax, 1};
+}
+
+int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out, int split) {
     Rl c = {ar, k, ax, k->nvalues, NULL, NULL, NULL, NULL, out};
     c.up = ar_alloc(ar, sizeof(int) * (size_t)(c.n + 1));
     c.bad = ar_alloc(ar, (size_t)c.n + 1);
@@ -375,13 +499,17 @@ int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out) {
     spread(&c);
     RlComp *comp = ar_alloc(ar, sizeof *comp * (size_t)(c.n + 1));
     int ncomp = 0, done = 0;
-    anchors(&c, k->body, comp, &ncomp);
+    first_anchors(&c, k->body, comp, &ncomp);
+    for (int i = 0; i < ncomp; i++)
+        comp[i].split = ar_alloc(ar, sizeof *comp[i].split * RL_MAX_SPLIT);
+    judge(&c, k->body, comp, ncomp, split);
     for (int i = 0; i < ncomp; i++) {
         IrValue *addr = c.bad[comp[i].root] ? NULL : scalar_of(&c, comp[i].anchor->args[0], 0);
         if (!addr) continue;   /* its address at index lo, at the top */
         int esize = ty_bytes(comp[i].anchor->args[0]->ty.pointee);
         IrValue *s = shift_of(&c, addr, esize, comp[i].anchor->loc);
         apply(&c, k->body, comp[i].root, s, 16 / esize);
+        for (int j = 0; j < comp[i].nsplit; j++) split_load(&c, comp[i].split[j], s, 16 / esize);
         done++;
     }
     return done;

@@ -6,6 +6,10 @@
 #       sm_90a, compute-sanitizer racecheck over it (bench/abcheck.sh)
 #   bash bench/results/2026-12-07-session47-gpu.sh time
 #       bench/abvariants.py att over build-s47/ab, base `last`
+#   bash bench/results/2026-12-07-session47-gpu.sh ln
+#       the differential tests of realign, user and split (split loads
+#       of weights), racecheck over split.tile, then -session47-ln.py
+#       (split loads against the element-by-element generic variant)
 #   bash bench/results/2026-12-07-session47-gpu.sh rows
 #       Nsight Compute over -session47-rows.py (transpose and layernorm
 #       at ragged and aligned shapes): one line of metrics a kernel
@@ -19,6 +23,10 @@ check)
 time)
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
     timeout 540 python3 bench/abvariants.py $o/ab att last
+    ;;
+ln)
+    bash bench/abcheck.sh $o racecheck:split
+    timeout 400 python3 bench/results/2026-12-07-session47-ln.py $o/ln
     ;;
 rows)
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader

@@ -11,7 +11,10 @@
 #           which measures the call's noise)
 # tests/gpu/ops/early.tile's bundle for sm_90a; and build-s47/rows/:
 # examples/transpose.tile 64x64 w4, bench/kernels/layernorm.tile f16
-# BLOCK 4096 and 8192 w8 for -session47-rows.py.
+# BLOCK 4096 and 8192 w8 for -session47-rows.py. With OLD_TILEC set
+# (OLD_TILEC=PATH bash ...-prepare.sh: the compiler before this session's
+# split loads, as in the header of -session47-ln.py), build-s47/ln/ too;
+# with NAT_TILEC (this tree with -session47-nat.patch) its `nat` bundles.
 set -eu
 cd "$(dirname "$0")/../.."
 bash bench/abbuild.sh build-s47 --mm "" \
@@ -24,4 +27,24 @@ for block in 4096 8192; do
     ./tilec --arch=sm_90a -D T=f16 -D BLOCK=$block -D warps=8 \
         -o build-s47/rows/layernorm-$block-w8.tlb bench/kernels/layernorm.tile
 done
+# rows beside weights: build-s47/ln/ for -session47-ln.py, each bundle by
+# OLD_TILEC (the compiler before the split loads, 7c02d52; default: none,
+# which skips this part) and by ./tilec --split-loads; the differential
+# tests' bundles of realign, user and split (--split-loads) by ./tilec
+if [ -n "${OLD_TILEC:-}" ]; then
+    mkdir -p build-s47/ln
+    for v in old new ${NAT_TILEC:+nat}; do
+        tc="./tilec --split-loads"; [ $v = old ] && tc=$OLD_TILEC
+        [ $v = nat ] && tc="$NAT_TILEC --split-loads"
+        for block in 4096 8192; do
+            $tc --arch=sm_90a -D T=f16 -D BLOCK=$block -D warps=8 \
+                -o build-s47/ln/$v-layernorm-$block-w8.tlb bench/kernels/layernorm.tile
+        done
+        for w in 4 8; do
+            $tc --arch=sm_90a -D T=f16 -D BLOCK=1024 -D warps=$w \
+                -o build-s47/ln/$v-addln-1024-w$w.tlb examples/layernorm.tile
+        done
+    done
+    bash bench/abbuild.sh build-s47 --add --mm "" --att "" --ops "realign user split" >/dev/null
+fi
 du -sh build-s47

@@ -13,7 +13,11 @@
 # sm_90a (tilegen.py --templates dot --wide-dots; GEN_WG_FROM/GEN_WG_TO),
 # in tests/fuzz/gen-check-wg/: walks whose TMA slots are released by
 # counters and drained in the epilogue's arm (seeds 78102-78104 hold 19
-# such entries; about a minute).
+# such entries; about a minute). Then row kernels (--templates row;
+# GEN_ROW_FROM/GEN_ROW_TO) built --split-loads, in
+# tests/fuzz/gen-check-row/: seeds 78417-78441 hold four whose weights
+# beside a realigned row are split (plan/realign.c split_load; about half
+# a minute).
 # Exit: gen-run.sh's: 0 pass, 1 a mismatch or a rejected program, 77 where
 # llc, a C compiler or python3 is missing (as tests/gpu/ops/check.sh).
 set -eu
@@ -28,4 +32,7 @@ bash "$src/tests/fuzz/gen-run.sh" -j 2 -d tests/fuzz/gen-check "$from" "$to" \
 TILEC_FLAGS="${TILEC_FLAGS:+$TILEC_FLAGS }--persistent" bash "$src/tests/fuzz/gen-run.sh" -j 2 \
     -a sm_90a -g "--templates dot --wide-dots" -d tests/fuzz/gen-check-wg \
     "${GEN_WG_FROM:-78102}" "${GEN_WG_TO:-78104}" || { r=$?; [ "$rc" -ne 0 ] || rc=$r; }
+TILEC_FLAGS="${TILEC_FLAGS:+$TILEC_FLAGS }--split-loads" bash "$src/tests/fuzz/gen-run.sh" -j 2 \
+    -g "--templates row" -d tests/fuzz/gen-check-row \
+    "${GEN_ROW_FROM:-78417}" "${GEN_ROW_TO:-78441}" || { r=$?; [ "$rc" -ne 0 ] || rc=$r; }
 exit "$rc"

@@ -47,5 +47,5 @@ EXTRA_DIST += tests/fuzz/tilegen.py tests/fuzz/npsem.py tests/fuzz/npcheck.py \
 	$(patsubst $(abs_top_srcdir)/%,%,$(wildcard $(abs_top_srcdir)/tests/fuzz/regress/*.tile))
 clean-local: clean-fuzz-gen
 clean-fuzz-gen:
-	rm -rf tests/fuzz/gen-check tests/fuzz/gen-check-wg tests/fuzz/npcheck
+	rm -rf tests/fuzz/gen-check tests/fuzz/gen-check-wg tests/fuzz/gen-check-row tests/fuzz/npcheck
 .PHONY: clean-fuzz-gen
