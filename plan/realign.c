@@ -342,15 +342,16 @@ static int same_offsets(const IrValue *a, const IrValue *b, int depth) {
 }
 
 /* Finds each good component's anchor: its first candidate (program
- * order), or its first candidate store where their offsets differ, when the anchor's address can be
- * computed at the top (scalar_of). A candidate of other offsets
+ * order), or its first candidate store where their offsets differ (the
+ * anchor's address must then be computed at the top: scalar_of, in
+ * ly_realign). A candidate of other offsets
  * (same_offsets: rows of x beside a vector of weights `w + c`, aligned
  * at 0) would stay misaligned under the anchor's rotation, its groups'
  * element accesses 16 bytes apart across lanes (layernorm's weights
  * beside its rows measured 2.7x the time, docs/PERF.md session 15): a
- * load of other offsets whose operands can be recomputed unrotated
- * (natural_ok) is split instead (split_load), anything else leaves the
- * component alone. */
+ * load of other offsets whose operands can be recomputed (natural_ok)
+ * is split instead under LY_ASSIGN_SPLIT (judge, split_load); anything
+ * else leaves the component alone. */
 static void first_anchors(Rl *c, const IrBlock *b, RlComp *comp, int *ncomp) {
     for (IrOp *op = b->first; op; op = op->next) {
         for (int r = 0; r < op->nregions; r++) first_anchors(c, op->regions[r], comp, ncomp);
@@ -401,9 +402,9 @@ static void apply(Rl *c, const IrBlock *b, int root, IrValue *s, int smax) {
 
 /* ------------------------------------------- loads of other offsets */
 
-/* Whether tile v can be recomputed with every arange unrotated: built
- * from aranges, splats and element-wise operations (scalars as they
- * are), each arange of the component's extent. */
+/* Whether tile v can be recomputed with fresh aranges: built from
+ * aranges, splats and element-wise operations (scalars as they are; all
+ * of one extent, a component's). */
 static int natural_ok(const Rl *c, const IrValue *v, int depth) {
     if (!is_tile(v)) return 1;
     const IrOp *op = v->def;
