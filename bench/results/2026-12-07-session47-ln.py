@@ -52,6 +52,7 @@ def ln_case(cols):
         return None if err < 2e-2 else f"err {err:.2e}"
     best = check_then_time(fns, check)
     rows_out.append((f"layernorm f16 4096x{cols} (BLOCK {block})", best))
+    print({k: round(v * 1e3, 1) for k, v in best.items()}, rows_out[-1][0], flush=True)
 
 
 def add_ln_case(cols, block, w):
@@ -75,6 +76,7 @@ def add_ln_case(cols, block, w):
         return None if err < 2e-2 else f"err {err:.2e}"
     best = check_then_time(fns, check)
     rows_out.append((f"add_layernorm f16 4096x{cols} (BLOCK {block}, {w} warps)", best))
+    print({k: round(v * 1e3, 1) for k, v in best.items()}, rows_out[-1][0], flush=True)
 
 
 print(torch.cuda.get_device_name(), flush=True)
@@ -84,11 +86,17 @@ for cols in (4093, 4096):
     for w in (4, 8):
         add_ln_case(cols, 1024, w)
 others = [v for v in VARIANTS if v != "old"]
-print("\n| case | old µs | " + " | ".join(f"{v} µs | old ÷ {v}" for v in others) +
-      " | Triton µs | torch µs |\n| --- | ---: |" + " ---: | ---: |" * len(others) + " ---: | ---: |")
-for case, best in rows_out:
+
+
+def row(case, best):
     us = {k: v * 1e3 for k, v in best.items()}
     nan = float("nan")
     cells = [f"{us.get(v, nan):.1f} | {us.get('old', nan) / us.get(v, nan):.3f}" for v in others]
-    print(f"| {case} | {us.get('old', nan):.1f} | " + " | ".join(cells) +
-          f" | {us.get('triton', nan):.1f} | {us.get('torch', nan):.1f} |", flush=True)
+    return (f"| {case} | {us.get('old', nan):.1f} | " + " | ".join(cells) +
+            f" | {us.get('triton', nan):.1f} | {us.get('torch', nan):.1f} |")
+
+
+print("\n| case | old µs | " + " | ".join(f"{v} µs | old ÷ {v}" for v in others) +
+      " | Triton µs | torch µs |\n| --- | ---: |" + " ---: | ---: |" * len(others) + " ---: | ---: |")
+for case, best in rows_out:
+    print(row(case, best), flush=True)
