@@ -771,8 +771,7 @@ static void compile(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
     if (m && o->emit == EMIT_DEPS)
         for (int i = 0; i < m->nfiles; i++) fprintf(out, "%s\n", m->files[i]);
     if (m && o->variant >= 0)
-        ly_assign_module(ar, m, o->variant, (lw_arch_wgmma(o->arch) ? LY_ASSIGN_WGMMA : 0) |
-                                                (o->split_loads ? LY_ASSIGN_SPLIT : 0));
+        ly_assign_module(ar, m, o->variant, lw_assign_flags(o->arch, o->split_loads));
     if (m && o->emit == EMIT_IR) ir_print_module(out, m);
 }
 

@@ -386,19 +386,19 @@ static int f8_off_wgmma(const LyPlan *p, const IrBlock *b) {
  * mma.sync, or wgmma at k16; `--stats` says why). */
 static int plan_kernel(LwCtx *c, const IrKernel *k, LyVariant *vs, const LyPlan **plan,
                        int64_t *planned) {
-    int wgmma = lw_arch_wgmma(c->opt->arch) ? LY_ASSIGN_WGMMA : 0, nv;
-    int split = c->opt->split_loads ? LY_ASSIGN_SPLIT : 0;
+    int flags = lw_assign_flags(c->opt->arch, c->opt->split_loads), nv;
     for (;;) {
-        nv = ly_plan_variants(c->ar, k, wgmma | split, vs);
+        nv = ly_plan_variants(c->ar, k, flags, vs);
         int again = 0;
         for (int v = 0; v < nv; v++) {
             plan[v] = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly,
                                        lw_arch_max_shared(c->opt->arch), plan_flags(c->opt));
             planned[v] = lw_planned_shared(c->ar, vs[v].k, plan[v]);
-            again |= wgmma == LY_ASSIGN_WGMMA && f8_off_wgmma(plan[v], vs[v].k->body);
+            again |= (flags & (LY_ASSIGN_WGMMA | LY_ASSIGN_F8_WIDE)) == LY_ASSIGN_WGMMA &&
+                     f8_off_wgmma(plan[v], vs[v].k->body);
         }
         if (!again) return nv;
-        wgmma |= LY_ASSIGN_F8_WIDE;
+        flags |= LY_ASSIGN_F8_WIDE;
     }
 }
 

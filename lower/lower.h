@@ -56,6 +56,11 @@ int lw_arch_ptx_version(const char *arch);
  * tensor-core instructions). */
 int lw_arch_wgmma(const char *arch);
 
+/* The layout assignment's flags (plan/layout.h LY_ASSIGN_*) for `arch`
+ * and tilec --split-loads: what lower.c's plan_kernel and tilec's
+ * --emit=ir --variant= both pass to it. */
+int lw_assign_flags(const char *arch, int split_loads);
+
 /* Non-zero when `arch` has the FP8 conversions (cvt ... e4m3x2/e5m2x2,
  * PTX 7.8): sm_89 and later. */
 int lw_arch_fp8_cvt(const char *arch);

@@ -19,6 +19,7 @@
  * producing PTX that ptxas rejects.
  */
 #include "lower/lower.h"
+#include "plan/layout.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -55,6 +56,10 @@ const char *lw_arch_name(size_t i) {
 }
 
 int lw_arch_wgmma(const char *arch) { return arch && strcmp(arch, "sm_90a") == 0; }
+
+int lw_assign_flags(const char *arch, int split_loads) {
+    return (lw_arch_wgmma(arch) ? LY_ASSIGN_WGMMA : 0) | (split_loads ? LY_ASSIGN_SPLIT : 0);
+}
 
 int lw_arch_fp8_cvt(const char *arch) {
     for (size_t i = 0; arch && i < lw_arch_count(); i++)

@@ -76,6 +76,9 @@ typedef struct Rl {
     int *up;             /* union-find parent, by value id */
     uint8_t *bad;        /* by value id; read at roots after spread() */
     IrValue **scalar;    /* scalar_of's memo, by value id */
+    IrValue **nat;       /* natural's memo for the load split_load
+                            rewrites (its clones precede the load), by
+                            value id */
     IrOp *top;           /* the last op put at the top of the body */
     LyRealign *out;
 } Rl;
@@ -188,6 +191,15 @@ static IrValue *const_at_top(Rl *c, ScalarKind k, int64_t v, Loc loc) {
     return at_top(c, op);
 }
 
+/* A detached copy of op of type t over args, with op's attributes. */
+static IrOp *copy_op(Rl *c, const IrOp *op, Type t, int nargs, IrValue **args) {
+    IrOp *x = ir_detached(c->ar, c->k, (IrOpcode)op->op, t, nargs, args, op->loc);
+    memcpy(x->iattr, op->iattr, sizeof x->iattr);
+    x->fattr = op->fattr;
+    x->sattr = op->sattr;
+    return x;
+}
+
 /* v's value at index lo of its tile (a scalar v: v itself), computed at
  * the top of the kernel; NULL when that needs anything but the ops the
  * top of the file lists. */
@@ -221,10 +233,7 @@ static IrValue *scalar_of(Rl *c, IrValue *v, int depth) {
             for (int i = 0; ok && i < op->nargs; i++)
                 ok = (args[i] = scalar_of(c, op->args[i], depth + 1)) != NULL;
             if (!ok) break;
-            IrOp *x = ir_detached(c->ar, c->k, (IrOpcode)op->op, t, op->nargs, args, op->loc);
-            memcpy(x->iattr, op->iattr, sizeof x->iattr);
-            x->fattr = op->fattr;
-            s = at_top(c, x);
+            s = at_top(c, copy_op(c, op, t, op->nargs, args));
             break;
         }
         default:
@@ -369,7 +378,7 @@ static void first_anchors(Rl *c, const IrBlock *b, RlComp *comp, int *ncomp) {
             comp[i].anchor = comp[i].store;
 }
 
-static int natural_ok(const Rl *c, const IrValue *v, int depth);
+static int natural_ok(const IrValue *v, int depth);
 
 /* Marks each candidate of other offsets than its component's anchor to
  * be split, or the component bad. */
@@ -382,7 +391,7 @@ static void judge(Rl *c, const IrBlock *b, RlComp *comp, int ncomp, int split) {
         if (i == ncomp || c->bad[root] || same_offsets(comp[i].anchor->args[0], op->args[0], 0))
             continue;
         int ok = split && op->op == IR_LOAD && comp[i].nsplit < RL_MAX_SPLIT;
-        for (int a = 0; ok && a < op->nargs; a++) ok = natural_ok(c, op->args[a], 0);
+        for (int a = 0; ok && a < op->nargs; a++) ok = natural_ok(op->args[a], 0);
         if (ok) comp[i].split[comp[i].nsplit++] = op;
         else c->bad[root] = 1;
     }
@@ -405,14 +414,14 @@ static void apply(Rl *c, const IrBlock *b, int root, IrValue *s, int smax) {
 /* Whether tile v can be recomputed with fresh aranges: built from
  * aranges, splats and element-wise operations (scalars as they are; all
  * of one extent, a component's). */
-static int natural_ok(const Rl *c, const IrValue *v, int depth) {
+static int natural_ok(const IrValue *v, int depth) {
     if (!is_tile(v)) return 1;
     const IrOp *op = v->def;
     if (!op || depth > 32 || v->ty.rank != 1) return 0;
     if (op->op == IR_ARANGE) return op->nargs == 0;
     if (op->op != IR_SPLAT && !elementwise(op->op)) return 0;
     for (int i = 0; i < op->nargs; i++)
-        if (!natural_ok(c, op->args[i], depth + 1)) return 0;
+        if (!natural_ok(op->args[i], depth + 1)) return 0;
     return 1;
 }
 
@@ -427,17 +436,16 @@ static IrValue *put(IrOp *op, IrBlock *blk, IrOp **at) {
  * unrotated); natural_ok holds. */
 static IrValue *natural(Rl *c, IrValue *v, IrValue *sw, IrBlock *blk, IrOp **at) {
     if (!is_tile(v)) return v;
+    if (v->id < c->n && c->nat[v->id]) return c->nat[v->id];
     const IrOp *op = v->def;
     IrValue *args[3] = {NULL, NULL, NULL};
     for (int i = 0; i < op->nargs && op->op != IR_ARANGE; i++)
         args[i] = natural(c, op->args[i], sw, blk, at);
-    IrOp *x = ir_detached(c->ar, c->k, (IrOpcode)op->op, v->ty,
-                          op->op == IR_ARANGE ? 0 : op->nargs, args, op->loc);
-    memcpy(x->iattr, op->iattr, sizeof x->iattr);
-    x->fattr = op->fattr;
-    x->sattr = op->sattr;
+    IrOp *x = copy_op(c, op, v->ty, op->op == IR_ARANGE ? 0 : op->nargs, args);
     if (op->op == IR_ARANGE && sw) rotate(c, x, sw);
-    return put(x, blk, at);
+    IrValue *r = put(x, blk, at);
+    if (v->id < c->n) c->nat[v->id] = r;
+    return r;
 }
 
 /* (a - b) & (n - 1), an i32 at the top of the kernel. */
@@ -466,6 +474,7 @@ static void split_load(Rl *c, IrOp *ld, IrValue *s, int smax) {
     int esize = ty_bytes(ld->args[0]->ty.pointee);
     if (addr) sw = shift_of(c, addr, esize, ld->loc);
     IrValue *args[3] = {NULL, NULL, NULL};
+    memset(c->nat, 0, sizeof(IrValue *) * (size_t)(c->n + 1));
     for (int i = 0; i < ld->nargs; i++) args[i] = natural(c, ld->args[i], sw, blk, &at);
     IrOp *nat = ir_detached(c->ar, c->k, IR_LOAD, res->ty, ld->nargs, args, ld->loc);
     memcpy(nat->iattr, ld->iattr, sizeof nat->iattr);
@@ -489,10 +498,11 @@ static void split_load(Rl *c, IrOp *ld, IrValue *s, int smax) {
 }
 
 int ly_realign(Arena *ar, IrKernel *k, const AxTable *ax, LyRealign *out, int split) {
-    Rl c = {ar, k, ax, k->nvalues, NULL, NULL, NULL, NULL, out};
+    Rl c = {ar, k, ax, k->nvalues, NULL, NULL, NULL, NULL, NULL, out};
     c.up = ar_alloc(ar, sizeof(int) * (size_t)(c.n + 1));
     c.bad = ar_alloc(ar, (size_t)c.n + 1);
     c.scalar = ar_alloc(ar, sizeof(IrValue *) * (size_t)(c.n + 1));
+    c.nat = ar_alloc(ar, sizeof(IrValue *) * (size_t)(c.n + 1));
     memset(c.bad, 0, (size_t)c.n + 1);
     memset(c.scalar, 0, sizeof(IrValue *) * (size_t)(c.n + 1));
     for (int i = 0; i < c.n; i++) c.up[i] = i;
