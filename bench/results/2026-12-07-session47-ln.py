@@ -5,7 +5,10 @@ element-by-element generic variant before it — `old` — on the GPU:
 bench/kernels/layernorm.tile f16 (BLOCK 4096 / 8192, 8 warps) at 4096
 rows of 4093 ... 4104 columns, and examples/layernorm.tile's
 add_layernorm f16 (BLOCK 1024, 4 and 8 warps) at 4096 x 4093 and 4096,
-beside Triton's layernorm at the same block and torch. Every output
+beside Triton's layernorm at the same block and torch; and (session 48)
+BLOCK 8192 over 16 warps at 4097, 4104 and 8192 columns (the `old`
+bundle only: the 4104-column point's 63 registers are BLOCK 8192's 32
+f32 a thread over 8 warps), Triton at 16 warps beside. Every output
 poisoned and checked against float64 first, then best of three
 alternated do_bench medians (abtime.py), µs; a table last.
 
@@ -30,7 +33,7 @@ bench.setup_torch()
 rows_out = []
 
 
-def ln_case(cols):
+def ln_case(cols, warps=8):
     rows, eps = 4096, 1e-5
     block = 4096 if cols <= 4096 else 8192
     x = torch.randn(rows, cols, device="cuda", dtype=torch.float16)
@@ -40,9 +43,12 @@ def ln_case(cols):
     ref = torch.nn.functional.layer_norm(x.double(), (cols,), w.double(), b.double(), eps)
     fns = {"torch": lambda: torch.nn.functional.layer_norm(x, (cols,), w, b, eps),
            "triton": lambda: bench.tr_layernorm[(rows,)](y, x, w, b, cols, cols, eps,
-                                                         BLOCK=block, num_warps=8)}
+                                                         BLOCK=block, num_warps=warps)}
     for v in VARIANTS:
-        k = tile.load(os.path.join(d, f"{v}-layernorm-{block}-w8.tlb")).layernorm
+        path = os.path.join(d, f"{v}-layernorm-{block}-w{warps}.tlb")
+        if not os.path.exists(path):
+            continue
+        k = tile.load(path).layernorm
         fns[v] = (lambda k=k: k(y, x, w, b, rows, cols, cols, eps))
 
     def check(name, r):
@@ -51,7 +57,7 @@ def ln_case(cols):
         y.fill_(float("nan"))
         return None if err < 2e-2 else f"err {err:.2e}"
     best = check_then_time(fns, check)
-    rows_out.append((f"layernorm f16 4096x{cols} (BLOCK {block})", best))
+    rows_out.append((f"layernorm f16 4096x{cols} (BLOCK {block}, {warps} warps)", best))
     print({k: round(v * 1e3, 1) for k, v in best.items()}, rows_out[-1][0], flush=True)
 
 
@@ -82,6 +88,8 @@ def add_ln_case(cols, block, w):
 print(torch.cuda.get_device_name(), flush=True)
 for cols in (4093, 4095, 4096, 4097, 4099, 4104):
     ln_case(cols)
+for cols in (4097, 4104, 8192):   # BLOCK 8192 over 16 warps: 16 f32 a thread
+    ln_case(cols, 16)
 for cols in (4093, 4096):
     for w in (4, 8):
         add_ln_case(cols, 1024, w)

@@ -40,6 +40,8 @@ if [ -n "${OLD_TILEC:-}" ]; then
             $tc --arch=sm_90a -D T=f16 -D BLOCK=$block -D warps=8 \
                 -o build-s47/ln/$v-layernorm-$block-w8.tlb bench/kernels/layernorm.tile
         done
+        [ $v = old ] && $tc --arch=sm_90a -D T=f16 -D BLOCK=8192 -D warps=16 \
+            -o build-s47/ln/old-layernorm-8192-w16.tlb bench/kernels/layernorm.tile
         for w in 4 8; do
             $tc --arch=sm_90a -D T=f16 -D BLOCK=1024 -D warps=$w \
                 -o build-s47/ln/$v-addln-1024-w$w.tlb examples/layernorm.tile
