@@ -19,8 +19,9 @@
  * (skip), one vector access where every lane's group is aligned, free of
  * the rotation's wrap and wholly unmasked (lw_group_fits), else one
  * access per element under its own mask bit, at the first element's
- * address plus offsets (near) or, in the group holding the wrap, at each
- * element's own (far; lw_group, lw_split).
+ * address plus offsets (near) or, in the group holding the wrap, twice
+ * under complementary predicates, from the first element's address and
+ * from the tile's extent before it (far; lw_group, lw_split, lw_far).
  *
  * Masked stores. A store of a 16-byte group under a predicate (its mask,
  * and/or being the owner of a replicated element) in code no loop
@@ -652,17 +653,49 @@ static LLVMValueRef lw_group_any(LwFn *f, const LwVal *m, int g, int vec) {
     return any;
 }
 
-/* Element i's address in way `way` (LW_NEAR or LW_FAR) of group gr. */
-static LLVMValueRef lw_way_ptr(LwFn *f, LLVMTypeRef et, LwGroup gr, int i, int way) {
+/* The far way (the group holding the wrap): element i lies at first + i
+ * before the wrap and at first + i - B past it. Each element is accessed
+ * twice under complementary predicates, from `first` and from `first -
+ * B` with the same immediate offset: two base registers, where one
+ * address an element (first plus a selected offset) took ptxas a
+ * register pair each. The tests `q0 + i >= s` read q0 and s through
+ * opaque copies made in the far way's block: given q0 and s themselves,
+ * LLVM merged them with the rotated arange's `p >= s` at the top of the
+ * kernel (the masks' indices), and ptxas kept those predicates live from
+ * there to the row's last store. A rotated f16 row over 8 warps (BLOCK
+ * 4096, no weights) took 59 registers with the far way as one address an
+ * element, 32 without a far way. */
+typedef struct LwFar {
+    LLVMValueRef wrapped;      /* first - B */
+    LLVMValueRef q0, s;        /* opaque copies */
+} LwFar;
+
+static LwFar lw_far(LwFn *f, LLVMTypeRef et, LwGroup gr) {
+    LLVMValueRef back = lw_i32(f->c, -(int64_t)gr.n);
+    return (LwFar){LLVMBuildGEP2(f->c->b, et, gr.first, &back, 1, ""),
+                   lw_opaque32(f->c, gr.q0, NULL), lw_opaque32(f->c, gr.s, NULL)};
+}
+
+/* i1: element i of the far way lies past the wrap. */
+static LLVMValueRef lw_far_past(LwFn *f, const LwFar *w, int i) {
     LLVMBuilderRef b = f->c->b;
-    if (i == 0) return gr.first;
+    return LLVMBuildICmp(b, LLVMIntUGE, LLVMBuildNUWAdd(b, w->q0, lw_i32(f->c, i), ""), w->s, "");
+}
+
+/* mask AND (past or not past): the far way's predicate of one of an
+ * element's two accesses (m NULL: no mask). */
+static LLVMValueRef lw_far_pred(LwFn *f, LLVMValueRef m, LLVMValueRef past, int want_past) {
+    LLVMBuilderRef b = f->c->b;
+    LLVMValueRef p = want_past ? past : LLVMBuildNot(b, past, "");
+    return m ? LLVMBuildAnd(b, m, p, "") : p;
+}
+
+/* Element i's address in way LW_NEAR of group gr; in the far way, from
+ * base (gr.first or LwFar.wrapped). */
+static LLVMValueRef lw_way_ptr(LwFn *f, LLVMTypeRef et, LLVMValueRef base, int i) {
+    if (i == 0) return base;
     LLVMValueRef at = lw_i32(f->c, i);
-    if (way == LW_FAR) {
-        LLVMValueRef past = LLVMBuildICmp(b, LLVMIntUGE,
-                                          LLVMBuildNUWAdd(b, gr.q0, lw_i32(f->c, i), ""), gr.s, "");
-        at = LLVMBuildSelect(b, past, lw_i32(f->c, i - gr.n), at, "");
-    }
-    return LLVMBuildGEP2(b, et, gr.first, &at, 1, "");
+    return LLVMBuildGEP2(f->c->b, et, base, &at, 1, "");
 }
 
 /* Masks of realigned accesses, packed. A group's ways test each of its
@@ -772,12 +805,19 @@ static void lw_load_realigned(LwFn *f, LwAccess proto, const LyRealigned *r, con
     for (int way = LW_NEAR; way < LW_WAYS; way++) {
         if (!s.way[way]) continue;
         LLVMValueRef x = LLVMGetUndef(vt);
+        LwFar w = way == LW_FAR ? lw_far(f, et, gr) : (LwFar){NULL, NULL, NULL};
         for (int i = 0; i < vec; i++) {
-            LLVMValueRef at = way == LW_SKIP ? NULL : lw_way_ptr(f, et, gr, i, way);
-            LLVMValueRef oth = lw_other(f, o, g + i, proto.k);
-            LLVMValueRef y = way == LW_SKIP
-                                 ? oth
-                                 : lw_elem_load(f, &proto, at, m->r ? m->r[g + i] : NULL, oth);
+            LLVMValueRef oth = lw_other(f, o, g + i, proto.k), mi = m->r ? m->r[g + i] : NULL;
+            LLVMValueRef y = oth;
+            if (way == LW_NEAR || (way == LW_FAR && i == 0)) {
+                y = lw_elem_load(f, &proto, lw_way_ptr(f, et, gr.first, i), mi, oth);
+            } else if (way == LW_FAR) {   /* the wrapped access's `other`: the first's */
+                LLVMValueRef past = lw_far_past(f, &w, i);
+                y = lw_elem_load(f, &proto, lw_way_ptr(f, et, gr.first, i),
+                                 lw_far_pred(f, mi, past, 0), oth);
+                y = lw_elem_load(f, &proto, lw_way_ptr(f, et, w.wrapped, i),
+                                 lw_far_pred(f, mi, past, 1), y);
+            }
             x = LLVMBuildInsertElement(b, x, y, lw_i32(c, i), "");
         }
         got[way] = LLVMBuildBitCast(b, x, wt, "");
@@ -948,11 +988,21 @@ static void lw_store_realigned(LwFn *f, ScalarKind k, const LyRealigned *r, cons
     lw_split_next(f, &s, LW_VEC);
     for (int way = LW_NEAR; way < LW_WAYS; way++) {
         if (!s.way[way]) continue;
+        LwFar w = way == LW_FAR ? lw_far(f, et, gr) : (LwFar){NULL, NULL, NULL};
         for (int i = 0; way != LW_SKIP && i < vec; i++) {
-            LwAccess e = {.t = et, .ptr = lw_way_ptr(f, et, gr, i, way), .val = x[i], .k = k,
+            LLVMValueRef mi = m->r ? m->r[g + i] : NULL;
+            LwAccess e = {.t = et, .ptr = lw_way_ptr(f, et, gr.first, i), .val = x[i], .k = k,
                           .vec = 1, .align = (unsigned)esize};
-            if (m->r) lw_guarded(f, m->r[g + i], lw_emit_store, &e, NULL);
-            else lw_emit_store(f, &e);
+            if (way == LW_FAR && i > 0) {
+                LLVMValueRef past = lw_far_past(f, &w, i);
+                lw_guarded(f, lw_far_pred(f, mi, past, 0), lw_emit_store, &e, NULL);
+                e.ptr = lw_way_ptr(f, et, w.wrapped, i);
+                lw_guarded(f, lw_far_pred(f, mi, past, 1), lw_emit_store, &e, NULL);
+            } else if (mi) {
+                lw_guarded(f, mi, lw_emit_store, &e, NULL);
+            } else {
+                lw_emit_store(f, &e);
+            }
         }
         lw_split_next(f, &s, way);
     }
