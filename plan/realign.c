@@ -476,8 +476,7 @@ static void split_load(Rl *c, IrOp *ld, IrValue *s, int smax) {
     IrValue *args[3] = {NULL, NULL, NULL};
     memset(c->nat, 0, sizeof(IrValue *) * (size_t)(c->n + 1));
     for (int i = 0; i < ld->nargs; i++) args[i] = natural(c, ld->args[i], sw, blk, &at);
-    IrOp *nat = ir_detached(c->ar, c->k, IR_LOAD, res->ty, ld->nargs, args, ld->loc);
-    memcpy(nat->iattr, ld->iattr, sizeof nat->iattr);
+    IrOp *nat = copy_op(c, ld, res->ty, ld->nargs, args);
     IrValue *src = put(nat, blk, &at);
     int32_t n = res->ty.dim[0];
     IrOp *ix = ir_detached(c->ar, c->k, IR_ARANGE, ty_tile(ty_scalar(SK_I32), 1, &n), 0,
