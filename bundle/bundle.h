@@ -141,8 +141,13 @@ typedef struct TlbVariant {
 /* TlbVariant.flags. PERSISTENT: the entry's programs walk the programs
  * of its kernel's grid clause (tilec --persistent, plan/persist.c), each
  * visited once whatever the number launched, on a 1-D grid: libtile
- * launches min(the grid's programs, those resident at once). */
-enum { TLB_VARIANT_PERSISTENT = 1u, TLB_VARIANT_FLAGS = 1u };
+ * launches min(the grid's programs, those resident at once).
+ * WARPSPEC: the entry runs a producer warpgroup beside its
+ * configuration's warps (tilec --warp-specialize, lower/warpspec.c):
+ * libtile launches TLB_WARPSPEC_WARPS warps more. A reader older than
+ * the flag rejects the variant as having unknown flags. */
+enum { TLB_VARIANT_PERSISTENT = 1u, TLB_VARIANT_WARPSPEC = 2u, TLB_VARIANT_FLAGS = 3u };
+enum { TLB_WARPSPEC_WARPS = 4 };
 
 typedef struct TlbConfig {
     uint32_t warps, stages;

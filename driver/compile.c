@@ -80,7 +80,7 @@ int tc_compile(Arena *ar, Diag *dg, uint32_t file, const char *text, size_t len,
                     .cta_sync = o->slot_sync == TC_SLOT_CTA,
                     .mbar_sync = o->slot_sync == TC_SLOT_MBARRIER,
                     .pingpong = o->pingpong, .tma_store = o->tma_store,
-                    .split_loads = o->split_loads};
+                    .split_loads = o->split_loads, .warpspec = o->warpspec};
     if (lw_compile(ar, dg, m, &lo, &out->lw) != 0) return -1;
     int cubin = (o->want & TC_CUBIN) != 0;
     if (cubin || (o->want & TC_STATS)) {

@@ -46,6 +46,9 @@ typedef struct TcOptions {
                                           take turns at a loop's products */
     int tma_store;                     /* tilec --tma-store: stores of
                                           boxes written by TMA */
+    int warpspec;                      /* tilec --warp-specialize: a
+                                          producer warpgroup issues a
+                                          TMA loop's copies */
     SmOptions sema;                    /* defines, -I, stdlib, -g */
     const char *producer;              /* recorded in the bundle */
     unsigned want;                     /* TC_* */

@@ -61,6 +61,7 @@ typedef struct Opts {
     int slot_sync;               /* --slot-sync: TC_SLOT_* */
     int persistent;              /* --persistent */
     int pingpong;                /* --pingpong */
+    int warpspec;                /* --warp-specialize */
     int split_loads;             /* --split-loads */
     int tma_store;               /* --tma-store */
     int help, version;
@@ -244,6 +245,12 @@ static int set_pingpong(Opts *o, const char *v) {
     return 0;
 }
 
+static int set_warpspec(Opts *o, const char *v) {
+    (void)v;
+    o->warpspec = 1;
+    return 0;
+}
+
 static int set_tma_store(Opts *o, const char *v) {
     (void)v;
     o->tma_store = 1;
@@ -335,6 +342,10 @@ static const OptSpec OPTIONS[] = {
      "of two or more warpgroup MMA products take turns issuing each, so that "
      "one's work between the products (attention's softmax) runs under "
      "another's product (experimental)"},
+    {"--warp-specialize", NULL, set_warpspec, "on sm_90a, a producer "
+     "warpgroup beside the kernel's warps issues a TMA loop's copies, which "
+     "the kernel's warps only wait for (experimental; docs/cli.md says which "
+     "kernels)"},
     {"--tma-store", NULL, set_tma_store, "on sm_90a, a store of a 2-D tile "
      "that is a box of a tensor is written into shared memory by the threads "
      "and copied out by TMA, which the threads do not wait for (experimental)"},
@@ -466,6 +477,13 @@ static void print_plan_notes(Arena *ar, Diag *dg, const LwEntry *en) {
     if (p->pingpong)
         dg_note(dg, p->pingpong->loc, "entry '%s' (%s): this loop's warpgroups take turns "
                 "at its products", en->name, cfg);
+    if (p->ws_loop)
+        dg_note(dg, p->ws_loop->loc, "entry '%s' (%s): warp-specialized: a producer "
+                "warpgroup (%d threads more) issues this loop's copies", en->name, cfg,
+                32 * TLB_WARPSPEC_WARPS);
+    if (p->ws_refused)
+        dg_note(dg, k->loc, "entry '%s' (%s): not warp-specialized: %s", en->name, cfg,
+                p->ws_refused);
     for (int i = 0; i < p->ntstores; i++) {
         const LyTma *t = p->tstores[i].t;
         dg_note(dg, t->op->loc, "entry '%s' (%s): this store is written by TMA: %s",
@@ -721,7 +739,7 @@ static void generate(const Opts *o, Arena *ar, Diag *dg, uint32_t file,
                     .fp_contract_off = o->fp_contract_off, .no_tma = o->no_tma,
                     .early_products = o->early_products, .persistent = o->persistent,
                     .slot_sync = o->slot_sync, .pingpong = o->pingpong,
-                    .split_loads = o->split_loads,
+                    .split_loads = o->split_loads, .warpspec = o->warpspec,
                     .tma_store = o->tma_store, .sema = sema_options(o, ar),
                     .want = (o->emit == EMIT_LLVM ? TC_LLVM : 0u) |
                             (o->emit == EMIT_CUBIN || (bundle && lw_ptxas_path(ar))

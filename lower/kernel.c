@@ -66,7 +66,7 @@ static void lw_incoming(LwFn *f, LwVal *p, int n, const LwVal *x, LLVMBasicBlock
             LLVMAddIncoming(p[i].r[r], &x[i].r[r], &bb, 1);
 }
 
-static LLVMValueRef lw_to_i64(LwFn *f, const IrValue *v) {
+LLVMValueRef lw_to_i64(LwFn *f, const IrValue *v) {
     LLVMValueRef x = lw_val(f, v)->r[0];
     if (ty_bits((ScalarKind)v->ty.k) == 64) return x;
     return ty_issigned((ScalarKind)v->ty.k)
@@ -532,7 +532,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     lw_tmap_params(f);
     LLVMSetFunctionCallConv(f->fn, LW_CC_PTX_KERNEL);
     char threads[16];
-    snprintf(threads, sizeof threads, "%d", 32 * k->warps);
+    snprintf(threads, sizeof threads, "%d", 32 * (k->warps + (plan->ws_loop ? LW_WS_WARPS : 0)));
     lw_str_attr(c, f->fn, "nvvm.reqntid", threads);
     lw_di_kernel(f, name);
     LLVMPositionBuilderAtEnd(c->b, lw_new_bb(f, "entry"));
@@ -546,6 +546,7 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     LLVMBasicBlockRef body = lw_new_bb(f, "body");
     f->entry_br = LLVMBuildBr(c->b, body);
     LLVMPositionBuilderAtEnd(c->b, body);
+    if (plan->ws_loop) lw_ws_split(f);   /* the producer's branch, to its end */
     lw_block(f, k->body);
     if (plan->ntstores) lw_tma_store_read_wait(f);   /* the scratch outlives its reads */
     LLVMBuildRetVoid(c->b);
@@ -555,4 +556,5 @@ void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *pl
     entry->name = name;
     entry->kernel = k;
     entry->warps = k->warps;
+    entry->ws = plan->ws_loop != NULL;
 }

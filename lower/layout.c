@@ -164,7 +164,16 @@ void lw_scratch_barrier(LwFn *f) {
     }
 }
 
+/* Every thread of the program; a warp-specialized kernel's consumers
+ * (f->ws) among themselves, on a named barrier the producer never
+ * reaches (lower/warpspec.c; pingpong.c's turns take 1 to 4). */
+#define LW_WS_BARRIER 8
 void lw_barrier(LwFn *f) {
+    if (f->ws) {
+        LLVMValueRef a[2] = {lw_i32(f->c, LW_WS_BARRIER), lw_i32(f->c, 32 * f->k->warps)};
+        lw_call_intr(f->c, "llvm.nvvm.barrier.cta.sync.aligned.count", NULL, 0, a, 2);
+        return;
+    }
     LLVMValueRef zero = lw_i32(f->c, 0);
     lw_call_intr(f->c, "llvm.nvvm.barrier.cta.sync.aligned.all", NULL, 0,
                  &zero, 1);
@@ -537,6 +546,19 @@ LLVMValueRef lw_smem_get(LwFn *f, ScalarKind k, LLVMValueRef i) {
     return lw_smem_load(f, k, lw_pad_value(f, LW_PAD_DEFAULT, i));
 }
 
+/* The way lw_remap moves sl to dl (proj: a shape op's). */
+static LwRemapWay lw_remap_way_of(const Layout *sl, const Layout *dl, const LyMap *proj) {
+    Layout pd;
+    lw_remap_target(sl, dl, proj, &pd);
+    int nd = dl ? ly_size(dl, LY_REG) : 1, ns = sl ? ly_size(sl, LY_REG) : 1;
+    return lw_remap_way(sl, dl, &pd, nd, ns);
+}
+
+int lw_in_layout_in_thread(const IrValue *v, const Layout *l) {
+    if (v->layout == l || !v->layout || (l && ly_eq(v->layout, l))) return 1;
+    return lw_remap_way_of(v->layout, l, NULL) == LW_REMAP_THREAD;
+}
+
 int64_t lw_remap_scratch(const Layout *sl, const Layout *dl, const LyMap *proj,
                          ScalarKind k) {
     Layout pd;
@@ -633,6 +655,13 @@ int64_t lw_shape_scratch(const IrOp *op) {
     if (op->op == IR_SPLAT || !s->layout) return 0;
     LyMap m = lw_shape_map(op);
     return lw_remap_scratch(s->layout, d->layout, &m, (ScalarKind)s->ty.k);
+}
+
+int lw_shape_in_thread(const IrOp *op) {
+    const IrValue *s = op->args[0], *d = op->res[0];
+    if (op->op == IR_SPLAT || !s->layout) return 1;
+    LyMap m = lw_shape_map(op);
+    return lw_remap_way_of(s->layout, d->layout, &m) == LW_REMAP_THREAD;
 }
 
 void lw_shape_op(LwFn *f, const IrOp *op) {

@@ -7,7 +7,7 @@ lower_liblower_la_SOURCES = lower/lower.h lower/lw.h lower/lw_target.h \
 	lower/target.c lower/base.c lower/lower.c lower/kernel.c lower/layout.c \
 	lower/elementwise.c lower/memory.c lower/reduce.c lower/gather.c lower/sort.c lower/debug.c \
 	lower/ptxas.c lower/dot.c lower/smem.c lower/scratch.c lower/pipeline.c lower/tma.c lower/pingpong.c \
-	lower/narrow.c lower/regcap.c lower/divide.c lower/split.c
+	lower/narrow.c lower/regcap.c lower/divide.c lower/split.c lower/warpspec.c
 lower_liblower_la_CPPFLAGS = $(AM_CPPFLAGS) $(LLVM_CPPFLAGS)
 lower_liblower_la_LIBADD = $(LLVM_LDFLAGS) $(LLVM_LIBS)
 

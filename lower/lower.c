@@ -391,8 +391,11 @@ static int plan_kernel(LwCtx *c, const IrKernel *k, LyVariant *vs, const LyPlan 
         nv = ly_plan_variants(c->ar, k, flags, vs);
         int again = 0;
         for (int v = 0; v < nv; v++) {
-            plan[v] = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly,
-                                       lw_arch_max_shared(c->opt->arch), plan_flags(c->opt));
+            LyPlan *p = ly_plan_lowering(c->ar, vs[v].k, vs[v].ly,
+                                         lw_arch_max_shared(c->opt->arch), plan_flags(c->opt));
+            if (c->opt->warpspec && (plan_flags(c->opt) & LY_PLAN_TMA))
+                lw_ws_plan(c->ar, vs[v].k, p, lw_arch_max_shared(c->opt->arch));
+            plan[v] = p;
             planned[v] = lw_planned_shared(c->ar, vs[v].k, plan[v]);
             again |= (flags & (LY_ASSIGN_WGMMA | LY_ASSIGN_F8_WIDE)) == LY_ASSIGN_WGMMA &&
                      f8_off_wgmma(plan[v], vs[v].k->body);
@@ -485,6 +488,8 @@ static const TlbCodeTmap *lw_code_tmaps(Arena *ar, const LyPlan *p) {
     return t;
 }
 
+_Static_assert((int)LW_WS_WARPS == (int)TLB_WARPSPEC_WARPS, "the producer warpgroup libtile launches");
+
 struct TlbCodeVariant *lw_code_variants(Arena *ar, const LwOutput *res) {
     TlbCodeVariant *vs = ar_alloc(ar, sizeof *vs * (size_t)(res->nentries + 1));
     for (int e = 0; e < res->nentries; e++) {
@@ -493,7 +498,8 @@ struct TlbCodeVariant *lw_code_variants(Arena *ar, const LwOutput *res) {
                                  (uint32_t)en->dyn_shared_bytes, en->name,
                                  (uint16_t)en->l1_programs, en->plan->ntmaps,
                                  lw_code_tmaps(ar, en->plan),
-                                 en->persistent ? TLB_VARIANT_PERSISTENT : 0};
+                                 (en->persistent ? TLB_VARIANT_PERSISTENT : 0) |
+                                     (en->ws ? TLB_VARIANT_WARPSPEC : 0)};
     }
     return vs;
 }

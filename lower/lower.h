@@ -129,6 +129,9 @@ typedef struct LwOptions {
                                 an mbarrier a slot that thread 0 polls
                                 (plan LY_PLAN_MBAR_SYNC); neither: counted,
                                 the last warp refilling (the default) */
+    int warpspec;            /* tilec --warp-specialize: a producer
+                                warpgroup issues a TMA loop's copies where
+                                lower/warpspec.c takes the kernel */
     int fp_contract_off;     /* --fp-contract=off: never fuse a float mul
                                 into an add (default: fuse, as Triton) */
 } LwOptions;
@@ -159,6 +162,8 @@ typedef struct LwEntry {
     int persistent;          /* its programs walk the grid's tiles
                                 (plan/persist.c): launched as many as fit
                                 at once (TlbVariant.flags) */
+    int ws;                  /* a producer warpgroup runs beside its warps
+                                (lower/warpspec.c; TlbVariant.flags) */
     int unpipelined;         /* loops with loads marked for cp.async that
                                 were lowered without pipelining (their
                                 rings do not fit, or a copy would cross a

@@ -115,6 +115,9 @@ typedef struct LwFn {
     int loops;                 /* for/while ops lowered so far (memory.c
                                   predicates stores only before any) */
     int failed;                /* an error was reported */
+    const LyPipe *ws;          /* a consumer of warp specialization: the
+                                  loop whose copies the producer issues
+                                  (warpspec.c); NULL: none, or not yet */
 } LwFn;
 
 /* ---- base.c: the helpers every file shares */
@@ -184,6 +187,8 @@ LLVMValueRef lw_shfl_xor(LwFn *f, LLVMValueRef v, int mask);
 
 /* ---- kernel.c: functions, regions */
 void lw_block(LwFn *f, const IrBlock *b);
+/* Integer scalar v's register, widened to i64 by its signedness. */
+LLVMValueRef lw_to_i64(LwFn *f, const IrValue *v);
 void lw_kernel(LwCtx *c, const IrKernel *k, const LyResult *ly, const LyPlan *plan,
                const LyFacts *facts, const char *name, LwEntry *entry);
 
@@ -333,6 +338,20 @@ int64_t lw_scan_scratch(Arena *ar, const IrOp *op, int warps);
  * rings), from the IR, its layouts and the plan, before lowering */
 int64_t lw_planned_shared(Arena *ar, const IrKernel *k, const LyPlan *plan);
 
+/* ---- warpspec.c: warp specialization (tilec --warp-specialize) */
+enum { LW_WS_WARPS = 4 };   /* the producer warpgroup's */
+/* Sets p's ws_loop and ws_need where kernel k takes a producer
+ * warpgroup and its shared memory stays within max_shared; 1 if so. */
+int lw_ws_plan(Arena *ar, const IrKernel *k, LyPlan *p, int64_t max_shared);
+/* At the kernel's entry (f->plan->ws_loop set): the mbarriers, the
+ * producer's branch, lowered to its end; the builder then continues in
+ * the consumers' (f->ws set). */
+void lw_ws_split(LwFn *f);
+/* layout.c: whether shape op `op`, or value v brought into layout l,
+ * moves no element between threads (warpspec.c: the producer's ops). */
+int lw_shape_in_thread(const IrOp *op);
+int lw_in_layout_in_thread(const IrValue *v, const Layout *l);
+
 /* ---- dot.c: matrix products (mma.sync, or FMA chains) */
 int lw_dot(LwFn *f, const IrOp *op);
 
@@ -379,6 +398,12 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
 void lw_pipe_iter(LwFn *f, struct LwPipe *p, LLVMValueRef iv);
 void lw_pipe_iter_end(LwFn *f, struct LwPipe *p);
 void lw_pipe_end(LwFn *f, struct LwPipe *p);
+/* The ring region's placeholder, made once per kernel. */
+void lw_ring_region(LwFn *f);
+/* Warp specialization's producer loop (warpspec.c): for each iteration
+ * of `loop`, the release's wait and the copies of its TMA rings, with
+ * the values of LyPlan.ws_need outside the loop already lowered. */
+void lw_pipe_produce(LwFn *f, const IrOp *loop);
 /* TMA rings (tma.c), for pipeline.c: the slots' mbarriers initialized
  * (thread 0, then a barrier); the coordinates of each ring's copy (by
  * ring: x, y, batch) for the iteration whose index tiles are lowered,

@@ -401,12 +401,7 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     if (!q) return NULL;
     struct LwPipe *p = ar_alloc(c->ar, sizeof *p);
     *p = (struct LwPipe){.plan = q, .loop = loop, .lo = lo, .hi = hi, .step = step};
-    if (!f->ring) {
-        lw_smem(f, 0);   /* the region lives in the scratch's global */
-        f->ring = LLVMAddGlobalInAddressSpace(c->mod, LLVMArrayType2(c->i8, 0),
-                                              "tile.ring.placeholder",
-                                              LW_AS_SHARED);
-    }
+    lw_ring_region(f);
     p->need = ar_alloc(c->ar, (size_t)f->k->nvalues + 1);
     memset(p->need, 0, (size_t)f->k->nvalues + 1);
     p->kept = ar_alloc(c->ar, sizeof(LwVal) * ((size_t)f->k->nvalues + 1));
@@ -414,12 +409,16 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
         for (int a = 0; a < p->plan->ring[i].load->nargs; a++)
             mark_cone(p, body, p->plan->ring[i].load->args[a]);
     /* The rings may overlap scratch that threads still read (a conversion
-     * before the loop, or after it in an enclosing loop's body). */
-    lw_barrier(f);
-    if (q->ntma) lw_tma_init(f, q);
+     * before the loop, or after it in an enclosing loop's body). With a
+     * producer (warpspec.c), they lie above it, their mbarriers made at
+     * the entry, and the producer copies from the first iteration on. */
+    if (f->ws != q) {
+        lw_barrier(f);
+        if (q->ntma) lw_tma_init(f, q);
+    }
     p->smem_outside = f->smem_bytes;
     f->smem_bytes = 0;
-    for (int j = 0; j < p->plan->ahead; j++) {
+    for (int j = 0; j < p->plan->ahead && f->ws != q; j++) {
         LLVMValueRef iv = LLVMBuildAdd(
             c->b, lo, LLVMBuildMul(c->b, step, LLVMConstInt(c->i64, (unsigned)j, 0), ""), "");
         issue(f, p, iv, lw_i32(c, j), 0, 0, NULL);
@@ -438,6 +437,13 @@ struct LwPipe *lw_pipe_begin(LwFn *f, const IrOp *loop, LLVMValueRef lo,
     p->prev = f->pipe;
     f->pipe = p;
     return p;
+}
+
+void lw_ring_region(LwFn *f) {
+    if (f->ring) return;
+    lw_smem(f, 0);   /* the region lives in the scratch's global */
+    f->ring = LLVMAddGlobalInAddressSpace(f->c->mod, LLVMArrayType2(f->c->i8, 0),
+                                          "tile.ring.placeholder", LW_AS_SHARED);
 }
 
 /* A phi of iv's block (the loop header), placed before its first
@@ -564,6 +570,10 @@ static void copy_next(LwFn *f, struct LwPipe *p) {
     LwCtx *c = f->c;
     LLVMBuilderRef b = c->b;
     LLVMValueRef freed = NULL;
+    if (f->ws == p->plan) {   /* the producer copies (warpspec.c) */
+        p->copy_iv = NULL;
+        return;
+    }
     if (p->plan->release == LY_RELEASE_MBARRIER) {
         LLVMValueRef first = LLVMBuildICmp(b, LLVMIntEQ, p->read_slot, lw_i32(c, 0), "");
         freed = LLVMBuildXor(b, p->phase, LLVMBuildZExt(b, first, c->i32, ""), "");
@@ -616,7 +626,7 @@ void lw_pipe_late_copy(LwFn *f, const IrOp *dot) {
 void lw_pipe_prepare_copy(LwFn *f, const IrOp *dot) {
     struct LwPipe *p = f->pipe;
     if (!p || !late_copies(p) || !p->copy_iv || p->plan->wg_dot[0] != dot ||
-        p->plan->nring != p->plan->ntma || p->plan->drain_if)
+        p->plan->nring != p->plan->ntma || p->plan->drain_if || f->ws == p->plan)
         return;
     LwVal saved = at_iteration(f, p, p->copy_iv);
     p->tma_coord = lw_tma_coords(f, p->plan, 1);
@@ -720,8 +730,54 @@ void lw_pipe_end(LwFn *f, struct LwPipe *p) {
         lw_call_intr(c, "llvm.nvvm.cp.async.wait.all", NULL, 0, NULL, 0);
     if (p->plan->ntma) lw_tma_end(f, p->plan);
     if (f->smem_bytes > f->smem_pinned) f->smem_pinned = f->smem_bytes;
+    if (f->ws == p->plan && p->smem_outside > f->smem_pinned)   /* live from the entry */
+        f->smem_pinned = p->smem_outside;
     if (p->smem_outside > f->smem_bytes) f->smem_bytes = p->smem_outside;
     f->pipe = p->prev;
+}
+
+/* Warp specialization's producer (warpspec.c calls it in the producer's
+ * function state: thread 0's identity, the values outside the loop that
+ * LyPlan.ws_need marks lowered): iteration j of the loop copies into
+ * slot j % S after the slot's release of its use j/S - 1 — the readers'
+ * phase of parity (j/S + 1) % 2, at once for j < S, a fresh mbarrier's
+ * — its body's marked values lowered for j first (at_iteration), so
+ * that their arithmetic overlaps the wait. */
+void lw_pipe_produce(LwFn *f, const IrOp *loop) {
+    LwCtx *c = f->c;
+    LLVMBuilderRef b = c->b;
+    const LyPipe *q = ly_pipe_of(f->plan, loop);
+    size_t n = (size_t)f->k->nvalues + 1;
+    struct LwPipe *p = ar_alloc(c->ar, sizeof *p);
+    *p = (struct LwPipe){.plan = q, .loop = loop, .lo = lw_to_i64(f, loop->args[0]),
+                         .hi = lw_to_i64(f, loop->args[1]), .step = lw_to_i64(f, loop->args[2])};
+    p->need = ar_alloc(c->ar, n);
+    memcpy(p->need, f->plan->ws_need, n);
+    p->kept = ar_alloc(c->ar, sizeof(LwVal) * n);
+    LLVMBasicBlockRef pre = LLVMGetInsertBlock(b), head = lw_new_bb(f, "ws.head"),
+                      body = lw_new_bb(f, "ws.copy"), done = lw_new_bb(f, "ws.done");
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, head);
+    LLVMValueRef iv = LLVMBuildPhi(b, c->i64, "iv");
+    p->read_slot = LLVMBuildPhi(b, c->i32, "slot");
+    p->phase = LLVMBuildPhi(b, c->i32, "phase");
+    LLVMValueRef zero = lw_i32(c, 0);
+    LLVMAddIncoming(iv, &p->lo, &pre, 1);
+    LLVMAddIncoming(p->read_slot, &zero, &pre, 1);
+    LLVMAddIncoming(p->phase, &zero, &pre, 1);
+    LLVMBuildCondBr(b, runs(f, p, iv), body, done);
+    LLVMPositionBuilderAtEnd(b, body);
+    at_iteration(f, p, iv);
+    LLVMValueRef freed = LLVMBuildXor(b, p->phase, lw_i32(c, 1), "");
+    lw_tma_issue(f, q, p->read_slot, NULL, freed, NULL);
+    LLVMValueRef next = slot_add(f, p, p->read_slot, 1), flip = next_phase(f, p, next),
+                 iv_next = LLVMBuildAdd(b, iv, p->step, "");
+    LLVMBasicBlockRef latch = LLVMGetInsertBlock(b);
+    LLVMAddIncoming(iv, &iv_next, &latch, 1);
+    LLVMAddIncoming(p->read_slot, &next, &latch, 1);
+    LLVMAddIncoming(p->phase, &flip, &latch, 1);
+    LLVMBuildBr(b, head);
+    LLVMPositionBuilderAtEnd(b, done);
 }
 
 static const LyRing *find_ring(LwFn *f, const IrOp *load, LLVMValueRef *slot) {

@@ -108,6 +108,8 @@ static void walk_for(Scratch *s, const IrOp *op) {
     if (y && y->op == IR_YIELD) take_as_all(s, n, y->args, body->args + 1);
     if (q) {
         if (s->cur > s->pinned) s->pinned = s->cur;
+        if (s->plan->ws_loop == op && outside > s->pinned)   /* live from the entry */
+            s->pinned = outside;
         if (outside > s->cur) s->cur = outside;
     }
     take_as_all(s, op->nres, body->args + 1, op->res);

@@ -824,6 +824,15 @@ typedef struct LyPlan {
     const LyTma *tmaps[LY_MAX_TMAPS];
     int ntstores;       /* stores written by TMA (LY_PLAN_TMA_STORE) */
     const struct LyTmaStore *tstores;
+    /* Warp specialization (tilec --warp-specialize; set after this
+     * plan by lower/warpspec.c, which knows the lowering's ways of
+     * moving values): the loop whose TMA copies a producer warpgroup
+     * issues, beside the kernel's warps, or NULL; `ws_need`, by IrValue
+     * id, the values the producer computes (the copies' coordinates and
+     * the loop's bounds, from the parameters). */
+    const IrOp *ws_loop;
+    const uint8_t *ws_need;
+    const char *ws_refused;   /* asked and not taken: why (for --stats) */
 } LyPlan;
 
 /* A store written by TMA (plan/tma.c, LY_PLAN_TMA_STORE; lower/tma.c

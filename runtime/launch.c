@@ -411,12 +411,12 @@ TileStatus rt_launch(TileKernel *k, RtModule *m, const RtPlan *p, TileStream str
                                              : m->carve[p->variant->slot].resident;
     if ((s = rt_persistent_grid(k, p, cap, g))) return s;
     switch_carveout(d, m, p->variant->slot, f, (uint64_t)g[0] * g[1] * g[2]);
-    CUresult r = d->launch_kernel(f, g[0], g[1], g[2], p->config->threads,
+    CUresult r = d->launch_kernel(f, g[0], g[1], g[2], p->variant->threads,
                                   1, 1, p->variant->v->dyn_smem, stream, params, NULL);
     if (r)
         return cuda_fail(d, r, "kernel '%s': launch of '%s' (grid %ux%ux%u, %u threads) "
                          "failed", k->k->name, p->variant->v->entry, g[0], g[1], g[2],
-                         p->config->threads);
+                         p->variant->threads);
     return TILE_OK;
 }
 

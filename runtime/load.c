@@ -113,7 +113,9 @@ static int prepare_kernel(TileBundle *b, TileKernel *tk, const TlbKernel *k) {
         if (!rc->variants) return -1;
         tk->has_require |= tc->nrequire > 0;
         for (uint32_t v = 0; v < tc->nvariants; v++) {
-            rc->variants[v] = (RtVariant){&tc->variants[v], b->nslots + v, rc->threads};
+            uint32_t threads = rc->threads;   /* and a producer warpgroup */
+            if (tc->variants[v].flags & TLB_VARIANT_WARPSPEC) threads += 32 * TLB_WARPSPEC_WARPS;
+            rc->variants[v] = (RtVariant){&tc->variants[v], b->nslots + v, threads};
             for (uint32_t i = 0; i < k->nparams; i++) {
                 uint8_t g = tc->variants[v].guard[i];
                 if (g == TLB_GUARD_ONE) tk->params[i].guard_one = 1;

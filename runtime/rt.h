@@ -63,7 +63,8 @@ typedef struct RtParam {
 typedef struct RtVariant {
     const TlbVariant *v;
     uint32_t slot;        /* index into RtModule.funcs */
-    uint32_t threads;     /* its configuration's warps * 32 */
+    uint32_t threads;     /* its configuration's warps * 32, and a
+                             producer warpgroup's (TLB_VARIANT_WARPSPEC) */
 } RtVariant;
 
 typedef struct RtConfig {

@@ -95,6 +95,7 @@ static struct {
     double clock_us;
     char last[128];
     unsigned last_grid[3];
+    unsigned last_block;    /* threads of the last launch's program */
     void *last_stream;
     char funcs[256][128];
     int carveout[256];      /* per function: the preference set, or -1 */
@@ -122,6 +123,8 @@ int fake_cuda_launches(void);
 int fake_cuda_launches(void) { return w.launches; }
 const char *fake_cuda_last_entry(void);
 const char *fake_cuda_last_entry(void) { return w.last; }
+unsigned fake_cuda_last_block(void);
+unsigned fake_cuda_last_block(void) { return w.last_block; }
 void fake_cuda_last_launch(unsigned grid[3], void **stream);
 void fake_cuda_last_launch(unsigned grid[3], void **stream) {
     memcpy(grid, w.last_grid, sizeof w.last_grid);
@@ -318,12 +321,13 @@ static void log_launch(const char *f, void **params) {
 static CUresult w_launch(const char *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                          unsigned by, unsigned bz, unsigned smem, void *stream,
                          void **params, void **extra) {
-    (void)bx, (void)by, (void)bz, (void)smem, (void)extra;
+    (void)smem, (void)extra;
     if (!cur) return 201;
     per_device[cur->dev].launches++;
     last_device = cur->dev;
     w.launches++;
     w.last_grid[0] = gx, w.last_grid[1] = gy, w.last_grid[2] = gz;
+    w.last_block = bx * by * bz;
     w.last_stream = stream;
     w.clock_us += (double)listed("FAKE_CUDA_TIMES", f, 10);
     snprintf(w.last, sizeof w.last, "%s", f);

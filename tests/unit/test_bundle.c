@@ -956,9 +956,9 @@ static void test_variant_flags(void) {
     c[0].variants = v;
     k[1].configs = c;
     in.kernels = k;
-    const uint8_t bad[2] = {2, TLB_VARIANT_PERSISTENT};
+    const uint8_t bad[2] = {4, TLB_VARIANT_PERSISTENT};
     k[1].ngrid = 0;
-    const char *why[2] = {"variant 'softmax_a' has unknown flags 0x2",
+    const char *why[2] = {"variant 'softmax_a' has unknown flags 0x4",
                           "variant 'softmax_a' is persistent but its kernel has no grid clause"};
     for (int i = 0; i < 2; i++) {
         v[1].flags = bad[i];

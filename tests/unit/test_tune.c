@@ -537,6 +537,26 @@ static void test_persistent(void (*last)(unsigned[3], void **)) {
     }
     unsetenv("TILE_PERSISTENT_PROGRAMS");
 }
+/* A warp-specialized variant (TlbVariant.flags; tilec
+ * --warp-specialize) is launched with a producer warpgroup more than
+ * its configuration's warps; the same configuration's other variant
+ * (`out` not 16-byte aligned) with the warps alone. */
+static void test_warpspec(unsigned (*block)(void)) {
+    static TlbVariant v[] = {{out16, 0, "ws_a", 0, 0, NULL, TLB_VARIANT_WARPSPEC},
+                             {none, 0, "ws_g", 0, 0, NULL, 0}};
+    static TlbConfig c[] = {{8, 2, blocks[2], {{3, g256}}, 0, NULL, 2, v}};
+    static TlbKernel k1[] = {{"spec", 3, params, 1, cparams, 0, NULL, 1, 1, c}};
+    TileBundle *b = load_kernels(k1, 1);
+    TileKernel *k = NULL;
+    CHECK(tile_kernel_get(b, "spec", &k) == TILE_OK && k);
+    TileLaunchArg a[3] = {tile_ptr(out), tile_ptr(x), tile_int(256 * 4)};
+    CHECK(k && tile_launch(k, a, 3, NULL) == TILE_OK);
+    CHECK(block() == 32 * (8 + TLB_WARPSPEC_WARPS));
+    a[0] = tile_ptr(out + 4);   /* not 16-byte aligned: the other variant */
+    CHECK(k && tile_launch(k, a, 3, NULL) == TILE_OK);
+    CHECK(block() == 32 * 8);
+    tile_bundle_free(b);
+}
 
 int main(void) {
     setenv("TILE_LIBCUDA", FAKE, 1);
@@ -567,6 +587,11 @@ int main(void) {
     memcpy(&last, &sym, sizeof sym);
     CHECK(last != NULL);
     if (last) test_persistent(last);
+    sym = dlsym(lib, "fake_cuda_last_block");
+    unsigned (*block)(void);
+    memcpy(&block, &sym, sizeof sym);
+    CHECK(block != NULL);
+    if (block) test_warpspec(block);
     d->mem_free(out);
     d->mem_free(x);
     dlclose(lib);

@@ -12,7 +12,7 @@
 # Every file is built for sm_90 but those of $per_arch below — the
 # tensor-core loops and their forms (dot, early, induction, persist,
 # pingpong, splitk, styles; users_mma: products as users write them), the FP8 conversions (fp8) and TMA (tma,
-# tmalast, tmastore) — built once per architecture of
+# tmalast, tmastore, ws) — built once per architecture of
 # $DOT_ARCHS (default "sm_80 sm_90a": mma.sync, ldmatrix and cp.async; on
 # sm_90a wgmma where tilec emits it; FP8 in integer arithmetic on sm_80,
 # through cvt on sm_90a) into bundles/ARCH/ and bundles/sim/ARCH/, each
@@ -27,7 +27,7 @@ out=tests/gpu/ops/bundles
 WARPSIM_RACECHECK=${WARPSIM_RACECHECK-1}
 export WARPSIM_RACECHECK
 archs=${DOT_ARCHS-sm_80 sm_90a}
-per_arch=" dot early fp8 induction persist pingpong splitk styles tma tmalast tmastore users_mma "
+per_arch=" dot early fp8 induction persist pingpong splitk styles tma tmalast tmastore users_mma ws "
 tilec=${TILEC:-./tilec}
 cc=${CC:-cc}
 sim=$out/sim

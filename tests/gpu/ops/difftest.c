@@ -402,7 +402,7 @@ static const char *sim_launch(const TileKernel *k, const RtPlan *plan, uint32_t 
     }
     uint32_t grid[3] = {plan->grid[0], plan->grid[1], plan->grid[2]};
     if (rt_persistent_grid(k, plan, SIM_PERSISTENT_PROGRAMS, grid)) return tile_last_error();
-    run(entry, slots, (int)plan->config->c->warps * 32, grid);
+    run(entry, slots, (int)plan->variant->threads, grid);
     return NULL;
 }
 

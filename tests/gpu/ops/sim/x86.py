@@ -204,9 +204,11 @@ def asm_body(asm, ret, nw, w):
 
 
 # Ordering instructions with nothing to do where shared memory is
-# ordinary memory and wgmma completes at issue.
+# ordinary memory and wgmma completes at issue; register reallocation
+# (setmaxnreg: a thread has what it needs on the host).
 NOOP_ASM = re.compile(r"(fence\.proxy\.async(\.shared::cta|\.shared::cluster|\.global)?"
                       r"|fence\.mbarrier_init\.release\.cluster"
+                      r"|setmaxnreg\.(inc|dec)\.sync\.aligned\.u32 \d+"
                       r"|wgmma\.(fence|commit_group)\.sync\.aligned"
                       r"|wgmma\.wait_group\.sync\.aligned \d+);$")
 CP_ASYNC = re.compile(r"cp\.async\.(?:ca|cg)\.shared\.global \[\$0\], \[\$1\], (4|8|16), \$2;$")
