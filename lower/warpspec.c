@@ -37,9 +37,11 @@
  * before the loop as well as in it (kernel.c lw_finish_smem, scratch.c).
  *
  * Which kernels (lw_ws_plan, before lowering, a side table of the plan):
- * one pipelined loop, at the kernel's top level, every ring TMA's, read
- * by wgmma descriptors alone (no stage buffers, A rings into registers,
- * product issued ahead, turns, persistent epilogue), slots released by
+ * one pipelined loop, at the kernel's top level or inside `if`s whose
+ * conditions the producer computes too (a persistent walk's `if kt > 0`:
+ * it branches around its loop as the consumers do), every ring TMA's,
+ * read by wgmma descriptors alone (no stage buffers, A rings into
+ * registers, product issued ahead, turns), slots released by
  * counters or mbarriers (not --slot-sync=cta); warps a multiple of 4 with
  * room for 4 more; and the producer's values computed from the
  * parameters, the program id and the induction variable by ops that stay
@@ -80,6 +82,15 @@ static int producer_op(const IrOp *op) {
     }
 }
 
+/* Block b is the kernel's body, the loop's, or a region of an `if`
+ * that encloses the loop (the producer runs those ops too). */
+static int producer_block(const WsCone *w, const IrBlock *b) {
+    if (b == w->k->body || b == w->loop->regions[0]) return 1;
+    for (const IrBlock *x = w->loop->parent; x && x != w->k->body; x = x->parent->parent)
+        if (x == b) return 1;
+    return 0;
+}
+
 /* Marks v and what it is computed from; NULL, or why the producer
  * cannot compute it. */
 static const char *mark(WsCone *w, const IrValue *v) {
@@ -93,7 +104,7 @@ static const char *mark(WsCone *w, const IrValue *v) {
         }
         return "a copy's address depends on a value the loop carries";
     }
-    if (op->parent != w->k->body && op->parent != w->loop->regions[0])
+    if (!producer_block(w, op->parent))
         return "a copy's address depends on a value computed in a branch or loop";
     if (!producer_op(op))
         return "a copy's address depends on a value that threads exchange or load";
@@ -125,13 +136,14 @@ static const char *producer_loop(const LyPipe *q) {
     if (!q->nwg || q->nstage || q->nreg_a || q->threads_read)
         return "the loop's copies are not all read by warpgroup MMA descriptors";
     if (q->early || q->pingpong) return "--early-products or --pingpong took the loop";
-    if (q->drain_if) return "the loop holds its epilogue (--persistent)";
     if (q->release == LY_RELEASE_NONE) return "the loop's slots are freed by CTA barriers";
     return NULL;
 }
 
 static const char *cone(WsCone *w, const LyPipe *q) {
     const char *why = NULL;
+    for (const IrBlock *b = w->loop->parent; b != w->k->body && !why; b = b->parent->parent)
+        why = mark(w, b->parent->args[0]);   /* an enclosing `if`'s condition */
     for (int i = 0; i < 3 && !why; i++) why = mark(w, w->loop->args[i]);
     for (int i = 0; i < q->nring && !why; i++) {
         const IrOp *ld = q->ring[i].load;
@@ -154,7 +166,8 @@ static const char *ws_plan(Arena *ar, const IrKernel *k, LyPlan *p, int64_t max_
         return "its warps are not a multiple of 4 with room for 4 more";
     int n = pipelined_loops(p, k->body, &loop);
     if (n != 1) return n ? "it has more than one pipelined loop" : "it has no pipelined loop";
-    if (loop->parent != k->body) return "its pipelined loop lies inside a branch or loop";
+    for (const IrBlock *b = loop->parent; b != k->body; b = b->parent->parent)
+        if (b->parent->op != IR_IF) return "its pipelined loop lies inside another loop";
     LyPipe *q = (LyPipe *)ly_pipe_of(p, loop);   /* the plan's own, in its arena */
     const char *why = producer_loop(q);
     if (why) return why;
@@ -206,27 +219,58 @@ static LwFn producer_fn(LwFn *f) {
     return pf;
 }
 
+/* The op of block b that is or holds the loop, or NULL. */
+static const IrOp *holder(const IrBlock *b, const IrOp *loop) {
+    for (const IrOp *op = loop; op; op = op->parent->parent)
+        if (op->parent == b) return op;
+    return NULL;
+}
+
+/* The producer's ops of block b up to the op that is or holds the loop,
+ * then the loop (lw_pipe_produce) or that `if`: its condition's arm
+ * holding the loop, recursively, the other arm empty. */
+static void produce_block(LwFn *pf, const IrBlock *b) {
+    const IrOp *loop = pf->plan->ws_loop, *at = holder(b, loop);
+    for (const IrOp *op = b->first; op && op != at && !pf->failed; op = op->next) {
+        if (!op->nres || !pf->plan->ws_need[op->res[0]->id]) continue;
+        lw_op(pf, op);
+        for (int i = 0; pf->magic && i < op->nres; i++)
+            if (pf->plan->magic[op->res[i]->id]) lw_magic_setup(pf, op->res[i]);
+    }
+    if (pf->failed || !at) return;
+    if (at == loop) {
+        lw_pipe_produce(pf, loop);
+        return;
+    }
+    LwCtx *c = pf->c;
+    int arm = holder(at->regions[0], loop) ? 0 : 1;   /* then, or else */
+    LLVMBasicBlockRef in = lw_new_bb(pf, "ws.if"), join = lw_new_bb(pf, "ws.join");
+    LLVMValueRef cond = lw_val(pf, at->args[0])->r[0];
+    LLVMBuildCondBr(c->b, cond, arm ? join : in, arm ? in : join);
+    LLVMPositionBuilderAtEnd(c->b, in);
+    produce_block(pf, at->regions[arm]);
+    LLVMBuildBr(c->b, join);
+    LLVMPositionBuilderAtEnd(c->b, join);
+}
+
 /* The producer thread's code: its values, its loop, the end. */
 static void produce(LwFn *f) {
     LwFn pf = producer_fn(f);
-    const IrOp *loop = f->plan->ws_loop;
-    for (const IrOp *op = f->k->body->first; op != loop && !pf.failed; op = op->next) {
-        if (!op->nres || !f->plan->ws_need[op->res[0]->id]) continue;
-        lw_op(&pf, op);
-        for (int i = 0; pf.magic && i < op->nres; i++)
-            if (f->plan->magic[op->res[i]->id]) lw_magic_setup(&pf, op->res[i]);
-    }
-    if (!pf.failed) lw_pipe_produce(&pf, loop);
+    produce_block(&pf, f->k->body);
     f->failed |= pf.failed;
     LLVMBuildRetVoid(f->c->b);
 }
 
+/* The producer keeps 40 registers: at 24, a persistent walk's producer
+ * (its coordinates' divisions) spilled 16 bytes (examples/matmul.tile
+ * 128x256x64, 3 stages). */
+
 /* Registers a thread of the program starts with (ptxas gives an entry
  * with setmaxnreg what .reqntid allows: 65536 for the program, in 8s),
  * and the consumers' after the producer gives all but LW_WS_PRODUCER_REGS
- * back: 168 and 240 at 8 warps. 0: no reallocation (below 8 warps a
+ * back: 168 and 232 at 8 warps. 0: no reallocation (below 8 warps a
  * thread may already hold 255). */
-enum { LW_WS_PRODUCER_REGS = 24 };
+enum { LW_WS_PRODUCER_REGS = 40 };
 static int consumer_regs(int warps) {
     int threads = 32 * (warps + LW_WS_WARPS);
     int start = 65536 / threads / 8 * 8;

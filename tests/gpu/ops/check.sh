@@ -28,6 +28,10 @@ WARPSIM_RACECHECK=${WARPSIM_RACECHECK-1}
 export WARPSIM_RACECHECK
 archs=${DOT_ARCHS-sm_80 sm_90a}
 per_arch=" dot early fp8 induction persist pingpong splitk styles tma tmalast tmastore users_mma ws "
+# per_arch files built once more for sm_90a with --warp-specialize too
+# (a producer warpgroup issuing their TMA copies), into the pseudo
+# architecture sm_90a+ws's directories
+ws_also=" persist tma "
 tilec=${TILEC:-./tilec}
 cc=${CC:-cc}
 sim=$out/sim
@@ -43,26 +47,37 @@ for f in "$src"/tests/gpu/ops/*.tile; do
     files="$files $b"
 done
 
-# (name, arch) pairs: name ARCH, one a line
+# (name, arch) pairs: name ARCH, one a line (ARCH sm_90a+ws: sm_90a
+# with --warp-specialize)
 targets() {
     for b in $files; do
         case "$per_arch" in
-        *" $b "*) for a in $archs; do echo "$b $a"; done ;;
+        *" $b "*) for a in $archs; do
+                echo "$b $a"
+                case "$a$ws_also" in sm_90a*" $b "*) echo "$b sm_90a+ws" ;; esac
+            done ;;
         *) echo "$b" ;;
         esac
     done
 }
 
 # A file's first line `// tilec: OPTIONS` gives tilec more options for
-# it (tma.tile: --tma), for its bundles and its simulation alike.
+# it (tma.tile: --tma), for its bundles and its simulation alike; the
+# pseudo architecture sm_90a+ws adds --warp-specialize.
 flags_of() {
     sed -n '1s|^// tilec: ||p' "$src/tests/gpu/ops/$1.tile"
+    case ${2:-} in *+ws) echo --warp-specialize ;; esac
+}
+# tilec's --arch for a target's ARCH (none: sm_90)
+arch_of() {
+    set -- "${1%+ws}"
+    echo "${1:-sm_90}"
 }
 
 targets | while read -r b a; do
     mkdir -p "$out${a:+/$a}"
     # shellcheck disable=SC2046
-    "$tilec" --arch="${a:-sm_90}" $(flags_of "$b") -o "$out${a:+/$a}/$b.tlb" \
+    "$tilec" --arch="$(arch_of "$a")" $(flags_of "$b" "$a") -o "$out${a:+/$a}/$b.tlb" \
         "$src/tests/gpu/ops/$b.tile"
 done
 
@@ -74,8 +89,8 @@ build_sim() {
     sh "$src/tests/gpu/ops/sim/build.sh" tools || return 1
     sh "$src/tests/gpu/ops/sim/build.sh" lib "$sim" || return 2
     targets | while read -r b a; do
-        TILEC_FLAGS=$(flags_of "$b") sh "$src/tests/gpu/ops/sim/build.sh" kernel \
-            "$sim${a:+/$a}" "$src/tests/gpu/ops/$b.tile" "${a:-sm_90}" || exit 2
+        TILEC_FLAGS=$(flags_of "$b" "$a" | tr '\n' ' ') sh "$src/tests/gpu/ops/sim/build.sh" \
+            kernel "$sim${a:+/$a}" "$src/tests/gpu/ops/$b.tile" "$(arch_of "$a")" || exit 2
     done
 }
 built=0
@@ -114,12 +129,14 @@ general=
 for b in $files; do
     case "$per_arch" in *" $b "*) ;; *) general="$general $src/tests/gpu/ops/$b.tile" ;; esac
 done
-for a in "" $archs; do
+case " $archs " in *" sm_90a "*) wsarch=sm_90a+ws ;; *) wsarch= ;; esac
+for a in "" $archs $wsarch; do
     list=$general
     if [ -n "$a" ]; then
-        list=
+        list= want=$per_arch
+        [ "$a" = sm_90a+ws ] && want=$ws_also
         for b in $files; do
-            case "$per_arch" in *" $b "*) list="$list $src/tests/gpu/ops/$b.tile" ;; esac
+            case "$want" in *" $b "*) list="$list $src/tests/gpu/ops/$b.tile" ;; esac
         done
         echo "check.sh: --arch=$a:$list"
     fi
